@@ -1,0 +1,77 @@
+/**
+ * How the embedded cluster is put together: the HTTP apiserver (src/sim/http) owns the wire protocol and the
+ * store; everything that plays a cluster component (KubeVirt, CDI, kubelet, metrics-server, consoles, ...) is a
+ * SimModule. A module reacts to store events, runs timers on the SimClock, and may contribute HTTP endpoints the
+ * real component would serve (subresource verbs, console WebSockets, export downloads, metrics).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { SimClock } from './clock.js';
+import type { ObjectStore } from './store/object-store.js';
+import type { KObject } from './store/types.js';
+
+export type FleetName = 'demo' | 'empty' | number;
+
+export interface SimOptions {
+  /** Timing divisor: 1 looks like a real cluster, tests use 20+ to run the same state machines fast. */
+  speed: number;
+  fleet: FleetName;
+  /** metrics.k8s.io served (metrics-server installed). Toggleable at runtime through SimContext.settings. */
+  metricsServer: boolean;
+}
+
+export interface SimContext {
+  store: ObjectStore;
+  clock: SimClock;
+  options: SimOptions;
+  /** Mutable runtime switches (e.g. metricsServer) the fault/control interface can flip. */
+  settings: { metricsServer: boolean };
+  /** The base URL clients reach the apiserver at (e.g. for export links), known once listening. */
+  baseUrl(): string;
+}
+
+/** `PUT /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{resource}/{name}/{verb}` and friends. */
+export interface SubresourceRoute {
+  resource: 'virtualmachines' | 'virtualmachineinstances';
+  verb: string;
+  /** Allowed methods; others get 405 MethodNotAllowed. */
+  methods: string[];
+  handle(
+    ctx: SimContext,
+    request: { namespace: string; name: string; method: string; body: unknown; query: URLSearchParams },
+  ): SubresourceResult | Promise<SubresourceResult>;
+}
+
+/** A subresource answer: status + optional JSON body (an empty 202/200 body when omitted). Errors are thrown ApiErrors. */
+export interface SubresourceResult {
+  status: number;
+  body?: unknown;
+}
+
+/** A WebSocket endpoint (VNC, serial console, pod exec). Return true when the upgrade was taken. */
+export interface UpgradeRoute {
+  matches(url: URL): boolean;
+  handle(ctx: SimContext, req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void;
+}
+
+/** A plain HTTP endpoint outside the Kubernetes REST grammar (e.g. an export's download link). */
+export interface RawRoute {
+  matches(url: URL, method: string): boolean;
+  handle(ctx: SimContext, req: IncomingMessage, res: ServerResponse, url: URL): void | Promise<void>;
+}
+
+/** What metrics-server would answer; the apiserver serves it under metrics.k8s.io/v1beta1 when enabled. */
+export interface MetricsProvider {
+  nodeMetrics(): KObject[];
+  podMetrics(namespace?: string): KObject[];
+}
+
+export interface SimModule {
+  readonly name: string;
+  start(ctx: SimContext): void | Promise<void>;
+  stop?(): void | Promise<void>;
+  subresources?: SubresourceRoute[];
+  upgrades?: UpgradeRoute[];
+  rawRoutes?: RawRoute[];
+  metrics?: MetricsProvider;
+}
