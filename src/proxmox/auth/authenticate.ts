@@ -30,9 +30,12 @@ export interface AuthConfig {
 
 export interface RequestFacts {
   method: string;
-  headers: Record<string, string | string[] | undefined>;
+  headers?: Record<string, string | string[] | undefined>;
   remoteAddress?: string;
 }
+
+/** What a login needs to know about its request (no method: it is always a POST). */
+export type LoginFacts = Omit<RequestFacts, 'method'>;
 
 export const OPEN_MODE_REFUSAL =
   "Corral's Proxmox API has no secret configured, so it only answers on loopback. Set CORRAL_PROXMOX_TOKEN (or --token) to serve other hosts.";
@@ -43,8 +46,8 @@ export function isLoopback(address: string | undefined): boolean {
   return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
 }
 
-function header(facts: RequestFacts, name: string): string | undefined {
-  const v = facts.headers[name.toLowerCase()];
+function header(facts: LoginFacts, name: string): string | undefined {
+  const v = facts.headers?.[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
 }
 
@@ -67,7 +70,7 @@ export function ticketFromCookie(cookieHeader: string | undefined): string | und
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** CORRAL_ADMINS caps non-listed callers at Viewer; the Tailscale login or the Proxmox user may be listed. */
-export function capRole(config: AuthConfig, role: Role, userid: string, facts: RequestFacts): Role {
+export function capRole(config: AuthConfig, role: Role, userid: string, facts: LoginFacts): Role {
   if (!config.admins) return role;
   const login = header(facts, 'tailscale-user-login');
   const candidates = [login, userid, userid.split('@')[0]].filter((x): x is string => !!x);
@@ -128,7 +131,7 @@ export interface LoginResult {
  */
 export function login(
   config: AuthConfig,
-  facts: RequestFacts,
+  facts: LoginFacts,
   input: { username: string; password: string; realm?: string },
 ): LoginResult {
   const fail = () => new ProxmoxError(401, 'authentication failure');
