@@ -1,0 +1,181 @@
+'use client';
+// The left resource tree, Proxmox style: Server view (nodes → their VMs, unplaced VMs apart) or Namespace view.
+// Groups render at most GROUP_CAP VMs: at thousands of VMs the tree is for navigation, the table for browsing.
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useMemo, useState } from 'react';
+import { isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
+import { useFleet } from '../lib/live';
+import type { VmRow } from '../lib/model';
+import { compareNames } from '../lib/sort';
+import { NodeDot, StatusDot } from './StatusDot';
+
+const GROUP_CAP = 100;
+const AUTO_EXPAND_LIMIT = 300;
+type View = 'server' | 'namespace';
+
+interface Group {
+  key: string;
+  label: string;
+  href?: string;
+  ready?: boolean;
+  vms: VmRow[];
+}
+
+function selectedVm(pathname: string): { ns: string; name: string } | null {
+  const m = /^\/vms\/([^/]+)\/([^/?]+)/.exec(pathname);
+  return m?.[1] && m[2] ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) } : null;
+}
+
+export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
+  const pathname = usePathname();
+  const { state, version } = useFleet();
+  const [view, setView] = useState<View>('server');
+  const [query, setQuery] = useState('');
+  const [toggled, setToggled] = useState<Record<string, boolean>>({});
+  const filter = useMemo(() => parseFilter(query), [query]);
+
+  const groups = useMemo<Group[]>(() => {
+    void version; // the collections mutate in place; the version says when
+    const vms = isEmptyFilter(filter) ? state.vms.list() : state.vms.list().filter((v) => matchesFilter(filter, v));
+    const byKey = new Map<string, VmRow[]>();
+    for (const vm of vms) {
+      const key = view === 'server' ? vm.node : vm.namespace;
+      let list = byKey.get(key);
+      if (!list) byKey.set(key, (list = []));
+      list.push(vm);
+    }
+    for (const list of byKey.values()) list.sort((a, b) => compareNames(a.name, b.name));
+    if (view === 'namespace') {
+      return [...byKey.keys()].sort(compareNames).map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [] }));
+    }
+    const nodes = [...state.nodes.list()].sort((a, b) => compareNames(a.name, b.name));
+    const out: Group[] = nodes.map((n) => ({
+      key: `node:${n.name}`,
+      label: n.name,
+      href: `/nodes/${encodeURIComponent(n.name)}`,
+      ready: n.ready,
+      vms: byKey.get(n.name) ?? [],
+    }));
+    // VMs on a node the cache no longer lists still deserve a place.
+    for (const [node, list] of byKey) {
+      if (node !== '' && !state.nodes.get(node)) out.push({ key: `node:${node}`, label: node, ready: false, vms: list });
+    }
+    const unplaced = byKey.get('');
+    if (unplaced?.length) out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced });
+    return out;
+  }, [state, version, view, filter]);
+
+  const selected = selectedVm(pathname);
+  const total = state.vms.size;
+  const expandedByDefault = total <= AUTO_EXPAND_LIMIT || !isEmptyFilter(filter);
+  const isOpen = (g: Group) =>
+    toggled[g.key] ??
+    (expandedByDefault ||
+      (selected !== null && g.vms.some((v) => v.name === selected.name && v.namespace === selected.ns)));
+
+  return (
+    <nav className="tree-pane" id="resource-tree" aria-label="Resource tree">
+      <div className="tree-tools">
+        <div className="segmented" role="group" aria-label="Tree view">
+          <button type="button" aria-pressed={view === 'server'} onClick={() => setView('server')}>
+            Server view
+          </button>
+          <button type="button" aria-pressed={view === 'namespace'} onClick={() => setView('namespace')}>
+            Namespace view
+          </button>
+        </div>
+        <input
+          type="search"
+          placeholder="Filter: name, tag:prod, status:running"
+          aria-label="Filter the resource tree"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
+      </div>
+      <div className="tree">
+        <ul>
+          <li>
+            <Link href="/" className="tree-item" aria-current={pathname === '/' ? 'page' : undefined} onClick={onNavigate}>
+              <span className="icon" aria-hidden>
+                ▦
+              </span>
+              <span className="label">Datacenter</span>
+              <span className="count">{total}</span>
+            </Link>
+          </li>
+        </ul>
+        <div className="tree-group-title">{view === 'server' ? 'Nodes' : 'Namespaces'}</div>
+        {groups.length === 0 && <div className="tree-more">{total === 0 ? 'No VMs yet' : 'Nothing matches the filter'}</div>}
+        <ul>
+          {groups.map((g) => {
+            const open = isOpen(g);
+            return (
+              <li key={g.key}>
+                <div style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}>
+                  <button
+                    type="button"
+                    className="tree-toggle"
+                    aria-expanded={open}
+                    aria-label={`${open ? 'Collapse' : 'Expand'} ${g.label}`}
+                    onClick={() => setToggled((t) => ({ ...t, [g.key]: !open }))}
+                  >
+                    {open ? '▾' : '▸'}
+                  </button>
+                  {g.href ? (
+                    <Link
+                      href={g.href}
+                      className="tree-item"
+                      style={{ flex: 1, paddingLeft: 4 }}
+                      aria-current={pathname === g.href ? 'page' : undefined}
+                      onClick={onNavigate}
+                    >
+                      <NodeDot ready={g.ready ?? false} />
+                      <span className="label">{g.label}</span>
+                      <span className="count">{g.vms.length}</span>
+                    </Link>
+                  ) : (
+                    <span className="tree-item" style={{ flex: 1, paddingLeft: 4 }}>
+                      <span className="icon" aria-hidden>
+                        {view === 'namespace' ? '◫' : '○'}
+                      </span>
+                      <span className="label">{g.label}</span>
+                      <span className="count">{g.vms.length}</span>
+                    </span>
+                  )}
+                </div>
+                {open && (
+                  <ul>
+                    {g.vms.slice(0, GROUP_CAP).map((vm) => {
+                      const href = `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`;
+                      const current = selected?.name === vm.name && selected.ns === vm.namespace;
+                      return (
+                        <li key={`${vm.namespace}/${vm.name}`}>
+                          <Link
+                            href={href}
+                            className="tree-item"
+                            style={{ paddingLeft: 38 }}
+                            aria-current={current ? 'page' : undefined}
+                            title={`${vm.namespace}/${vm.name} — ${vm.status}`}
+                            onClick={onNavigate}
+                          >
+                            <StatusDot status={vm.status} />
+                            <span className="label">{vm.name}</span>
+                            {view === 'server' && <span className="count">{vm.namespace}</span>}
+                          </Link>
+                        </li>
+                      );
+                    })}
+                    {g.vms.length > GROUP_CAP && (
+                      <li className="tree-more">+{g.vms.length - GROUP_CAP} more — narrow with the filter</li>
+                    )}
+                  </ul>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,241 @@
+'use client';
+// The Datacenter page: summary cards, tag chips, the filterable/sortable VM table with bulk actions, templates.
+import Link from 'next/link';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { runBulk, type BulkResult } from '../../lib/bulk';
+import { hasTerm, isEmptyFilter, matchesFilter, parseFilter, toggleTerm } from '../../lib/filter-query';
+import { useFleet } from '../../lib/live';
+import type { VmRow } from '../../lib/model';
+import { useSession } from '../../lib/session';
+import type { SortSpec } from '../../lib/sort';
+import { useTRPCClient } from '../../lib/trpc';
+import { StatusDot } from '../StatusDot';
+import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
+
+type BulkAction = 'start' | 'stop' | 'restart';
+
+/** Reads and writes `?q=` so a filtered view can be linked and survives reload. */
+function useUrlQuery(): [string, (q: string) => void] {
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    setQ(new URLSearchParams(window.location.search).get('q') ?? '');
+  }, []);
+  const update = useCallback((next: string) => {
+    setQ(next);
+    const url = new URL(window.location.href);
+    if (next) url.searchParams.set('q', next);
+    else url.searchParams.delete('q');
+    window.history.replaceState(window.history.state, '', url);
+  }, []);
+  return [q, update];
+}
+
+export function DatacenterView() {
+  const { state, version, synced } = useFleet();
+  const session = useSession();
+  const client = useTRPCClient();
+  const [query, setQuery] = useUrlQuery();
+  const [sort, setSort] = useState<SortSpec<VmSortKey>>({ key: 'name', dir: 'asc' });
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [results, setResults] = useState<{ action: BulkAction; rows: BulkResult[] } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const filter = useMemo(() => parseFilter(query), [query]);
+
+  const all = state.vms.list();
+  const { vms, templates, tags, running } = useMemo(() => {
+    void version;
+    const vms: VmRow[] = [];
+    const templates: VmRow[] = [];
+    const tags = new Map<string, number>();
+    let running = 0;
+    for (const vm of all) {
+      if (vm.template) templates.push(vm);
+      else vms.push(vm);
+      if (vm.status === 'Running') running++;
+      for (const t of vm.tags) tags.set(t, (tags.get(t) ?? 0) + 1);
+    }
+    return { vms, templates, tags: [...tags.entries()].sort((a, b) => a[0].localeCompare(b[0])), running };
+  }, [all, version]);
+  const filtered = useMemo(() => (isEmptyFilter(filter) ? vms : vms.filter((v) => matchesFilter(filter, v))), [vms, filter]);
+  const rows = useSortedVms(filtered, sort);
+  const nodes = state.nodes.list();
+  const readyNodes = nodes.filter((n) => n.ready).length;
+
+  // Selection only ever refers to rows that still exist.
+  useEffect(() => {
+    setSelected((s) => {
+      const keep = new Set([...s].filter((k) => state.vms.get(k)));
+      return keep.size === s.size ? s : keep;
+    });
+  }, [state, version]);
+
+  const bulk = async (action: BulkAction) => {
+    const targets = [...selected].map((k) => state.vms.get(k)).filter((v): v is VmRow => v !== undefined);
+    setBusy(true);
+    const rows = await runBulk(
+      targets,
+      (v) => `${v.namespace}/${v.name}`,
+      (v) => client.vms.action.mutate({ namespace: v.namespace, name: v.name, action }),
+    );
+    setBusy(false);
+    setResults({ action, rows });
+    setSelected(new Set());
+  };
+
+  if (!synced) return <div className="skeleton workbench">Loading the fleet…</div>;
+
+  return (
+    <div className="workbench">
+      <div className="page-head">
+        <h1>Datacenter</h1>
+        <span className="page-sub">{state.cluster}</span>
+      </div>
+      <div className="cards">
+        <div className="card">
+          <div className="card-label">VMs</div>
+          <div className="card-value" data-testid="card-vms">
+            {vms.length}
+          </div>
+        </div>
+        <div className="card">
+          <div className="card-label">Running</div>
+          <div className="card-value" data-testid="card-running">
+            {running} <small>/ {all.length}</small>
+          </div>
+        </div>
+        <div className="card">
+          <div className="card-label">Nodes ready</div>
+          <div className="card-value">
+            {readyNodes} <small>/ {nodes.length}</small>
+          </div>
+        </div>
+        <div className="card">
+          <div className="card-label">Templates</div>
+          <div className="card-value">{templates.length}</div>
+        </div>
+      </div>
+
+      {all.length === 0 ? (
+        <div className="panel empty" data-testid="empty-state">
+          <h2>No VMs yet</h2>
+          <p>Create one from the catalog, a container disk, an ISO or an existing disk.</p>
+          {!session.readOnly && (
+            <Link href="/create" className="btn btn-primary">
+              + Create VM
+            </Link>
+          )}
+        </div>
+      ) : (
+        <section className="panel" aria-labelledby="vms-title">
+          <div className="panel-head">
+            <h2 id="vms-title">Virtual machines</h2>
+            <span className="page-sub" data-testid="shown-count">
+              {rows.length === vms.length ? `${vms.length}` : `${rows.length} of ${vms.length}`}
+            </span>
+            <input
+              type="search"
+              className="filter-input"
+              aria-label="Filter VMs"
+              placeholder="Filter: text, tag:prod, status:running, node:n1, ns:tailvm (-tag:x excludes)"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              data-testid="vm-filter"
+            />
+            {filter.problems.length > 0 && <div className="filter-problems">{filter.problems.join(' · ')}</div>}
+            {tags.length > 0 && (
+              <div className="chips" aria-label="Tags">
+                {tags.map(([tag, count]) => (
+                  <button
+                    key={tag}
+                    type="button"
+                    className="chip"
+                    aria-pressed={hasTerm(query, 'tag', tag)}
+                    onClick={() => setQuery(toggleTerm(query, 'tag', tag))}
+                  >
+                    {tag} <span className="page-sub">{count}</span>
+                  </button>
+                ))}
+              </div>
+            )}
+            {!session.readOnly && (
+              <div className="bulk-bar" data-testid="bulk-bar">
+                <span className="page-sub">{selected.size} selected</span>
+                {(['start', 'stop', 'restart'] as const).map((a) => (
+                  <button
+                    key={a}
+                    type="button"
+                    className="btn-small"
+                    disabled={selected.size === 0 || busy}
+                    title={selected.size === 0 ? 'Select VMs in the table first' : `${a} ${selected.size} VMs`}
+                    onClick={() => void bulk(a)}
+                  >
+                    {a[0]?.toUpperCase() + a.slice(1)}
+                  </button>
+                ))}
+              </div>
+            )}
+          </div>
+          {rows.length === 0 ? (
+            <div className="empty">
+              <h2>Nothing matches</h2>
+              <p>No VM matches “{query}”.</p>
+              <button type="button" onClick={() => setQuery('')}>
+                Clear the filter
+              </button>
+            </div>
+          ) : (
+            <VmTable
+              rows={rows}
+              sort={sort}
+              onSort={setSort}
+              selected={selected}
+              onSelect={setSelected}
+              selectable={!session.readOnly}
+              onTagClick={(t) => setQuery(toggleTerm(query, 'tag', t))}
+            />
+          )}
+          {results && (
+            <div role="status" data-testid="bulk-results">
+              <div className="panel-head">
+                <h2>
+                  {results.action}: {results.rows.filter((r) => r.ok).length} ok, {results.rows.filter((r) => !r.ok).length} failed
+                </h2>
+                <button type="button" className="btn-small btn-ghost" onClick={() => setResults(null)}>
+                  Dismiss
+                </button>
+              </div>
+              <ul className="results">
+                {results.rows.map((r) => (
+                  <li key={r.key} data-result={r.key}>
+                    <span className={r.ok ? 'result-ok' : 'result-err'}>{r.ok ? '✓' : '✗'}</span>
+                    <span className="mono">{r.key}</span>
+                    <span className={r.ok ? 'page-sub' : 'result-err'}>{r.message}</span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+        </section>
+      )}
+
+      {templates.length > 0 && (
+        <section className="panel" aria-labelledby="tpl-title">
+          <div className="panel-head">
+            <h2 id="tpl-title">Templates</h2>
+          </div>
+          <ul className="results" style={{ borderTop: 0 }}>
+            {templates.map((t) => (
+              <li key={`${t.namespace}/${t.name}`}>
+                <StatusDot status={t.status} />
+                <Link href={`/vms/${encodeURIComponent(t.namespace)}/${encodeURIComponent(t.name)}`}>{t.name}</Link>
+                <span className="page-sub">
+                  {t.namespace} · {t.cpu || '—'} vCPU · {t.mem || 'instancetype'}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
+  );
+}

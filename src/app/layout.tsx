@@ -1,0 +1,31 @@
+import type { Metadata, Viewport } from 'next';
+import type { ReactNode } from 'react';
+import { Shell } from './components/Shell';
+import { THEME_KEY } from './lib/theme';
+import { Providers } from './providers';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: 'Corral',
+  description: 'A Proxmox-style workbench for KubeVirt',
+};
+
+export const viewport: Viewport = { width: 'device-width', initialScale: 1, colorScheme: 'dark light' };
+
+// Runs before first paint so a stored light theme never flashes dark.
+const themeScript = `try{var t=localStorage.getItem(${JSON.stringify(THEME_KEY)});if(t==='light'||t==='dark')document.documentElement.dataset.theme=t}catch(e){}`;
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en" data-theme="dark" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
+      <body>
+        <Providers>
+          <Shell>{children}</Shell>
+        </Providers>
+      </body>
+    </html>
+  );
+}

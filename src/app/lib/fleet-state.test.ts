@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { FleetState } from './fleet-state';
+import type { NodeRow, TaskRow, VmRow } from './model';
+
+const vm = (name: string, over: Partial<VmRow> = {}): VmRow => ({
+  name,
+  namespace: 'tailvm',
+  status: 'Stopped',
+  ready: false,
+  running: false,
+  cpu: 2,
+  mem: '4Gi',
+  disk: '20Gi',
+  ip: '',
+  node: '',
+  tags: [],
+  template: false,
+  uid: `uid-${name}`,
+  createdAt: '2026-01-01T00:00:00Z',
+  runStrategy: 'Halted',
+  instancetype: '',
+  preference: '',
+  os: '',
+  vmid: null,
+  ...over,
+});
+const node = (name: string): NodeRow => ({
+  name,
+  ready: true,
+  roles: 'worker',
+  kubelet: 'v1.33.0',
+  arch: 'amd64',
+  schedulable: true,
+  cpu: 16,
+  memory: '64Gi',
+  ip: '',
+  cpuVendor: 'Intel',
+  vms: 0,
+});
+const task = (id: string, startedAt: string): TaskRow => ({
+  id,
+  action: 'start',
+  target: 'tailvm/a',
+  caller: 'alice',
+  status: 'running',
+  progress: 0,
+  log: '',
+  error: '',
+  startedAt,
+  endedAt: null,
+});
+
+describe('FleetState', () => {
+  it('replaces everything on a snapshot (the resync after a reconnect)', () => {
+    const s = new FleetState();
+    s.apply({ type: 'snapshot', vms: [vm('a'), vm('b')], nodes: [node('n1')], tasks: [], demo: true, cluster: 'demo' });
+    expect(s.synced).toBe(true);
+    expect(s.demo).toBe(true);
+    s.apply({ type: 'vm', op: 'upsert', vm: vm('c') });
+    s.apply({ type: 'snapshot', vms: [vm('z')], nodes: [], tasks: [], demo: true, cluster: 'demo' });
+    expect(s.vms.list().map((v) => v.name)).toEqual(['z']);
+    expect(s.nodes.size).toBe(0);
+  });
+
+  it('applies VM and node upserts and deletes by key', () => {
+    const s = new FleetState();
+    s.apply({ type: 'snapshot', vms: [vm('a')], nodes: [node('n1')], tasks: [], demo: false, cluster: 'c' });
+    s.apply({ type: 'vm', op: 'upsert', vm: vm('a', { status: 'Running' }) });
+    expect(s.vms.get('tailvm/a')?.status).toBe('Running');
+    s.apply({ type: 'vm', op: 'delete', namespace: 'tailvm', name: 'a' });
+    expect(s.vms.size).toBe(0);
+    s.apply({ type: 'node', op: 'delete', name: 'n1' });
+    expect(s.nodes.size).toBe(0);
+  });
+
+  it('lists tasks newest first and updates one in place', () => {
+    const s = new FleetState();
+    s.apply({ type: 'snapshot', vms: [], nodes: [], tasks: [task('t1', '2026-01-01T00:00:01Z')], demo: false, cluster: 'c' });
+    s.apply({ type: 'task', task: task('t2', '2026-01-01T00:00:02Z') });
+    expect(s.tasks().map((t) => t.id)).toEqual(['t2', 't1']);
+    s.apply({ type: 'task', task: { ...task('t1', '2026-01-01T00:00:01Z'), status: 'done' } });
+    expect(s.task('t1')?.status).toBe('done');
+    expect(s.tasks()).toHaveLength(2);
+  });
+
+  it('tracks cluster readiness', () => {
+    const s = new FleetState();
+    s.apply({ type: 'ready', ready: false });
+    expect(s.clusterReady).toBe(false);
+    expect(s.notifier.getVersion()).toBe(1);
+  });
+});

@@ -1,0 +1,67 @@
+// Applies the `live.fleet` events (docs/server.md) to the browser's copy of the fleet. A snapshot replaces
+// everything — that is how a reconnect resyncs — and each later event changes one row.
+import { ChangeNotifier, KeyedCollection, vmKey } from './fleet-store';
+import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
+
+/** Newest first; the journal is bounded server-side, and this mirrors that bound. */
+const MAX_TASKS = 500;
+
+export class FleetState {
+  readonly vms = new KeyedCollection<VmRow>();
+  readonly nodes = new KeyedCollection<NodeRow>();
+  private tasksById = new Map<string, TaskRow>();
+  private taskList: TaskRow[] | null = null;
+  readonly notifier = new ChangeNotifier();
+  /** False until the first snapshot arrives. */
+  synced = false;
+  /** The server's view of the cluster: false while its caches are stale or the cluster does not answer. */
+  clusterReady = true;
+  demo = false;
+  cluster = '';
+
+  apply(event: FleetEvent): void {
+    switch (event.type) {
+      case 'snapshot':
+        this.vms.replaceAll(event.vms);
+        this.nodes.replaceAll(event.nodes);
+        this.tasksById = new Map(event.tasks.map((t) => [t.id, t]));
+        this.taskList = null;
+        this.demo = event.demo;
+        this.cluster = event.cluster;
+        this.synced = true;
+        break;
+      case 'vm':
+        if (event.op === 'upsert') this.vms.upsert(event.vm);
+        else this.vms.remove(vmKey(event.namespace, event.name));
+        break;
+      case 'node':
+        if (event.op === 'upsert') this.nodes.upsert(event.node);
+        else this.nodes.remove(event.name);
+        break;
+      case 'task':
+        this.tasksById.set(event.task.id, event.task);
+        this.taskList = null;
+        break;
+      case 'ready':
+        this.clusterReady = event.ready;
+        break;
+    }
+    this.notifier.changed();
+  }
+
+  tasks(): TaskRow[] {
+    if (!this.taskList) {
+      const sorted = [...this.tasksById.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+      if (sorted.length > MAX_TASKS) {
+        for (const t of sorted.slice(MAX_TASKS)) this.tasksById.delete(t.id);
+        sorted.length = MAX_TASKS;
+      }
+      this.taskList = sorted;
+    }
+    return this.taskList;
+  }
+
+  task(id: string): TaskRow | undefined {
+    return this.tasksById.get(id);
+  }
+}

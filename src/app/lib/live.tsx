@@ -1,0 +1,123 @@
+'use client';
+// Live fleet: one `live.fleet` SSE subscription for the whole app (browsers allow ~6 connections per origin, so
+// every view reads this one store instead of subscribing itself). The server sends a snapshot on (re)connect,
+// then one event per change; EventSource reconnects by itself and the next snapshot resyncs. No polling.
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { FleetState } from './fleet-state';
+import { vmKey } from './fleet-store';
+import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
+import { useTRPCClient } from './trpc';
+
+export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'failed';
+
+interface LiveContextValue {
+  state: FleetState;
+  link: LinkState;
+  lastError: string;
+  /** Drops the stream and opens a new one (the banner's Retry); the snapshot that follows resyncs everything. */
+  retry: () => void;
+}
+
+const LiveContext = createContext<LiveContextValue | null>(null);
+
+/** tracked() events arrive as {id, data}; plain ones as the event itself. */
+function unwrap(value: unknown): FleetEvent {
+  if (value && typeof value === 'object' && 'data' in value && 'id' in value && !('type' in value)) {
+    return (value as { data: FleetEvent }).data;
+  }
+  return value as FleetEvent;
+}
+
+export function LiveProvider({ children }: { children: ReactNode }) {
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const stateRef = useRef<FleetState | null>(null);
+  stateRef.current ??= new FleetState();
+  const state = stateRef.current;
+  const [link, setLink] = useState<LinkState>('connecting');
+  const [lastError, setLastError] = useState('');
+  const [generation, setGeneration] = useState(0);
+  const everLive = useRef(false);
+
+  useEffect(() => {
+    const sub = client.live.fleet.subscribe(undefined, {
+      onData: (value) => {
+        const event = unwrap(value);
+        state.apply(event);
+        if (event.type === 'snapshot') {
+          everLive.current = true;
+          setLink('live');
+          setLastError('');
+        }
+      },
+      onConnectionStateChange: (s) => {
+        // 'pending' = the stream is open. After a reconnect with Last-Event-ID the server may replay only the
+        // missed events (no snapshot), so an open stream on a synced store is live again.
+        if (s.state === 'pending' && state.synced) {
+          setLink('live');
+          setLastError('');
+        }
+        if (s.state === 'connecting') setLink(everLive.current ? 'reconnecting' : 'connecting');
+        if (s.error) setLastError(s.error.message);
+      },
+      onError: (err) => {
+        setLastError(err.message);
+        setLink('failed');
+      },
+    });
+    return () => sub.unsubscribe();
+  }, [client, state, generation]);
+
+  const retry = useCallback(() => {
+    setLink(everLive.current ? 'reconnecting' : 'connecting');
+    setGeneration((g) => g + 1);
+    void queryClient.invalidateQueries();
+  }, [queryClient]);
+
+  const value = useMemo(() => ({ state, link, lastError, retry }), [state, link, lastError, retry]);
+  return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
+}
+
+export function useLive(): LiveContextValue {
+  const ctx = useContext(LiveContext);
+  if (!ctx) throw new Error('useLive outside <LiveProvider>');
+  return ctx;
+}
+
+/** Re-renders the caller when anything in the fleet changed (at most once per frame). */
+function useFleetVersion(): number {
+  const { state } = useLive();
+  return useSyncExternalStore(state.notifier.subscribe, state.notifier.getVersion, () => 0);
+}
+
+export function useFleet() {
+  const { state } = useLive();
+  const version = useFleetVersion();
+  return { state, version, synced: state.synced, clusterReady: state.clusterReady };
+}
+
+export function useVms(): VmRow[] {
+  const { state } = useFleet();
+  return state.vms.list();
+}
+
+export function useVm(namespace: string, name: string): VmRow | undefined {
+  const { state } = useFleet();
+  return state.vms.get(vmKey(namespace, name));
+}
+
+export function useNodes(): NodeRow[] {
+  const { state } = useFleet();
+  return state.nodes.list();
+}
+
+export function useTasks(): TaskRow[] {
+  const { state } = useFleet();
+  return state.tasks();
+}
+
+export function useTask(id: string | null): TaskRow | undefined {
+  const { state } = useFleet();
+  return id ? state.task(id) : undefined;
+}

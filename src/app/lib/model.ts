@@ -1,0 +1,7 @@
+// The shapes the UI renders, taken from the server's zod schemas as types only (erased at build time, so no
+// server code reaches the browser bundle). A renamed field is then a type error here, not an empty cell.
+export type { VmRow, DeletionPlan, VmCreateInput } from '@/server/schemas/vms';
+export type { NodeRow } from '@/server/schemas/nodes';
+export type { Task as TaskRow } from '@/server/schemas/tasks';
+export type { CatalogImage } from '@/server/schemas/images';
+export type { FleetEvent } from '@/server/schemas/live';

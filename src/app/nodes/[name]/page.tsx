@@ -1,0 +1,5 @@
+import { NodeView } from '../../components/node/NodeView';
+
+export default function NodePage() {
+  return <NodeView />;
+}

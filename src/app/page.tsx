@@ -1,0 +1,5 @@
+import { DatacenterView } from './components/datacenter/DatacenterView';
+
+export default function DatacenterPage() {
+  return <DatacenterView />;
+}
