@@ -1,0 +1,109 @@
+/**
+ * The cluster as the domain sees it: a watch-driven cache for reads and a handful of verbs for writes. The real
+ * implementation lives in src/server/cluster (the only code that imports @kubernetes/client-node); unit tests pass
+ * an in-memory one. Keeping this interface small is what lets domain code stay framework-free.
+ */
+
+/** A Kubernetes object as raw JSON (what the apiserver sends), with just enough typing to be read safely. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface KMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+  [key: string]: unknown;
+}
+
+/** Kinds held in the watch-driven cache (every read of these is served from memory). */
+export const CACHED_KINDS = [
+  'VirtualMachine',
+  'VirtualMachineInstance',
+  'Pod',
+  'Node',
+  'PersistentVolumeClaim',
+  'DataVolume',
+  'VirtualMachineInstanceMigration',
+] as const;
+export type CachedKind = (typeof CACHED_KINDS)[number];
+
+/** Every kind Corral reads or writes; the cluster layer holds one descriptor (group/version/plural) per kind. */
+export type Kind =
+  | CachedKind
+  | 'Namespace'
+  | 'Secret'
+  | 'ConfigMap'
+  | 'Service'
+  | 'Job'
+  | 'StorageClass'
+  | 'VolumeSnapshotClass'
+  | 'VirtualMachineSnapshot'
+  | 'VirtualMachineRestore'
+  | 'VirtualMachineClone'
+  | 'VirtualMachineExport'
+  | 'VirtualMachineClusterInstancetype'
+  | 'VirtualMachineClusterPreference';
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export interface ChangeEvent {
+  kind: CachedKind;
+  type: ChangeType;
+  object: KObject;
+}
+
+/** Reads from the watch cache. Lookups by index are O(matches), never a scan of the fleet. */
+export interface ClusterCache {
+  get(kind: CachedKind, namespace: string | undefined, name: string): KObject | undefined;
+  list(kind: CachedKind, namespace?: string): readonly KObject[];
+  /** VMIs or pods placed on a node. */
+  onNode(kind: 'VirtualMachineInstance' | 'Pod', node: string): readonly KObject[];
+  /** Objects that belong to a VM: labelled `corral.dev/vm=<vm>`, `kubevirt.io/domain`/`vm.kubevirt.io/name=<vm>`, or owned by it. */
+  ofVm(kind: CachedKind, namespace: string, vm: string): readonly KObject[];
+  /** Objects carrying a label (any value when `value` is omitted). */
+  withLabel(kind: CachedKind, key: string, value?: string): readonly KObject[];
+}
+
+export interface ClusterInfo {
+  /** A display name for the cluster (kubeconfig cluster name, or "embedded demo cluster"). */
+  name: string;
+  context: string;
+  server: string;
+  /** True when this is Corral's embedded simulated cluster. */
+  demo: boolean;
+}
+
+export type SubresourceTarget = 'virtualmachines' | 'virtualmachineinstances';
+
+export interface ClusterPort {
+  readonly info: ClusterInfo;
+  readonly cache: ClusterCache;
+  /** True once every informer has listed once; false again when the cluster has been unreachable for long. */
+  isReady(): boolean;
+  /** Subscribe to cache changes (after the cache has applied them). Returns an unsubscribe function. */
+  onChange(listener: (event: ChangeEvent) => void): () => void;
+
+  create(kind: Kind, object: KObject): Promise<KObject>;
+  /** JSON merge patch (application/merge-patch+json). */
+  patch(kind: Kind, namespace: string | undefined, name: string, mergePatch: unknown): Promise<KObject>;
+  /** Deletes; resolves false when the object did not exist. */
+  remove(kind: Kind, namespace: string | undefined, name: string): Promise<boolean>;
+  /** Live read (kinds outside the cache); undefined on 404. */
+  fetch(kind: Kind, namespace: string | undefined, name: string): Promise<KObject | undefined>;
+  /** Live list (kinds outside the cache). */
+  fetchList(kind: Kind, options?: { namespace?: string; labelSelector?: string }): Promise<KObject[]>;
+  /** KubeVirt subresource verb: PUT /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
+  subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void>;
+}

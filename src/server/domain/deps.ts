@@ -1,0 +1,28 @@
+/** What every domain operation receives: the cluster, the journal, the fleet view and the static config. */
+import type { ClusterPort } from './cluster-port';
+import type { Identity } from './identity';
+import type { TaskJournal } from './tasks';
+import type { FleetView } from './vm-rows';
+
+export interface CorralConfig {
+  /** Namespace for new VMs (CORRAL_NAMESPACE, default tailvm); also holds Corral's own ConfigMaps. */
+  defaultNamespace: string;
+  /** Poll interval while waiting on objects outside the cache (Jobs); tests shorten it. */
+  pollMs: number;
+  /** Upper bound for background waits (bootc build, migration). */
+  waitTimeoutMs: number;
+}
+
+export interface DomainDeps {
+  cluster: ClusterPort;
+  journal: TaskJournal;
+  fleet: FleetView;
+  config: CorralConfig;
+}
+
+/** Per-call context: who is asking (recorded as the task's caller). */
+export interface Caller {
+  identity: Identity;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,112 @@
+/**
+ * The domain's public face: `createCorralServices(cluster)` wires the fleet view, the task journal and the live feed
+ * around one cluster and exposes each operation as a method. Routers, the Proxmox translator and tests call these;
+ * new concerns (snapshots, scale, clone, metrics, ...) live in their own domain files and take `services.deps`.
+ */
+import type { FleetEvent } from '../schemas/live';
+import type { VmCreateInput, VmAction } from '../schemas/vms';
+import { CorralError } from '../errors';
+import { listCatalog } from './catalog';
+import { capabilityFacts, instanceTypes } from './cluster-facts';
+import type { ClusterPort, KObject } from './cluster-port';
+import type { Caller, CorralConfig, DomainDeps } from './deps';
+import { LiveFeed } from './live-feed';
+import { TaskJournal } from './tasks';
+import { migrateVm, requireVm, vmAction } from './vm-actions';
+import { createVm } from './vm-create';
+import { deleteVm, deletionPlan } from './vm-delete';
+import { FleetView } from './vm-rows';
+import { setTag } from './vm-tags';
+
+export type { Caller, CorralConfig, DomainDeps } from './deps';
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): CorralConfig {
+  return {
+    defaultNamespace: env.CORRAL_NAMESPACE?.trim() || 'tailvm',
+    pollMs: 1000,
+    waitTimeoutMs: 30 * 60_000,
+  };
+}
+
+export function createCorralServices(cluster: ClusterPort, config: Partial<CorralConfig> = {}) {
+  const journal = new TaskJournal();
+  const fleet = new FleetView(cluster);
+  const live = new LiveFeed(fleet, journal);
+  const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
+
+  return {
+    deps,
+    cluster,
+    journal,
+    fleet,
+    live,
+    vms: {
+      list: (filter?: { namespace?: string; tag?: string; node?: string }) => {
+        const rows = fleet.vmRows();
+        if (!filter || (!filter.namespace && !filter.tag && !filter.node)) return rows;
+        return rows.filter(
+          (r) =>
+            (!filter.namespace || r.namespace === filter.namespace) &&
+            (!filter.tag || r.tags.includes(filter.tag)) &&
+            (!filter.node || r.node === filter.node),
+        );
+      },
+      listJson: () => fleet.vmRowsJson(),
+      row: (namespace: string, name: string) => {
+        const row = fleet.vmRow(namespace, name);
+        if (!row) throw new CorralError('NOT_FOUND', `VM ${namespace}/${name} not found`);
+        return row;
+      },
+      manifest: (namespace: string, name: string): KObject => requireVm(deps, namespace, name),
+      create: (caller: Caller, input: VmCreateInput) => createVm(deps, caller, input),
+      action: (caller: Caller, namespace: string, name: string, action: VmAction) => vmAction(deps, caller, namespace, name, action),
+      migrate: (caller: Caller, namespace: string, name: string, targetNode?: string) => migrateVm(deps, caller, namespace, name, targetNode),
+      setTag: (caller: Caller, namespace: string, name: string, tag: string, on: boolean) => setTag(deps, caller, namespace, name, tag, on),
+      deletionPlan: async (namespace: string, name: string) => {
+        const { items: _items, ...plan } = await deletionPlan(deps, namespace, name);
+        return plan;
+      },
+      delete: (caller: Caller, namespace: string, name: string) => deleteVm(deps, caller, namespace, name),
+    },
+    nodes: {
+      list: () => fleet.nodeRows(),
+      get: (name: string) => {
+        const node = fleet.nodeRow(name);
+        if (!node) throw new CorralError('NOT_FOUND', `node ${name} not found`);
+        return { ...node, vmRows: fleet.vmRows().filter((r) => r.node === name) };
+      },
+    },
+    images: { list: () => listCatalog(cluster, deps.config.defaultNamespace) },
+    tasks: {
+      list: (limit?: number) => journal.list(limit),
+      get: (id: string) => {
+        const task = journal.get(id);
+        if (!task) throw new CorralError('NOT_FOUND', `task ${id} not found (tasks are kept in memory, newest 500)`);
+        return task;
+      },
+    },
+    capabilities: async () => ({
+      ...(await capabilityFacts(deps)),
+      bootc: true,
+      demo: cluster.info.demo,
+      cluster: cluster.info.name,
+      context: cluster.info.context,
+      defaultNamespace: deps.config.defaultNamespace,
+    }),
+    instancetypes: () => instanceTypes(deps),
+    snapshot: (): FleetEvent => ({
+      type: 'snapshot',
+      vms: fleet.vmRows(),
+      nodes: fleet.nodeRows(),
+      tasks: journal.list(100),
+      demo: cluster.info.demo,
+      cluster: cluster.info.name,
+    }),
+    close: () => {
+      live.close();
+      fleet.close();
+    },
+  };
+}
+
+export type CorralServices = ReturnType<typeof createCorralServices>;

@@ -1,0 +1,45 @@
+/**
+ * Corral's one error vocabulary. The cluster layer maps Kubernetes failures into it, domain code throws it, and each
+ * transport (REST, tRPC, Proxmox) maps it once more into its own envelope — so a status code is decided in one place.
+ */
+export type CorralErrorCode =
+  | 'BAD_REQUEST' // 400: invalid input (names the field)
+  | 'FORBIDDEN' // 403: read-only caller, cross-site request, RBAC refusal
+  | 'NOT_FOUND' // 404: no such object
+  | 'CONFLICT' // 409: state does not allow it (pause a stopped VM, name taken)
+  | 'UNPROCESSABLE' // 422: the cluster refused the object as invalid
+  | 'NOT_IMPLEMENTED' // 501: not available here
+  | 'BAD_GATEWAY' // 502: the cluster answered with a failure
+  | 'UNAVAILABLE' // 503: the cluster cannot be reached / caches not synced
+  | 'TIMEOUT'; // 504: the cluster did not answer in time
+
+export const httpStatusOf: Record<CorralErrorCode, number> = {
+  BAD_REQUEST: 400,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  UNPROCESSABLE: 422,
+  NOT_IMPLEMENTED: 501,
+  BAD_GATEWAY: 502,
+  UNAVAILABLE: 503,
+  TIMEOUT: 504,
+};
+
+export class CorralError extends Error {
+  readonly code: CorralErrorCode;
+  constructor(code: CorralErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CorralError';
+    this.code = code;
+  }
+}
+
+export function isCorralError(err: unknown): err is CorralError {
+  return err instanceof CorralError;
+}
+
+/** A message for any thrown value, for logs and task journals. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

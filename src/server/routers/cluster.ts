@@ -1,0 +1,65 @@
+/** Cluster-level reads: nodes, images, instancetypes, tasks, identity and capabilities. */
+import { z } from 'zod';
+import { CatalogImage } from '../schemas/images';
+import { NodeDetail, NodeNameInput, NodeRow } from '../schemas/nodes';
+import { Capabilities, InstanceTypes, WhoAmI } from '../schemas/system';
+import { Task, TaskIdInput, TaskListInput } from '../schemas/tasks';
+import { publicProcedure, router } from '../trpc';
+
+export const nodesRouter = router({
+  list: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/nodes', tags: ['cluster'], summary: 'Cluster nodes with readiness, roles, kubelet and arch' } })
+    .input(z.void())
+    .output(z.array(NodeRow))
+    .query(({ ctx }) => ctx.services.nodes.list()),
+  get: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/nodes/{name}', tags: ['cluster'], summary: 'One node and the VMs placed on it' } })
+    .input(NodeNameInput)
+    .output(NodeDetail)
+    .query(({ ctx, input }) => ctx.services.nodes.get(input.name)),
+});
+
+export const imagesRouter = router({
+  list: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/images', tags: ['images'], summary: 'The curated catalog plus custom sources' } })
+    .input(z.void())
+    .output(z.array(CatalogImage))
+    .query(({ ctx }) => ctx.services.images.list()),
+});
+
+export const instancetypesRouter = router({
+  list: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/instancetypes', tags: ['cluster'], summary: 'Cluster instancetypes and preferences' } })
+    .input(z.void())
+    .output(InstanceTypes)
+    .query(({ ctx }) => ctx.services.instancetypes()),
+});
+
+export const tasksRouter = router({
+  list: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/tasks', tags: ['tasks'], summary: 'Recent tasks, newest first' } })
+    .input(TaskListInput)
+    .output(z.array(Task))
+    .query(({ ctx, input }) => ctx.services.tasks.list(input?.limit)),
+  get: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags: ['tasks'], summary: 'Poll one task' } })
+    .input(TaskIdInput)
+    .output(Task)
+    .query(({ ctx, input }) => ctx.services.tasks.get(input.id)),
+});
+
+export const whoami = publicProcedure
+  .meta({ openapi: { method: 'GET', path: '/whoami', tags: ['cluster'], summary: "The caller's identity and privilege" } })
+  .input(z.void())
+  .output(WhoAmI)
+  .query(({ ctx }) => ({
+    ...ctx.identity,
+    demo: ctx.services.cluster.info.demo,
+    cluster: ctx.services.cluster.info.name,
+  }));
+
+export const capabilities = publicProcedure
+  .meta({ openapi: { method: 'GET', path: '/capabilities', tags: ['cluster'], summary: 'Cluster capability flags; demo: true on the embedded cluster' } })
+  .input(z.void())
+  .output(Capabilities)
+  .query(({ ctx }) => ctx.services.capabilities());

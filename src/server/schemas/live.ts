@@ -1,0 +1,21 @@
+/**
+ * The `live.fleet` subscription (SSE). Event payloads are documented in docs/server.md; they are TypeScript types
+ * (not REST outputs) because subscriptions are tRPC-only and travel with superjson.
+ */
+import { z } from 'zod';
+import type { NodeRow } from './nodes';
+import type { Task } from './tasks';
+import type { VmRow } from './vms';
+
+export const LiveFleetInput = z
+  .object({ lastEventId: z.string().nullish().describe('resume after this event id (EventSource Last-Event-ID)') })
+  .optional();
+
+export type FleetEvent =
+  | { type: 'snapshot'; vms: VmRow[]; nodes: NodeRow[]; tasks: Task[]; demo: boolean; cluster: string }
+  | { type: 'vm'; op: 'upsert'; vm: VmRow }
+  | { type: 'vm'; op: 'delete'; namespace: string; name: string }
+  | { type: 'node'; op: 'upsert'; node: NodeRow }
+  | { type: 'node'; op: 'delete'; name: string }
+  | { type: 'task'; task: Task }
+  | { type: 'ready'; ready: boolean };

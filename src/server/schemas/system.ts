@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const WhoAmI = z.object({
+  login: z.string(),
+  name: z.string(),
+  admin: z.boolean(),
+  enforced: z.boolean().describe('true when CORRAL_ADMINS is set'),
+  demo: z.boolean().describe('true against the embedded demo cluster'),
+  cluster: z.string(),
+});
+
+export const Capabilities = z.object({
+  storageClass: z.string().describe('default StorageClass for new VM disks, "" when none'),
+  canExpand: z.boolean(),
+  canSnapshot: z.boolean(),
+  bootc: z.boolean(),
+  demo: z.boolean().describe('true: this is the embedded demo cluster, not a real one'),
+  cluster: z.string(),
+  context: z.string(),
+  defaultNamespace: z.string(),
+});
+
+export const InstanceTypes = z.object({ instancetypes: z.array(z.string()), preferences: z.array(z.string()) });

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+export const TaskStatus = z.enum(['running', 'done', 'error']);
+
+export const Task = z.object({
+  id: z.string(),
+  action: z.string().describe('e.g. create, delete, migrate, start, bootc-build'),
+  target: z.string().describe('namespace/name of the object acted on'),
+  caller: z.string().describe('login of who asked'),
+  status: TaskStatus,
+  progress: z.number().min(0).max(100),
+  log: z.string().describe('log lines joined with \\n'),
+  error: z.string().describe('"" unless status is error'),
+  startedAt: z.string().describe('ISO 8601'),
+  endedAt: z.string().nullable().describe('ISO 8601, null while running'),
+});
+export type Task = z.infer<typeof Task>;
+
+export const TaskIdInput = z.object({ id: z.string().min(1).max(200) });
+export const TaskListInput = z
+  .object({ limit: z.number().int().min(1).max(1000).optional().describe('newest first; default 100') })
+  .optional();

@@ -1,0 +1,125 @@
+/** DTOs of the VM lifecycle API (api.md "VM lifecycle"). Outputs are plain JSON: REST ignores superjson. */
+import { z } from 'zod';
+import { CpuCount, K8sName, Namespace, Quantity, VmRef } from './common';
+
+export const VmRow = z.object({
+  name: z.string(),
+  namespace: z.string(),
+  status: z.string().describe("KubeVirt's status.printableStatus as is (Running, Stopped, Starting, Paused, ...)"),
+  ready: z.boolean(),
+  running: z.boolean().describe('a VM instance exists and is not finished (Running, Paused, Migrating, Starting...)'),
+  cpu: z.number().describe('vCPUs (sockets × cores × threads); 0 when only an instancetype sizes it'),
+  mem: z.string().describe('guest memory quantity, "" when only an instancetype sizes it'),
+  disk: z.string().describe('root disk size, "" for an ephemeral containerDisk'),
+  ip: z.string().describe('"" when no address'),
+  node: z.string().describe('"" when not placed'),
+  tags: z.array(z.string()).describe('from labels corral.dev/tag.<tag>'),
+  template: z.boolean().describe('label corral.dev/template=true'),
+  uid: z.string(),
+  createdAt: z.string(),
+  runStrategy: z.string(),
+  instancetype: z.string(),
+  preference: z.string(),
+  os: z.string().describe('guest OS pretty name from the guest agent, "" when unknown'),
+  vmid: z.number().nullable().describe('Proxmox vmid from label corral.io/proxmox-vmid, null when unassigned'),
+});
+export type VmRow = z.infer<typeof VmRow>;
+
+export const VmListInput = z
+  .object({
+    namespace: Namespace.optional().describe('only this namespace'),
+    tag: z.string().optional().describe('only VMs carrying this tag'),
+    node: z.string().optional().describe('only VMs placed on this node'),
+  })
+  .optional();
+
+export const VM_SOURCES = ['containerDisk', 'image', 'import', 'iso', 'bootc', 'pvc'] as const;
+export type VmSource = (typeof VM_SOURCES)[number];
+
+const url = (what: string) => z.string().url(`must be an http(s) URL of the ${what}`).max(2048);
+const imageRef = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(512)
+  .regex(/^[^\s]+$/, 'must be an image reference without spaces');
+
+export const VmCreateInput = z
+  .object({
+    name: K8sName,
+    namespace: Namespace.optional().describe('defaults to tailvm (CORRAL_NAMESPACE)'),
+    cpu: CpuCount.optional().describe('default 2'),
+    mem: Quantity.optional().describe('default 4G'),
+    disk: Quantity.optional().describe('default 20G'),
+    containerDisk: imageRef.optional().describe('source: OCI containerdisk URI'),
+    image: z.string().min(1).max(253).optional().describe('source: catalog entry name (GET /api/images)'),
+    import: url('qcow2/raw image').optional().describe('source: CDI import into DataVolume <vm>-disk'),
+    iso: url('installer ISO').optional().describe('source: ISO DataVolume <vm>-iso + blank <vm>-disk'),
+    bootc: imageRef.optional().describe('source: bootc image, built into a disk by a cluster Job (202 + task)'),
+    pvc: K8sName.optional().describe('source: existing PVC, cloned into <vm>-disk'),
+    sshKey: z.string().max(16384).regex(/^(ssh|ecdsa|sk)-\S+ \S+/, 'must be an SSH public key').optional(),
+    node: z.string().min(1).max(253).optional().describe('schedule on this node'),
+    cloudInit: z.string().max(65536).optional().describe('cloud-init user-data (stored in a Secret)'),
+    instancetype: z.string().min(1).max(253).optional(),
+    preference: z.string().min(1).max(253).optional(),
+  })
+  .superRefine((input, ctx) => {
+    const given = VM_SOURCES.filter((s) => input[s] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['source'],
+        message:
+          given.length === 0
+            ? `exactly one of ${VM_SOURCES.join(', ')} is required`
+            : `exactly one source is allowed, got ${given.join(' and ')}`,
+      });
+    }
+    if (input.instancetype && input.cpu !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cpu'], message: 'cannot be combined with instancetype (it sizes the CPU)' });
+    }
+    if (input.instancetype && input.mem !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['mem'], message: 'cannot be combined with instancetype (it sizes memory)' });
+    }
+  });
+export type VmCreateInput = z.infer<typeof VmCreateInput>;
+
+export const VmCreated = z.union([
+  z.object({ name: z.string(), namespace: z.string(), task: z.string().optional() }),
+  z.object({ task: z.string() }),
+]);
+export type VmCreated = z.infer<typeof VmCreated>;
+
+export const VM_ACTIONS = ['start', 'stop', 'restart', 'pause', 'unpause', 'migrate'] as const;
+export type VmAction = (typeof VM_ACTIONS)[number];
+export const VmActionInput = VmRef.extend({
+  action: z.enum(VM_ACTIONS, { error: `must be one of ${VM_ACTIONS.join(', ')}` }),
+});
+
+export const VmMigrateInput = VmRef.extend({
+  targetNode: z.string().max(253).optional().describe('empty lets the scheduler choose'),
+});
+
+export const Tag = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(63, 'must be at most 63 characters')
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/, 'must be a label-name segment ([A-Za-z0-9_.-], alphanumeric ends)');
+export const VmTagInput = VmRef.extend({ tag: Tag, on: z.boolean() });
+export const VmTagOutput = z.object({ tag: z.string(), on: z.boolean() });
+
+export const VmManifest = z.record(z.string(), z.unknown()).describe('the KubeVirt VirtualMachine object as stored');
+
+export const DeletionItem = z.object({
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  why: z.string().describe('labelled corral.dev/vm, referenced by the VM spec, owned by the VM, ...'),
+});
+export const DeletionPlan = z.object({ vm: VmRef, running: z.boolean(), objects: z.array(DeletionItem) });
+export type DeletionPlan = z.infer<typeof DeletionPlan>;
+
+export const VmDeleted = z.object({
+  status: z.literal('deleted'),
+  task: z.string(),
+  removed: z.array(z.string()).describe('Kind/namespace/name of everything deleted'),
+});
