@@ -1,0 +1,30 @@
+/**
+ * The embedded cluster's storage side as one SimModule: the CSI provisioner/resizer (PVC/PV), CDI (DataVolumes),
+ * the snapshot controllers (VolumeSnapshot, VirtualMachineSnapshot, restore, clone), VirtualMachineExport with its
+ * download server, and a minimal batch/v1 Job controller.
+ */
+import type { SimContext, SimModule } from '../module.js';
+import { startDataVolumeController } from './datavolume-controller.js';
+import { startPvcController } from './pvc-controller.js';
+import { Runtime } from './runtime.js';
+
+export { admitPvcUpdate } from './pvc-controller.js';
+export { podLogText } from './pods.js';
+
+/** A fresh module per embedded cluster (it holds that cluster's timers and queues). */
+export function createStorageModule(): SimModule {
+  let rt: Runtime | undefined;
+  return {
+    name: 'storage',
+    start(ctx: SimContext) {
+      rt = new Runtime(ctx);
+      startPvcController(rt);
+      startDataVolumeController(rt);
+      rt.start();
+    },
+    stop() {
+      rt?.stop();
+      rt = undefined;
+    },
+  };
+}

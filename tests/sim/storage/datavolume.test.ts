@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewObject } from '@/sim/store/types';
+import { CDI_ANN, DISK_CONTENT_ANNOTATION, S } from '@/sim/storage/keys';
+import { eventsFor, type Harness, NS, phaseOf, pvc, startHarness, st, storageClass, waitFor } from './harness';
+
+/** The URLs docs/sim-storage.md promises: one that imports, two that never can. */
+const GOOD_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
+const UNRESOLVABLE_URL = 'https://images.corral.invalid/disk.qcow2';
+const NOT_FOUND_URL = 'https://cloud-images.ubuntu.com/404/disk.img';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+function seed(store: Harness['store']): void {
+  store.create(S.storageClasses, storageClass('longhorn', { allowVolumeExpansion: true }, true));
+}
+
+function dv(name: string, source: Record<string, unknown>, storage: Record<string, unknown> = { resources: { requests: { storage: '10Gi' } } }): NewObject {
+  return { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume', metadata: { name, namespace: NS }, spec: { source, storage } };
+}
+
+function progressOf(name: string): number {
+  return Number.parseFloat(String(st(h!.store.get(S.dataVolumes, NS, name)).progress));
+}
+
+describe('DataVolume import', () => {
+  it('imports from http: PVC owned by the DV, importer pod, rising progress, Succeeded at "100.0%"', async () => {
+    h = await startHarness({ speed: 40, seed });
+    const created = h.store.create(S.dataVolumes, dv('jammy', { http: { url: GOOD_URL } }));
+    const phases: string[] = [];
+    const progress: number[] = [];
+    let sawImporter = false;
+    const done = await waitFor(
+      'Succeeded',
+      () => {
+        const o = h!.store.get(S.dataVolumes, NS, 'jammy');
+        const phase = String(phaseOf(o));
+        if (phases.at(-1) !== phase) phases.push(phase);
+        const p = progressOf('jammy');
+        if (phase === 'ImportInProgress' && Number.isFinite(p) && progress.at(-1) !== p) progress.push(p);
+        if (h!.store.get(S.pods, NS, 'importer-jammy')) sawImporter = true;
+        return phase === 'Succeeded' ? o : undefined;
+      },
+      20_000,
+    );
+    expect(phases).toEqual(expect.arrayContaining(['Pending', 'ImportScheduled', 'ImportInProgress', 'Succeeded']));
+    expect(phases.indexOf('ImportScheduled')).toBeLessThan(phases.indexOf('ImportInProgress'));
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+    expect(st(done).progress).toBe('100.0%');
+    expect(sawImporter).toBe(true);
+    expect(h.store.get(S.pods, NS, 'importer-jammy')).toBeUndefined();
+    const conditions = Object.fromEntries((st(done).conditions as { type: string; status: string }[]).map((c) => [c.type, c.status]));
+    expect(conditions).toEqual({ Bound: 'True', Ready: 'True', Running: 'False' });
+    const claim = h.store.get(S.pvcs, NS, 'jammy');
+    expect(claim?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'DataVolume', uid: created.metadata.uid, controller: true });
+    expect(claim?.metadata.annotations).toMatchObject({
+      [CDI_ANN.endpoint]: GOOD_URL,
+      [CDI_ANN.source]: 'http',
+      [CDI_ANN.podPhase]: 'Succeeded',
+      [DISK_CONTENT_ANNOTATION]: `http:${GOOD_URL}`,
+    });
+    expect(phaseOf(claim)).toBe('Bound');
+    expect(eventsFor(h.store, 'jammy').map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['ImportScheduled', 'ImportInProgress', 'ImportSucceeded']),
+    );
+  });
+
+  it.each([
+    ['an unresolvable host', UNRESOLVABLE_URL, 'no such host'],
+    ['a 404 path', NOT_FOUND_URL, '404 Not Found'],
+  ])('never succeeds for %s: the importer restarts and Running=False reason Error', async (_what, url, text) => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('broken', { http: { url } }));
+    const failed = await waitFor('restart', () => {
+      const o = h!.store.get(S.dataVolumes, NS, 'broken');
+      return Number(st(o).restartCount) >= 1 ? o : undefined;
+    }, 20_000);
+    expect(phaseOf(failed)).toBe('ImportInProgress');
+    const running = (st(failed).conditions as { type: string; status: string; reason?: string; message?: string }[]).find((c) => c.type === 'Running');
+    expect(running).toMatchObject({ status: 'False', reason: 'Error' });
+    expect(running?.message).toContain(text);
+    expect(st(failed).progress).toBe('N/A');
+    expect(eventsFor(h.store, 'broken').some((e) => e.type === 'Warning' && e.message.includes(text))).toBe(true);
+  });
+
+  it('fails outright for a malformed URL', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('bad', { http: { url: 'ftp://example.com/x.img' } }));
+    await waitFor('Failed', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'bad')) === 'Failed');
+    expect(eventsFor(h.store, 'bad').find((e) => e.reason === 'ImportFailed')?.type).toBe('Warning');
+  });
+
+  it('creates a blank disk', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('empty', { blank: {} }));
+    const done = await waitFor('Succeeded', () => {
+      const o = h!.store.get(S.dataVolumes, NS, 'empty');
+      return phaseOf(o) === 'Succeeded' ? o : undefined;
+    });
+    expect(st(done).progress).toBe('100.0%');
+    expect(h.store.get(S.pvcs, NS, 'empty')?.metadata.annotations?.[CDI_ANN.source]).toBe('none');
+  });
+
+  it('waits in WaitForFirstConsumer on such a class', async () => {
+    h = await startHarness({
+      speed: 40,
+      seed: (store) => store.create(S.storageClasses, storageClass('local', { volumeBindingMode: 'WaitForFirstConsumer' }, true)),
+    });
+    h.store.create(S.dataVolumes, dv('later', { http: { url: GOOD_URL } }));
+    await waitFor('WFFC', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'later')) === 'WaitForFirstConsumer');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(phaseOf(h.store.get(S.dataVolumes, NS, 'later'))).toBe('WaitForFirstConsumer');
+  });
+});
+
+describe('DataVolume clone', () => {
+  it('clones a PVC (CloneScheduled → CloneInProgress → Succeeded), carrying its content and size', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.pvcs, pvc('golden', '8Gi', 'longhorn'));
+    await waitFor('golden bound', () => phaseOf(h!.store.get(S.pvcs, NS, 'golden')) === 'Bound');
+    h.store.mutate(S.pvcs, NS, 'golden', (o) => {
+      o.metadata.annotations = { ...o.metadata.annotations, [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/golden.img' };
+    });
+    h.store.create(S.dataVolumes, dv('copy', { pvc: { namespace: NS, name: 'golden' } }, {}));
+    const phases: string[] = [];
+    await waitFor('Succeeded', () => {
+      const phase = String(phaseOf(h!.store.get(S.dataVolumes, NS, 'copy')));
+      if (phases.at(-1) !== phase) phases.push(phase);
+      return phase === 'Succeeded';
+    }, 20_000);
+    expect(phases).toEqual(expect.arrayContaining(['CloneScheduled', 'CloneInProgress', 'Succeeded']));
+    const claim = h.store.get(S.pvcs, NS, 'copy');
+    expect(claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('http:https://example.org/golden.img');
+    expect(claim?.metadata.annotations?.[CDI_ANN.cloneRequest]).toBe(`${NS}/golden`);
+    expect((claim?.spec as { resources: { requests: { storage: string } } }).resources.requests.storage).toBe('8Gi');
+  });
+
+  it('waits with CloneWithoutSource while the source PVC is missing', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('copy', { pvc: { namespace: NS, name: 'ghost' } }));
+    await waitFor('event', () => eventsFor(h!.store, 'copy').some((e) => e.reason === 'CloneWithoutSource'));
+    expect(phaseOf(h.store.get(S.dataVolumes, NS, 'copy'))).toBe('Pending');
+    expect(h.store.get(S.pvcs, NS, 'copy')).toBeUndefined();
+  });
+});
