@@ -239,6 +239,8 @@ export class ObjectStore {
     options: WriteOptions & {
       propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
       preconditions?: { uid?: string; resourceVersion?: string };
+      /** Finalizers the deleter adds itself (the apiserver's namespace deletion adds `kubernetes`). */
+      extraFinalizers?: string[];
     } = {},
   ): { object: KObject; gone: boolean } {
     const type = this.type(key);
@@ -258,7 +260,11 @@ export class ObjectStore {
     const extraFinalizer =
       options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : options.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
     const finalizers = [...(current.metadata.finalizers ?? [])];
-    if (extraFinalizer && !finalizers.includes(extraFinalizer) && !current.metadata.deletionTimestamp) finalizers.push(extraFinalizer);
+    if (!current.metadata.deletionTimestamp) {
+      for (const f of [...(extraFinalizer ? [extraFinalizer] : []), ...(options.extraFinalizers ?? [])]) {
+        if (!finalizers.includes(f)) finalizers.push(f);
+      }
+    }
 
     if (finalizers.length === 0) {
       if (options.dryRun) return { object: current, gone: true };
@@ -334,16 +340,22 @@ export class ObjectStore {
   private write(key: ResourceKey, obj: KObject, eventType: 'ADDED' | 'MODIFIED'): KObject {
     const rv = ++this.revision;
     obj.metadata.resourceVersion = String(rv);
-    this.table(key).set(objectKey(obj.metadata.namespace, obj.metadata.name), { object: obj, json: undefined });
-    this.emit({ type: eventType, key, object: obj, rv });
+    const table = this.table(key);
+    const id = objectKey(obj.metadata.namespace, obj.metadata.name);
+    const previous = table.get(id)?.object;
+    table.set(id, { object: obj, json: undefined });
+    this.emit(previous ? { type: eventType, key, object: obj, rv, previous } : { type: eventType, key, object: obj, rv });
     return obj;
   }
 
   private remove(key: ResourceKey, last: KObject): KObject {
     const rv = ++this.revision;
     const obj = last.metadata.resourceVersion === String(rv) ? last : { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
-    this.table(key).delete(objectKey(obj.metadata.namespace, obj.metadata.name));
-    this.emit({ type: 'DELETED', key, object: obj, rv });
+    const table = this.table(key);
+    const id = objectKey(obj.metadata.namespace, obj.metadata.name);
+    const previous = table.get(id)?.object ?? last;
+    table.delete(id);
+    this.emit({ type: 'DELETED', key, object: obj, rv, previous });
     return obj;
   }
 

@@ -77,6 +77,8 @@ export interface StoreEvent {
   object: KObject;
   /** The global resourceVersion of this write. */
   rv: number;
+  /** The stored state this write replaced (MODIFIED/DELETED), so watches can tell objects leaving a selection. */
+  previous?: KObject;
 }
 
 export function resourceKey(group: string, plural: string): ResourceKey {

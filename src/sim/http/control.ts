@@ -1,0 +1,64 @@
+/**
+ * The simulator's own control interface under `/_sim/` (never faulted, never part of the Kubernetes API):
+ *   GET    /_sim/faults            current fault configuration
+ *   POST   /_sim/faults            replace it (JSON FaultConfig fields; omitted ones reset to "no fault")
+ *   PATCH  /_sim/faults            change some fields
+ *   DELETE /_sim/faults            clear all faults
+ *   POST   /_sim/faults/drop-watches   end every open watch stream now → {"dropped": n}
+ *   GET    /_sim/settings          {"metricsServer": bool}
+ *   PATCH  /_sim/settings          {"metricsServer": false} flips metrics.k8s.io at runtime
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultConfig, FaultInjector } from '../faults/fault-injector.js';
+import type { SimContext } from '../module.js';
+import { ApiError } from '../store/errors.js';
+import type { WatchRegistry } from './watch.js';
+import { isPlainObject, notFoundPath, parseJson, readBody, sendJson } from './wire.js';
+
+export interface ControlContext {
+  ctx: SimContext;
+  faults: FaultInjector;
+  watches: WatchRegistry;
+}
+
+async function jsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const text = await readBody(req);
+  const body = text.trim() ? parseJson(text) : {};
+  if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the body must be a JSON object');
+  return body;
+}
+
+const notAllowed = () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+
+export async function handleControl(c: ControlContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const method = req.method ?? 'GET';
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path === '/_sim/faults') {
+    if (method === 'GET') return sendJson(res, 200, c.faults.get());
+    if (method === 'POST' || method === 'PUT') return sendJson(res, 200, c.faults.set((await jsonObject(req)) as Partial<FaultConfig>));
+    if (method === 'PATCH') return sendJson(res, 200, c.faults.update((await jsonObject(req)) as Partial<FaultConfig>));
+    if (method === 'DELETE') {
+      c.faults.clear();
+      return sendJson(res, 200, c.faults.get());
+    }
+    throw notAllowed();
+  }
+  if (path === '/_sim/faults/drop-watches') {
+    if (method !== 'POST') throw notAllowed();
+    return sendJson(res, 200, { dropped: c.faults.dropWatches() });
+  }
+  if (path === '/_sim/settings') {
+    if (method === 'GET') return sendJson(res, 200, { ...c.ctx.settings });
+    if (method === 'PATCH' || method === 'POST') {
+      const body = await jsonObject(req);
+      for (const [k, v] of Object.entries(body)) {
+        if (k !== 'metricsServer') throw new ApiError(400, 'BadRequest', `unknown setting "${k}"`);
+        if (typeof v !== 'boolean') throw new ApiError(400, 'BadRequest', 'metricsServer must be a boolean');
+        c.ctx.settings.metricsServer = v;
+      }
+      return sendJson(res, 200, { ...c.ctx.settings });
+    }
+    throw notAllowed();
+  }
+  throw notFoundPath();
+}

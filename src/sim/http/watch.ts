@@ -1,0 +1,163 @@
+/**
+ * Watch streams (kube-sim-spec §7): newline-delimited JSON events flushed one by one, resume from a
+ * resourceVersion through the store's event log, in-stream `ERROR 410 Expired` when the log no longer reaches
+ * back, selector transitions as ADDED/DELETED, bookmarks, timeouts. Every open stream is tracked so the fault
+ * injector can drop them all and close() can end them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, badRequest } from '../store/errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import type { KObject, StoreEvent } from '../store/types.js';
+import { resourceKey } from '../store/types.js';
+import type { KindSpec } from '../resources/kinds.js';
+import type { Matcher } from './selectors.js';
+import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
+
+/** Slow consumers that let this much pile up are cut off, as the apiserver does with its watch channel. */
+const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+
+export interface WatchSettings {
+  /** How often bookmarks go out when the client allows them. */
+  bookmarkIntervalMs: number;
+  /** Server-side lifetime of a watch without `timeoutSeconds`: a random value in this range (ms). */
+  defaultTimeoutMs: [number, number];
+}
+
+export const DEFAULT_WATCH_SETTINGS: WatchSettings = { bookmarkIntervalMs: 30_000, defaultTimeoutMs: [5 * 60_000, 10 * 60_000] };
+
+/** Open watch streams; `closeAll` ends each one cleanly (the client re-watches from its last RV). */
+export class WatchRegistry {
+  private readonly open = new Set<() => void>();
+
+  add(close: () => void): () => void {
+    this.open.add(close);
+    return () => this.open.delete(close);
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  closeAll(): number {
+    const closers = [...this.open];
+    this.open.clear();
+    for (const c of closers) c();
+    return closers.length;
+  }
+}
+
+/** JSON text per stored object: every watcher of the same event reuses one serialisation. */
+const jsonCache = new WeakMap<KObject, string>();
+function objectJson(obj: KObject): string {
+  let json = jsonCache.get(obj);
+  if (json === undefined) {
+    json = JSON.stringify(obj);
+    jsonCache.set(obj, json);
+  }
+  return json;
+}
+
+export interface WatchRequest {
+  store: ObjectStore;
+  type: KindSpec;
+  namespace: string | undefined;
+  matcher: Matcher | undefined;
+  query: URLSearchParams;
+  req: IncomingMessage;
+  res: ServerResponse;
+  registry: WatchRegistry;
+  settings: WatchSettings;
+}
+
+function parseResourceVersion(text: string | null): number | undefined {
+  if (text === null || text === '' || text === '0') return undefined;
+  if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version "${text}"`);
+  return Number(text);
+}
+
+export function serveWatch(w: WatchRequest): void {
+  const { store, type, namespace, matcher, query, res } = w;
+  const key = resourceKey(type.group, type.plural);
+  const since = parseResourceVersion(query.get('resourceVersion'));
+  const timeoutSeconds = query.get('timeoutSeconds');
+  if (timeoutSeconds !== null && !/^\d+$/.test(timeoutSeconds)) throw badRequest(`invalid value for timeoutSeconds: "${timeoutSeconds}"`);
+  const asTable = wantsTable(w.req.headers.accept);
+  const apiVersion = type.group ? `${type.group}/${type.version}` : type.version;
+
+  res.writeHead(200, { 'Content-Type': asTable ? TABLE_CONTENT_TYPE : 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+  res.flushHeaders();
+
+  let closed = false;
+  const timers: NodeJS.Timeout[] = [];
+  let unsubscribe = () => {};
+  let unregister = () => {};
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    unregister();
+    for (const t of timers) clearTimeout(t);
+    if (!res.writableEnded) res.end();
+  };
+  unregister = w.registry.add(close);
+  w.req.on('close', close);
+  res.on('error', close);
+
+  const send = (eventType: string, obj: KObject) => {
+    if (closed) return;
+    const body = asTable ? JSON.stringify(table(type, [obj], obj.metadata.resourceVersion)) : objectJson(obj);
+    res.write(`{"type":"${eventType}","object":${body}}\n`);
+    if (res.writableLength > MAX_BUFFERED_BYTES) close();
+  };
+  const sendRaw = (line: unknown) => {
+    if (!closed) res.write(`${JSON.stringify(line)}\n`);
+  };
+
+  const inScope = (obj: KObject) => namespace === undefined || obj.metadata.namespace === namespace;
+  const matches = (obj: KObject | undefined) => !!obj && inScope(obj) && (!matcher || matcher(obj));
+  const deliver = (ev: StoreEvent) => {
+    const now = matches(ev.object);
+    const before = matches(ev.previous);
+    if (ev.type === 'DELETED') {
+      if (now || before) send('DELETED', ev.object);
+    } else if (ev.type === 'ADDED') {
+      if (now) send('ADDED', ev.object);
+    } else if (now) send(before ? 'MODIFIED' : 'ADDED', ev.object);
+    else if (before) send('DELETED', ev.object);
+  };
+
+  // The store is synchronous: the backlog read and the subscription happen in the same tick, so no write can
+  // fall between them.
+  if (since === undefined) {
+    for (const obj of store.list(key, namespace)) if (!matcher || matcher(obj)) send('ADDED', obj);
+    if (query.get('sendInitialEvents') === 'true') {
+      sendRaw({
+        type: 'BOOKMARK',
+        object: { apiVersion, kind: type.kind, metadata: { resourceVersion: String(store.currentRevision()), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+      });
+    }
+  } else {
+    const backlog = since > store.currentRevision() ? 'expired' : store.eventsSince(key, since);
+    if (backlog === 'expired') {
+      const oldest = store.oldestResumable(key);
+      sendRaw({ type: 'ERROR', object: new ApiError(410, 'Expired', `too old resource version: ${since} (${oldest})`).toStatus() });
+      close();
+      return;
+    }
+    for (const ev of backlog) deliver(ev);
+  }
+  unsubscribe = store.subscribe((ev) => {
+    if (ev.key === key) deliver(ev);
+  });
+
+  if (query.get('allowWatchBookmarks') === 'true') {
+    const tick = () => {
+      sendRaw({ type: 'BOOKMARK', object: { apiVersion, kind: type.kind, metadata: { resourceVersion: String(store.currentRevision()) } } });
+      timers.push(setTimeout(tick, w.settings.bookmarkIntervalMs).unref());
+    };
+    timers.push(setTimeout(tick, w.settings.bookmarkIntervalMs).unref());
+  }
+  const [min, max] = w.settings.defaultTimeoutMs;
+  const lifetime = timeoutSeconds !== null && timeoutSeconds !== '0' ? Number(timeoutSeconds) * 1000 : min + Math.random() * (max - min);
+  timers.push(setTimeout(close, lifetime).unref());
+}

@@ -1,0 +1,10 @@
+/**
+ * The cluster components the embedded cluster runs by default, in start order. Each helper area adds its module
+ * here. The fleet module must stay LAST: it seeds objects after every controller has subscribed to the store.
+ */
+import { garbageCollectorModule } from './gc/index.js';
+import type { SimModule } from './module.js';
+
+export function defaultModules(): SimModule[] {
+  return [garbageCollectorModule()];
+}
