@@ -45,6 +45,9 @@ export async function expectStatus(promise: Promise<unknown>): Promise<{ code: n
   throw new Error('expected the request to fail');
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire-level assertions read arbitrary JSON shapes
+export type WireJson = Record<string, any>;
+
 /** Raw HTTP against the cluster, for wire-level assertions. */
 export async function raw(h: Harness, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(h.url + path, {
@@ -59,7 +62,7 @@ export async function raw(h: Harness, method: string, path: string, body?: unkno
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json: json as Record<string, any> };
+  return { status: res.status, headers: res.headers, text, json: json as WireJson };
 }
 
 export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
