@@ -15,8 +15,9 @@ import { bridgeSockets, type Bridge } from './bridge.js';
 import { CloseCode, truncateReason } from './close-codes.js';
 import { checkOrigin } from './origin.js';
 import { createRfbInputFilter } from './rfb-input-filter.js';
-import { SerialLogStore } from './serial-ring.js';
-import { SessionRegistry, type ConsoleKind, type ConsoleSession } from './session-registry.js';
+import type { SerialLogStore } from './serial-ring.js';
+import type { SessionRegistry, ConsoleKind, ConsoleSession } from './session-registry.js';
+import { consoleState } from './state.js';
 
 export interface ConsoleCaller {
   login: string;
@@ -42,6 +43,7 @@ export interface ConsoleGatewayOptions {
    * null when there is no such VM), to turn KubeVirt's 404 into "no such VM" vs "VM is Stopped".
    */
   vmStatus?(namespace: string, name: string, context: string | undefined): Promise<string | null>;
+  /** Defaults to the process-wide console state the tRPC procedures read. */
   registry?: SessionRegistry;
   serialLogs?: SerialLogStore;
   /** Compare Origin with X-Forwarded-Host (behind a reverse proxy). */
@@ -123,10 +125,12 @@ function readStatusMessage(res: IncomingMessage): Promise<string> {
 }
 
 export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGateway {
-  const registry = options.registry ?? new SessionRegistry();
-  const serialLogs = options.serialLogs ?? new SerialLogStore();
+  const registry = options.registry ?? consoleState().registry;
+  const serialLogs = options.serialLogs ?? consoleState().serialLogs;
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true });
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  /** Sessions this gateway serves (the registry may be shared with other gateways in tests). */
+  const own = new Set<ConsoleSession>();
 
   function refuseBeforeUpgrade(socket: Duplex, status: number, message: string): void {
     const body = JSON.stringify({ error: message });
@@ -219,11 +223,13 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     function finishEarly(code: number, reason: string): void {
       if (ended) return;
       ended = true;
+      own.delete(session);
       registry.release(session);
       refuse(code, reason);
       upstream?.terminate();
     }
 
+    own.add(session);
     const previous = registry.claim(session);
     previous?.end(CloseCode.takenOver, `Console taken over by ${session.displayName}`);
     client.on('close', () => {
@@ -276,6 +282,7 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
           },
           onEnd: () => {
             ended = true;
+            own.delete(session);
             registry.release(session);
           },
         });
@@ -305,7 +312,7 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       });
     },
     close() {
-      for (const holder of registry.list()) registry.release(holder);
+      for (const session of [...own]) session.end(CloseCode.goingAway, 'Corral is shutting down');
       for (const client of wss.clients) client.terminate();
       wss.close();
     },

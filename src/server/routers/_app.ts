@@ -4,6 +4,7 @@
  */
 import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
+import { consolesRouter } from './consoles';
 import { liveRouter } from './live';
 import { vmsRouter } from './vms';
 
@@ -16,6 +17,7 @@ export const appRouter = router({
   whoami,
   capabilities,
   live: liveRouter,
+  consoles: consolesRouter,
 });
 
 export type AppRouter = typeof appRouter;
