@@ -1,0 +1,62 @@
+/**
+ * The KubeVirt side of the embedded cluster as one SimModule: kube-scheduler + kubelet for every pod, the VM,
+ * VMI, migration and hot-plug controllers, the subresources.kubevirt.io verbs and metrics-server.
+ */
+import type { SimContext, SimModule } from '../module.js';
+import { Kubelet } from './kubelet.js';
+import { HotplugVolumes } from './hotplug.js';
+import { K } from './keys.js';
+import { LauncherPods } from './launcher-pods.js';
+import { LiveUpdater } from './live-update.js';
+import { SimMetrics } from './metrics.js';
+import { MigrationController } from './migration.js';
+import { PodIndex } from './pod-index.js';
+import { kubevirtSubresources } from './subresources.js';
+import { VmController } from './vm-controller.js';
+import { VmiController } from './vmi-controller.js';
+
+export function kubevirtModule(): SimModule {
+  let stopAll: (() => void) | undefined;
+  let metrics: SimMetrics | undefined;
+  return {
+    name: 'kubevirt',
+    subresources: kubevirtSubresources(),
+    metrics: {
+      nodeMetrics: () => metrics?.nodeMetrics() ?? [],
+      podMetrics: (namespace) => metrics?.podMetrics(namespace) ?? [],
+    },
+    start(ctx: SimContext) {
+      const index = new PodIndex(ctx.store);
+      const pods = new LauncherPods(ctx.store);
+      const kubelet = new Kubelet(ctx, index);
+      const live = new LiveUpdater(ctx);
+      const vms = new VmController(ctx, live);
+      const vmis = new VmiController(ctx, pods, new HotplugVolumes(ctx));
+      const migrations = new MigrationController(ctx, pods);
+      metrics = new SimMetrics(ctx);
+      index.start();
+      pods.load();
+      const unsubscribe = ctx.store.subscribe((event) => {
+        pods.onEvent(event);
+        if (event.key === K.pods || event.key === K.vmis) vmis.onEvent(event);
+        if (event.key === K.vms || event.key === K.vmis || event.key === K.dataVolumes || event.key === K.pvcs) vms.onEvent(event);
+        if (event.key === K.vmims || event.key === K.pods) migrations.onEvent(event);
+      });
+      kubelet.start();
+      vms.start();
+      vmis.start();
+      migrations.start();
+      stopAll = () => {
+        unsubscribe();
+        kubelet.stop();
+        vms.stop();
+        vmis.stop();
+        migrations.stop();
+        index.stop();
+      };
+    },
+    stop() {
+      stopAll?.();
+    },
+  };
+}
