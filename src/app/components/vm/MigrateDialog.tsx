@@ -1,0 +1,83 @@
+'use client';
+// Migrate: pick a target node (or let the scheduler choose); the move is a task whose progress shows here live.
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useNodes, useTask } from '../../lib/live';
+import type { VmRow } from '../../lib/model';
+import { useTRPC } from '../../lib/trpc';
+import { Modal } from '../Modal';
+import { StatusText } from '../TasksPanel';
+
+export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const nodes = useNodes().filter((n) => n.name !== vm.node);
+  const [target, setTarget] = useState('');
+  const migrate = useMutation(trpc.vms.migrate.mutationOptions());
+  const task = useTask(migrate.data?.task ?? null);
+  const close = () => {
+    migrate.reset();
+    setTarget('');
+    onClose();
+  };
+  return (
+    <Modal
+      title={`Migrate ${vm.name}`}
+      open={open}
+      onClose={close}
+      footer={
+        <>
+          <button type="button" onClick={close}>
+            {migrate.isSuccess ? 'Close' : 'Cancel'}
+          </button>
+          {!migrate.isSuccess && (
+            <button
+              type="button"
+              className="btn-primary"
+              disabled={migrate.isPending}
+              title={migrate.isPending ? 'The migration is being started' : undefined}
+              onClick={() => migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })}
+            >
+              {migrate.isPending ? 'Starting…' : 'Migrate'}
+            </button>
+          )}
+        </>
+      }
+    >
+      <p style={{ margin: 0 }}>
+        Live-migrate from <strong>{vm.node || 'its node'}</strong> while it keeps running.
+      </p>
+      <div className="field">
+        <label htmlFor="migrate-target">Target node</label>
+        <select id="migrate-target" value={target} onChange={(e) => setTarget(e.target.value)} disabled={migrate.isSuccess}>
+          <option value="">Let the scheduler choose</option>
+          {nodes.map((n) => (
+            <option key={n.name} value={n.name} disabled={!n.ready || !n.schedulable}>
+              {n.name}
+              {!n.ready ? ' (not ready)' : !n.schedulable ? ' (cordoned)' : ''}
+              {n.cpuVendor ? ` · ${n.cpuVendor}` : ''}
+            </option>
+          ))}
+        </select>
+      </div>
+      {migrate.error && <div className="inline-error">{migrate.error.message}</div>}
+      {migrate.isSuccess && (
+        <div data-testid="migrate-progress">
+          {task ? (
+            <>
+              <StatusText task={task} />{' '}
+              <span className="progress" aria-label={`${task.progress}%`}>
+                <span style={{ width: `${task.progress}%` }} />
+              </span>
+              {task.error && <div className="inline-error">{task.error}</div>}
+              <pre className="yaml mono" style={{ maxHeight: 140, borderRadius: 6 }}>
+                {task.log}
+              </pre>
+            </>
+          ) : (
+            <span className="page-sub">Task {migrate.data.task} started…</span>
+          )}
+        </div>
+      )}
+    </Modal>
+  );
+}

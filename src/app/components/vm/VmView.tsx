@@ -1,0 +1,144 @@
+'use client';
+// The VM page: header with status, the action toolbar (hidden for read-only callers), and the tab list.
+import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useParams, useSearchParams } from 'next/navigation';
+import { useState } from 'react';
+import { useFleet, useNodes, useVm } from '../../lib/live';
+import type { VmRow } from '../../lib/model';
+import { useSession } from '../../lib/session';
+import { actionState, type VmAction } from '../../lib/status';
+import { useTRPC } from '../../lib/trpc';
+import { liveMigratable, useVmManifest } from '../../lib/vm-manifest';
+import { StatusDot } from '../StatusDot';
+import { DeleteDialog } from './DeleteDialog';
+import { MigrateDialog } from './MigrateDialog';
+import { DEFAULT_TAB, VM_TABS } from './tabs';
+
+const BUTTONS: { action: Exclude<VmAction, 'migrate'>; label: string }[] = [
+  { action: 'start', label: 'Start' },
+  { action: 'stop', label: 'Stop' },
+  { action: 'restart', label: 'Restart' },
+  { action: 'pause', label: 'Pause' },
+  { action: 'unpause', label: 'Resume' },
+];
+
+export function VmView() {
+  const params = useParams<{ ns: string; name: string }>();
+  const namespace = decodeURIComponent(params.ns);
+  const name = decodeURIComponent(params.name);
+  const search = useSearchParams();
+  const { synced } = useFleet();
+  const vm = useVm(namespace, name);
+  const session = useSession();
+
+  if (!vm) {
+    return (
+      <div className="workbench">
+        {synced ? (
+          <div className="panel empty" data-testid="vm-missing">
+            <h2>
+              No VM {namespace}/{name}
+            </h2>
+            <p>It does not exist (yet, or any more). This page updates by itself if it appears.</p>
+            <Link href="/" className="btn">
+              Back to Datacenter
+            </Link>
+          </div>
+        ) : (
+          <div className="skeleton">Loading…</div>
+        )}
+      </div>
+    );
+  }
+  const visible = VM_TABS.filter((t) => t.visible?.(vm) ?? true);
+  const tabId = search.get('tab') ?? DEFAULT_TAB;
+  const tab = visible.find((t) => t.id === tabId) ?? visible[0];
+  const base = `/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+  return (
+    <div className="workbench">
+      <div className="page-head">
+        <h1>
+          <StatusDot status={vm.status} />
+          {vm.name}
+        </h1>
+        <span className="page-sub">
+          {vm.namespace} · {vm.status}
+          {vm.node ? ` on ${vm.node}` : ''}
+        </span>
+        <span className="header-spacer" />
+        {!session.readOnly && <VmToolbar vm={vm} />}
+      </div>
+      <div className="tabs" role="tablist" aria-label="VM views">
+        {visible.map((t) => (
+          <Link
+            key={t.id}
+            role="tab"
+            href={`${base}?tab=${t.id}`}
+            aria-selected={t.id === tab?.id}
+            replace
+            scroll={false}
+          >
+            {t.label}
+          </Link>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab?.label}>
+        {tab && <tab.Component vm={vm} readOnly={session.readOnly} />}
+      </div>
+    </div>
+  );
+}
+
+function VmToolbar({ vm }: { vm: VmRow }) {
+  const trpc = useTRPC();
+  const nodes = useNodes();
+  const manifest = useVmManifest(vm.namespace, vm.name, vm);
+  const act = useMutation(trpc.vms.action.mutationOptions());
+  const [dialog, setDialog] = useState<'migrate' | 'delete' | null>(null);
+  const facts = {
+    status: vm.status,
+    running: vm.running,
+    liveMigratable: liveMigratable(manifest.data),
+    otherReadyNodes: nodes.filter((n) => n.ready && n.schedulable && n.name !== vm.node).length,
+  };
+  const migrate = actionState('migrate', facts);
+  return (
+    <div className="toolbar" role="toolbar" aria-label="VM actions" data-testid="vm-toolbar">
+      {BUTTONS.map(({ action, label }) => {
+        const s = actionState(action, facts);
+        const pending = act.isPending && act.variables.action === action;
+        return (
+          <button
+            key={action}
+            type="button"
+            disabled={!s.enabled || act.isPending}
+            title={s.enabled ? `${label} ${vm.name}` : `${label}: ${s.reason}`}
+            onClick={() => act.mutate({ namespace: vm.namespace, name: vm.name, action })}
+          >
+            {pending ? `${label}…` : label}
+          </button>
+        );
+      })}
+      <span className="sep" aria-hidden />
+      <button
+        type="button"
+        disabled={!migrate.enabled}
+        title={migrate.enabled ? `Live-migrate ${vm.name} to another node` : `Migrate: ${migrate.reason}`}
+        onClick={() => setDialog('migrate')}
+      >
+        Migrate
+      </button>
+      <button type="button" className="btn-danger" title={`Delete ${vm.name} and its disks`} onClick={() => setDialog('delete')}>
+        Delete
+      </button>
+      {act.error && (
+        <span className="field-error" role="alert" style={{ flexBasis: '100%' }}>
+          {act.variables?.action}: {act.error.message}
+        </span>
+      )}
+      <MigrateDialog vm={vm} open={dialog === 'migrate'} onClose={() => setDialog(null)} />
+      <DeleteDialog vm={vm} open={dialog === 'delete'} onClose={() => setDialog(null)} />
+    </div>
+  );
+}

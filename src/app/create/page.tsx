@@ -1,0 +1,5 @@
+import { CreateWizard } from '../components/create/CreateWizard';
+
+export default function CreatePage() {
+  return <CreateWizard />;
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { formFieldOf, suggestName, toCreateInput, validateForm, type CreateForm } from './create-form';
+
+const form = (over: Partial<CreateForm> = {}): CreateForm => ({
+  source: 'image',
+  sourceValue: 'fedora',
+  name: 'web',
+  namespace: '',
+  cpu: 2,
+  mem: '4Gi',
+  disk: '20Gi',
+  node: '',
+  instancetype: '',
+  preference: '',
+  sshKey: '',
+  cloudInit: '',
+  ...over,
+});
+
+describe('validateForm', () => {
+  it('accepts a complete catalog form', () => {
+    expect(validateForm(form())).toEqual({});
+  });
+  it('names each bad field', () => {
+    const e = validateForm(form({ name: 'Web', sourceValue: '', cpu: 0, mem: 'lots', sshKey: 'nope' }));
+    expect(Object.keys(e).sort()).toEqual(['cpu', 'mem', 'name', 'source', 'sshKey']);
+  });
+  it('checks the disk only for sources that create one, and skips cpu/mem under an instancetype', () => {
+    expect(validateForm(form({ disk: 'x' }))).toEqual({});
+    expect(validateForm(form({ source: 'import', sourceValue: 'https://x/y.qcow2', disk: 'x' })).disk).toBeDefined();
+    expect(validateForm(form({ instancetype: 'u1.medium', cpu: 0, mem: '' }))).toEqual({});
+  });
+  it('validates the source value by kind', () => {
+    expect(validateForm(form({ source: 'iso', sourceValue: 'not a url' })).source).toMatch(/URL/);
+    expect(validateForm(form({ source: 'pvc', sourceValue: 'Bad_Name' })).source).toMatch(/PVC name/);
+    expect(validateForm(form({ source: 'containerDisk', sourceValue: 'quay.io/a/b:1' }))).toEqual({});
+  });
+});
+
+describe('toCreateInput', () => {
+  it('sends exactly one source and omits empty optionals', () => {
+    expect(toCreateInput(form())).toEqual({ name: 'web', image: 'fedora', cpu: 2, mem: '4Gi' });
+  });
+  it('sends disk for disk-creating sources and drops cpu/mem under an instancetype', () => {
+    expect(
+      toCreateInput(form({ source: 'import', sourceValue: ' https://x/y.qcow2 ', instancetype: 'u1.small', namespace: 'lab', node: 'n1', sshKey: ' ssh-ed25519 AAA a ' })),
+    ).toEqual({ name: 'web', import: 'https://x/y.qcow2', disk: '20Gi', instancetype: 'u1.small', namespace: 'lab', node: 'n1', sshKey: 'ssh-ed25519 AAA a' });
+  });
+});
+
+describe('helpers', () => {
+  it('maps server field names onto form fields', () => {
+    expect(formFieldOf('image')).toBe('source');
+    expect(formFieldOf('mem')).toBe('mem');
+    expect(formFieldOf('other')).toBeNull();
+  });
+  it('suggests a valid name from the source', () => {
+    const name = suggestName('quay.io/containerdisks/Fedora:42', () => 0);
+    expect(name).toBe('fedora-aaaa');
+    expect(suggestName('https://x/jammy-server.qcow2', () => 0)).toBe('jammy-server-aaaa');
+  });
+});

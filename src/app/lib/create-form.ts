@@ -1,0 +1,124 @@
+// The create wizard's form: its state, its client-side checks, and the request it becomes. Pure, so the rules
+// (exactly one source, instancetype replaces cpu/mem, empty optionals omitted) are unit-tested.
+import type { VmCreateInput } from './model';
+import { cpuProblem, diskProblem, imageRefProblem, memoryProblem, nameProblem, sshKeyProblem, urlProblem } from './validation';
+
+export type SourceKind = 'image' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc';
+
+export const SOURCE_KINDS: { kind: SourceKind; label: string; hint: string }[] = [
+  { kind: 'image', label: 'Catalog', hint: 'A curated, ready-to-boot image' },
+  { kind: 'containerDisk', label: 'Container disk', hint: 'An OCI containerdisk image (ephemeral root disk)' },
+  { kind: 'import', label: 'URL import', hint: 'A qcow2 or raw image imported into a new disk' },
+  { kind: 'iso', label: 'ISO', hint: 'Boot an installer ISO with a blank disk' },
+  { kind: 'pvc', label: 'Existing PVC', hint: 'Clone an existing disk (the original is never booted)' },
+  { kind: 'bootc', label: 'bootc', hint: 'Build a disk from a bootable container image' },
+];
+
+export interface SizePreset {
+  id: string;
+  label: string;
+  cpu: number;
+  mem: string;
+  disk: string;
+}
+
+export const SIZE_PRESETS: SizePreset[] = [
+  { id: 'small', label: 'Small', cpu: 1, mem: '2Gi', disk: '10Gi' },
+  { id: 'medium', label: 'Medium', cpu: 2, mem: '4Gi', disk: '20Gi' },
+  { id: 'large', label: 'Large', cpu: 4, mem: '8Gi', disk: '40Gi' },
+  { id: 'xlarge', label: 'X-Large', cpu: 8, mem: '16Gi', disk: '80Gi' },
+];
+
+export interface CreateForm {
+  source: SourceKind;
+  /** The value for the chosen source: catalog name, image ref, URL or PVC name. */
+  sourceValue: string;
+  name: string;
+  namespace: string;
+  cpu: number;
+  mem: string;
+  disk: string;
+  node: string;
+  instancetype: string;
+  preference: string;
+  sshKey: string;
+  cloudInit: string;
+}
+
+export const FORM_FIELDS = ['source', 'name', 'namespace', 'cpu', 'mem', 'disk', 'node', 'instancetype', 'preference', 'sshKey', 'cloudInit'] as const;
+export type FormField = (typeof FORM_FIELDS)[number];
+
+/** Server field names that mean "the source" (the server names the source field it refused). */
+const SOURCE_FIELDS = new Set<string>(['source', 'image', 'containerDisk', 'import', 'iso', 'pvc', 'bootc']);
+
+export function formFieldOf(serverField: string): FormField | null {
+  if (SOURCE_FIELDS.has(serverField)) return 'source';
+  return (FORM_FIELDS as readonly string[]).includes(serverField) ? (serverField as FormField) : null;
+}
+
+/** A disk size only makes sense for sources that create a disk Corral sizes. */
+export function sourceHasDisk(kind: SourceKind): boolean {
+  return kind === 'import' || kind === 'iso' || kind === 'pvc' || kind === 'bootc';
+}
+
+export function sourceProblem(kind: SourceKind, value: string): string | null {
+  switch (kind) {
+    case 'image':
+      return value ? null : 'Pick an image from the catalog';
+    case 'containerDisk':
+    case 'bootc':
+      return imageRefProblem(value);
+    case 'import':
+    case 'iso':
+      return urlProblem(value);
+    case 'pvc':
+      return value ? nameProblem(value) && `PVC name: ${nameProblem(value)}` : 'Name the PVC to clone';
+  }
+}
+
+export function validateForm(form: CreateForm): Partial<Record<FormField, string>> {
+  const errors: Partial<Record<FormField, string>> = {};
+  const put = (field: FormField, problem: string | null) => {
+    if (problem) errors[field] = problem;
+  };
+  put('source', sourceProblem(form.source, form.sourceValue.trim()));
+  put('name', nameProblem(form.name));
+  if (form.namespace) put('namespace', nameProblem(form.namespace) && `Namespace: ${nameProblem(form.namespace)}`);
+  if (!form.instancetype) {
+    put('cpu', cpuProblem(form.cpu));
+    put('mem', memoryProblem(form.mem));
+  }
+  if (sourceHasDisk(form.source)) put('disk', diskProblem(form.disk));
+  put('sshKey', sshKeyProblem(form.sshKey));
+  return errors;
+}
+
+export function toCreateInput(form: CreateForm): VmCreateInput {
+  const input: VmCreateInput = { name: form.name, [form.source]: form.sourceValue.trim() };
+  if (form.namespace) input.namespace = form.namespace;
+  if (form.instancetype) input.instancetype = form.instancetype;
+  else {
+    input.cpu = form.cpu;
+    input.mem = form.mem.trim();
+  }
+  if (sourceHasDisk(form.source)) input.disk = form.disk.trim();
+  if (form.preference) input.preference = form.preference;
+  if (form.node) input.node = form.node;
+  if (form.sshKey.trim()) input.sshKey = form.sshKey.trim();
+  if (form.cloudInit.trim()) input.cloudInit = form.cloudInit;
+  return input;
+}
+
+/** A free-looking default name from the source (`fedora-k3x9`), which the user can change. */
+export function suggestName(base: string, random: () => number = Math.random): string {
+  const stem = base
+    .toLowerCase()
+    .replace(/^.*\//, '')
+    .replace(/[:@].*$/, '')
+    .replace(/\.(qcow2|img|raw|iso|xz|gz)$/g, '')
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50);
+  const suffix = Array.from({ length: 4 }, () => 'abcdefghijkmnpqrstuvwxyz23456789'[Math.floor(random() * 32)]).join('');
+  return `${stem || 'vm'}-${suffix}`;
+}
