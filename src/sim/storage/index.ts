@@ -4,9 +4,12 @@
  * download server, and a minimal batch/v1 Job controller.
  */
 import type { SimContext, SimModule } from '../module.js';
+import { startCloneController } from './clone-controller.js';
 import { startDataVolumeController } from './datavolume-controller.js';
 import { startPvcController } from './pvc-controller.js';
+import { startRestoreController } from './restore-controller.js';
 import { Runtime } from './runtime.js';
+import { startSnapshotControllers } from './snapshot-controller.js';
 
 export { admitPvcUpdate } from './pvc-controller.js';
 export { podLogText } from './pods.js';
@@ -20,6 +23,9 @@ export function createStorageModule(): SimModule {
       rt = new Runtime(ctx);
       startPvcController(rt);
       startDataVolumeController(rt);
+      startSnapshotControllers(rt);
+      startRestoreController(rt);
+      startCloneController(rt);
       rt.start();
     },
     stop() {
