@@ -3,8 +3,10 @@
  * applies Corral's identity, admin gate and Origin check, records who holds the console, connects to the VMI's
  * `vnc` / `console` subresource with the cluster's own credentials and bridges the two sockets.
  *
- * Query parameters: `takeover=1` takes the console from its current holder (otherwise a held console is refused
- * with 4029 naming the holder); `context=<name>` picks a kubeconfig context when the server manages several.
+ * Query parameters: `takeover=1` takes the console from its current holder (otherwise a console held by someone
+ * else is refused with 4029 naming the holder; your own other session is replaced and told so); `watch=1` opens a
+ * view-only VNC session (Multiview tiles) that never takes a console from anybody and whose input is dropped;
+ * `context=<name>` picks a kubeconfig context when the server manages several.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -68,6 +70,8 @@ export interface ConsoleTarget {
   namespace: string;
   name: string;
   takeover: boolean;
+  /** View-only: input dropped, never takes a held console. */
+  watch: boolean;
   context: string | undefined;
 }
 
@@ -87,8 +91,10 @@ export function parseConsoleUrl(rawUrl: string): ConsoleTarget | Error {
   const [namespace, name] = parts as [string, string];
   if (!NAMESPACE_RE.test(namespace)) return new Error(`Invalid namespace ${JSON.stringify(namespace)}: lower-case letters, digits and '-' only`);
   if (!NAME_RE.test(name)) return new Error(`Invalid VM name ${JSON.stringify(name)}: lower-case letters, digits, '-' and '.' only`);
-  const takeover = ['1', 'true', 'yes'].includes(url.searchParams.get('takeover') ?? '');
-  return { kind, namespace, name, takeover, context: url.searchParams.get('context') ?? undefined };
+  const flag = (key: string) => ['1', 'true', 'yes'].includes(url.searchParams.get(key) ?? '');
+  const watch = flag('watch');
+  if (watch && kind === 'serial') return new Error('watch=1 is for VNC only: a serial console cannot be watched without typing into it');
+  return { kind, namespace, name, takeover: flag('takeover') && !watch, watch, context: url.searchParams.get('context') ?? undefined };
 }
 
 export function subresourceUrl(server: string, target: Pick<ConsoleTarget, 'kind' | 'namespace' | 'name'>, preserveSession: boolean): string {
@@ -183,15 +189,18 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       return refuse(CloseCode.forbidden, err instanceof Error ? err.message : 'Unknown caller');
     }
     const vm = `${target.namespace}/${target.name}`;
-    const readOnly = !caller.admin;
+    const readOnly = !caller.admin || target.watch;
     if (readOnly && target.kind === 'serial') {
       return refuse(CloseCode.forbidden, `Read-only: ${caller.login || 'you'} may not use the serial console of ${vm} (not in CORRAL_ADMINS)`);
     }
-    if (readOnly && target.takeover) {
+    if (!caller.admin && target.takeover) {
       return refuse(CloseCode.forbidden, `Read-only: ${caller.login || 'you'} may watch but not take over the console of ${vm}`);
     }
     const holder = registry.holder(target.kind, target.namespace, target.name);
-    if (holder && !target.takeover) {
+    // Replacing your own session (another tab) or a watcher (read-only viewer, Multiview tile) needs no
+    // confirmation; the replaced viewer is still told who took the console.
+    const mayReplace = target.takeover || (!readOnly && (holder?.login === caller.login || holder?.readOnly === true));
+    if (holder && !mayReplace) {
       return refuse(CloseCode.inUse, `${holder.displayName} holds the ${kindLabel(target.kind)} of ${vm} since ${holder.since}; Take over to use it`);
     }
     let credentials: ClusterCredentials;
@@ -236,9 +245,10 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       if (!bridge) finishEarly(CloseCode.normal, '');
     });
 
-    // Read-only watchers and plain opens must not kick a viewer Corral does not know about (virtctl, another
-    // Corral): KubeVirt's preserveSession refuses instead. A take-over is the explicit "kick it".
-    const preserve = readOnly || !target.takeover;
+    // Plain opens and watchers must not kick a viewer Corral does not know about (virtctl, another Corral):
+    // KubeVirt's preserveSession refuses instead. A take-over is the explicit "kick it"; so is replacing a session
+    // Corral just ended itself, whose upstream close may not have reached the cluster yet.
+    const preserve = !target.takeover && !previous;
     const connect = async () => {
       const opts: ClientOptions = { perMessageDeflate: false, handshakeTimeout: connectTimeoutMs };
       await credentials.applyToHTTPSOptions(opts);

@@ -172,3 +172,43 @@ describe('console gateway', () => {
     }
   });
 });
+
+describe('console gateway: replacing sessions without asking', () => {
+  it('your own other session is replaced and told who took it', async () => {
+    const first = connect(`${gw.base}/api/vnc/tailvm/web-own`, admin);
+    await first.opened;
+    const second = connect(`${gw.base}/api/vnc/tailvm/web-own`, admin);
+    await second.opened;
+    expect(await first.closed).toEqual({ code: 4001, reason: 'Console taken over by Alice' });
+    second.ws.close();
+    await second.closed;
+  });
+
+  it('a watcher never takes a console and has its input dropped; an admin replaces a watcher', async () => {
+    const holder = connect(`${gw.base}/api/vnc/tailvm/web-watch`, admin);
+    await holder.opened;
+    const refused = await connect(`${gw.base}/api/vnc/tailvm/web-watch?watch=1&takeover=1`, admin).closed;
+    expect(refused.code).toBe(4029);
+    holder.ws.close();
+    await holder.closed;
+    await new Promise((r) => setTimeout(r, 50));
+
+    const watcher = connect(`${gw.base}/api/vnc/tailvm/web-watch?watch=1`, admin);
+    await watcher.opened;
+    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-watch')?.readOnly).toBe(true);
+    const handshake = Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1])]);
+    watcher.ws.send(Buffer.concat([handshake, Buffer.from([5, 1, 0, 1, 0, 1])]));
+    expect((await watcher.waitFor((all) => all.length >= handshake.length)).equals(handshake)).toBe(true);
+
+    const bob = connect(`${gw.base}/api/vnc/tailvm/web-watch`, admin2);
+    await bob.opened;
+    expect(await watcher.closed).toEqual({ code: 4001, reason: 'Console taken over by Bob' });
+    bob.ws.close();
+    await bob.closed;
+  });
+
+  it('refuses watch=1 on the serial console', async () => {
+    const closed = await connect(`${gw.base}/api/tty/tailvm/web?watch=1`, admin).closed;
+    expect(closed.code).toBe(4000);
+  });
+});
