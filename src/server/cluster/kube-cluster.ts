@@ -1,0 +1,128 @@
+/**
+ * The ClusterPort over a real (or embedded) apiserver: reads from the WatchCache, writes through KubeHttp with
+ * JSON merge patches (`application/merge-patch+json`, client-node's PatchStrategy.MergePatch — its default
+ * json-patch content type is wrong for a merge body) and KubeVirt subresource PUTs.
+ */
+import { type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import type { ChangeEvent, ClusterInfo, ClusterPort, Kind, KObject, SubresourceTarget } from '../domain/cluster-port';
+import { CorralError } from '../errors';
+import { KubeHttp } from './kube-http';
+import { apiVersionOf, RESOURCES, resourcePath, subresourcePath } from './resources';
+import { WatchCache, type WatchCacheOptions } from './watch-cache';
+
+export interface KubeClusterOptions extends WatchCacheOptions {
+  /** Shown in the UI and /api/capabilities. */
+  name?: string;
+  demo?: boolean;
+  /** Per-request timeout for writes and live reads (default 10 s). */
+  requestTimeoutMs?: number;
+}
+
+function describe(kind: Kind, namespace: string | undefined, name?: string): string {
+  return `${kind} ${namespace ? `${namespace}/` : ''}${name ?? ''}`.trim();
+}
+
+export class KubeCluster implements ClusterPort {
+  readonly info: ClusterInfo;
+  readonly cache: WatchCache;
+  readonly http: KubeHttp;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    options: KubeClusterOptions = {},
+  ) {
+    this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 10_000);
+    this.cache = new WatchCache(kubeConfig, this.http, options);
+    const context = kubeConfig.getCurrentContext();
+    const cluster = kubeConfig.getCurrentCluster();
+    this.info = {
+      name: options.name ?? cluster?.name ?? context,
+      context,
+      server: cluster?.server ?? '',
+      demo: options.demo ?? false,
+    };
+  }
+
+  /** Starts the informers and waits (bounded) for the first full list. */
+  async start(syncTimeoutMs = 60_000): Promise<void> {
+    await this.cache.start();
+    await this.cache.waitForSync(syncTimeoutMs);
+  }
+
+  stop(): Promise<void> {
+    return this.cache.stop();
+  }
+
+  isReady(): boolean {
+    return this.cache.ready();
+  }
+
+  onChange(listener: (event: ChangeEvent) => void): () => void {
+    return this.cache.onChange(listener);
+  }
+
+  async create(kind: Kind, object: KObject): Promise<KObject> {
+    const r = RESOURCES[kind];
+    const body = { ...object, apiVersion: apiVersionOf(r), kind };
+    return this.http.request<KObject>({
+      method: 'POST',
+      path: resourcePath(r, object.metadata.namespace),
+      body,
+      what: `creating ${describe(kind, object.metadata.namespace, object.metadata.name)}`,
+    });
+  }
+
+  async patch(kind: Kind, namespace: string | undefined, name: string, mergePatch: unknown): Promise<KObject> {
+    return this.http.request<KObject>({
+      method: 'PATCH',
+      path: resourcePath(RESOURCES[kind], namespace, name),
+      body: mergePatch,
+      contentType: PatchStrategy.MergePatch,
+      what: `patching ${describe(kind, namespace, name)}`,
+    });
+  }
+
+  async remove(kind: Kind, namespace: string | undefined, name: string): Promise<boolean> {
+    try {
+      // Background propagation: owned objects (VMIs, launcher pods, DV-owned PVCs) go with their owner.
+      await this.http.request({
+        method: 'DELETE',
+        path: `${resourcePath(RESOURCES[kind], namespace, name)}?propagationPolicy=Background`,
+        what: `deleting ${describe(kind, namespace, name)}`,
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof CorralError && err.code === 'NOT_FOUND') return false;
+      throw err;
+    }
+  }
+
+  async fetch(kind: Kind, namespace: string | undefined, name: string): Promise<KObject | undefined> {
+    if (!name) return undefined;
+    try {
+      return await this.http.request<KObject>({ method: 'GET', path: resourcePath(RESOURCES[kind], namespace, name), what: `reading ${describe(kind, namespace, name)}` });
+    } catch (err) {
+      if (err instanceof CorralError && err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    }
+  }
+
+  async fetchList(kind: Kind, options: { namespace?: string; labelSelector?: string } = {}): Promise<KObject[]> {
+    const query = options.labelSelector ? `?labelSelector=${encodeURIComponent(options.labelSelector)}` : '';
+    const list = await this.http.request<{ items?: KObject[] }>({
+      method: 'GET',
+      path: `${resourcePath(RESOURCES[kind], options.namespace)}${query}`,
+      what: `listing ${RESOURCES[kind].plural}`,
+    });
+    return list?.items ?? [];
+  }
+
+  async subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void> {
+    await this.http.request({
+      method: 'PUT',
+      path: subresourcePath(target, namespace, name, verb),
+      body: body ?? {},
+      what: `${verb} on ${target === 'virtualmachines' ? 'VM' : 'VMI'} ${namespace}/${name}`,
+    });
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * One node:http server on one port (stack-notes §3): /healthz, /readyz, /api/openapi.json, /api/docs, /api/* REST,
+ * /trpc/* tRPC (superjson, SSE subscriptions), /api2/json/* → the Proxmox handler once mounted, everything else →
+ * Next.js. WebSocket upgrades are routed by path prefix to registered handlers (consoles register /api/vnc/ and
+ * /api/tty/); in dev, /_next/ upgrades go to Next's HMR through a private "upgrade bus" server, others are closed.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import type { CorralServices } from '../domain/services';
+import { identityFor } from '../identity-http';
+import { buildOpenApiDocument } from '../openapi';
+import { createRestHandler, sendJsonError } from '../rest';
+import { appRouter } from '../routers/_app';
+import { createContextInner } from '../trpc';
+import { API_DOCS_HTML } from './api-docs';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+export interface CorralHttpServer {
+  server: Server;
+  services: CorralServices;
+  /** Route WebSocket upgrades whose path starts with `prefix` (e.g. '/api/vnc/') to `handler`. */
+  registerUpgrade(prefix: string, handler: UpgradeHandler): void;
+  /** Serve /api2/json/* (the Proxmox VE-compatible API) with `handler`; req.url is left intact. */
+  mountProxmox(handler: RequestHandler): void;
+  /** Everything no other route claims (Next.js). */
+  setFallback(handler: RequestHandler, upgrade?: UpgradeHandler): void;
+  /** Closes SSE streams and upgraded sockets too (server.close alone waits for them forever). */
+  close(): Promise<void>;
+}
+
+export interface CorralHttpOptions {
+  services: CorralServices;
+  /** Why the server is not ready beyond the cache (e.g. "Next.js still building"). */
+  extraReadiness?: () => string | undefined;
+}
+
+export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpServer {
+  const { services } = options;
+  const rest = createRestHandler(services);
+  const upgrades: { prefix: string; handler: UpgradeHandler }[] = [];
+  const sockets = new Set<Duplex>();
+  let proxmox: RequestHandler | undefined;
+  let fallback: RequestHandler | undefined;
+  let fallbackUpgrade: UpgradeHandler | undefined;
+  let openapi: string | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
+    if (path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok\n');
+      return;
+    }
+    if (path === '/readyz') {
+      const extra = options.extraReadiness?.();
+      if (services.cluster.isReady() && !extra) {
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ready' }));
+      } else {
+        const reason = extra ?? 'the cluster cache has not synced, or the cluster has been unreachable for a while';
+        res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'not ready', error: reason }));
+      }
+      return;
+    }
+    if (path === '/api/openapi.json') {
+      openapi ??= JSON.stringify(buildOpenApiDocument(), null, 2);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(openapi);
+      return;
+    }
+    if (path === '/api/docs' || path === '/api/docs/') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(API_DOCS_HTML);
+      return;
+    }
+    if (path.startsWith('/api2/json/') || path === '/api2/json') {
+      if (proxmox) return proxmox(req, res);
+      res.writeHead(501, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data: null, message: 'the Proxmox VE API is not mounted in this build' }));
+      return;
+    }
+    if (path.startsWith('/trpc/')) {
+      await nodeHTTPRequestHandler({
+        router: appRouter,
+        req,
+        res,
+        path: path.slice('/trpc/'.length),
+        createContext: () => createContextInner({ services, identity: identityFor(req), http: { method: req.method ?? 'GET', headers: req.headers } }),
+        onError: ({ error }) => {
+          if (error.code === 'INTERNAL_SERVER_ERROR') console.error('[corral] /trpc internal error:', error.cause ?? error);
+        },
+      });
+      return;
+    }
+    if (path === '/api' || path.startsWith('/api/')) {
+      req.url = url.slice('/api'.length) || '/';
+      await rest(req, res);
+      return;
+    }
+    if (fallback) return fallback(req, res);
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error('[corral] request failed:', err);
+      sendJsonError(res, 500, err instanceof Error ? err.message : String(err));
+    });
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const match = upgrades.find((u) => path.startsWith(u.prefix));
+    if (match) return match.handler(req, socket, head);
+    if (fallbackUpgrade && path.startsWith('/_next/')) return fallbackUpgrade(req, socket, head);
+    // Nobody answers other upgrades: refuse explicitly instead of leaving the client hanging.
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+
+  return {
+    server,
+    services,
+    registerUpgrade(prefix, handler) {
+      upgrades.push({ prefix, handler });
+      upgrades.sort((a, b) => b.prefix.length - a.prefix.length); // longest prefix wins
+    },
+    mountProxmox(handler) {
+      proxmox = handler;
+    },
+    setFallback(handler, upgrade) {
+      fallback = handler;
+      fallbackUpgrade = upgrade;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}

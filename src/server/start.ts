@@ -1,0 +1,120 @@
+/**
+ * Starting Corral: cluster layer → services → HTTP server → optional plug-ins (Proxmox API, consoles) → Next.js.
+ * Used by server.ts (the process entry) and by integration tests (without Next). Plug-ins are discovered by file:
+ * a module at src/proxmox/index.ts or src/server/consoles/index.ts that exports
+ * `attachToCorral(host: CorralHost)` is attached; a missing file is normal, a failing import stops the start.
+ */
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
+import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
+import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
+import { identityFor } from './identity-http';
+
+export interface CorralHost {
+  http: CorralHttpServer;
+  services: CorralServices;
+  kubeConfig: KubeConfig;
+  identityFor: typeof identityFor;
+}
+
+export interface StartOptions {
+  kube: KubeconfigSource;
+  demo?: boolean;
+  clusterName?: string;
+  port?: number;
+  host?: string;
+  /** Serve the Next.js UI (false in API-only tests). */
+  next?: { dev: boolean; dir: string } | false;
+  /** Attach plug-ins found on disk (default true). */
+  plugins?: boolean;
+  config?: Partial<CorralConfig>;
+  requestTimeoutMs?: number;
+  unreachableAfterMs?: number;
+  syncTimeoutMs?: number;
+}
+
+export interface RunningCorral {
+  url: string;
+  port: number;
+  http: CorralHttpServer;
+  services: CorralServices;
+  cluster: KubeCluster;
+  close(): Promise<void>;
+}
+
+const PLUGIN_MODULES = ['../proxmox/index', './consoles/index'];
+
+async function attachPlugins(host: CorralHost): Promise<string[]> {
+  const attached: string[] = [];
+  for (const rel of PLUGIN_MODULES) {
+    const base = fileURLToPath(new URL(rel, import.meta.url));
+    const file = ['.ts', '.js'].map((ext) => base + ext).find((f) => existsSync(f));
+    if (!file) continue;
+    const mod = (await import(pathToFileURL(file).href)) as { attachToCorral?: (h: CorralHost) => void | Promise<void> };
+    if (typeof mod.attachToCorral === 'function') {
+      await mod.attachToCorral(host);
+      attached.push(rel);
+    }
+  }
+  return attached;
+}
+
+async function attachNext(http: CorralHttpServer, opts: { dev: boolean; dir: string }, hostname: string, port: number): Promise<() => Promise<void>> {
+  const { default: next } = await import('next');
+  // Next attaches its HMR upgrade listener to `httpServer`; a private server that never listens keeps it off
+  // Corral's own upgrade routing (stack-notes §3).
+  const upgradeBus: Server = createServer();
+  const app = next({ dev: opts.dev, dir: opts.dir, hostname, port, httpServer: upgradeBus });
+  await app.prepare();
+  const handler = app.getRequestHandler();
+  http.setFallback(
+    (req, res) => handler(req, res),
+    opts.dev ? (req, socket, head) => void upgradeBus.emit('upgrade', req, socket, head) : undefined,
+  );
+  return () => app.close();
+}
+
+export async function startCorral(options: StartOptions): Promise<RunningCorral> {
+  const kubeConfig = loadKubeConfig(options.kube);
+  const cluster = new KubeCluster(kubeConfig, {
+    demo: options.demo ?? false,
+    name: options.clusterName ?? (options.demo ? 'embedded demo cluster' : undefined),
+    requestTimeoutMs: options.requestTimeoutMs,
+    unreachableAfterMs: options.unreachableAfterMs,
+  });
+  // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
+  await cluster.cache.start();
+  cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000).catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
+  const services = createCorralServices(cluster, options.config);
+  const http = createCorralHttpServer({ services });
+  const hostname = options.host ?? '0.0.0.0';
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(options.port ?? 8006, hostname, () => {
+      http.server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.server.address() as AddressInfo).port;
+  if (options.plugins !== false) await attachPlugins({ http, services, kubeConfig, identityFor });
+  let closeNext: (() => Promise<void>) | undefined;
+  if (options.next) closeNext = await attachNext(http, options.next, hostname === '0.0.0.0' ? 'localhost' : hostname, port);
+  const urlHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    http,
+    services,
+    cluster,
+    async close() {
+      services.close();
+      await http.close();
+      await closeNext?.();
+      await cluster.stop();
+    },
+  };
+}
