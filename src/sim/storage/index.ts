@@ -6,6 +6,7 @@
 import type { SimContext, SimModule } from '../module.js';
 import { startCloneController } from './clone-controller.js';
 import { startDataVolumeController } from './datavolume-controller.js';
+import { exportDownloadRoute, startExportController } from './export-controller.js';
 import { startPvcController } from './pvc-controller.js';
 import { startRestoreController } from './restore-controller.js';
 import { Runtime } from './runtime.js';
@@ -13,6 +14,7 @@ import { startSnapshotControllers } from './snapshot-controller.js';
 
 export { admitPvcUpdate } from './pvc-controller.js';
 export { podLogText } from './pods.js';
+export { EXPORT_PATH_PREFIX, TOKEN_HEADER } from './export-controller.js';
 
 /** A fresh module per embedded cluster (it holds that cluster's timers and queues). */
 export function createStorageModule(): SimModule {
@@ -26,8 +28,10 @@ export function createStorageModule(): SimModule {
       startSnapshotControllers(rt);
       startRestoreController(rt);
       startCloneController(rt);
+      startExportController(rt);
       rt.start();
     },
+    rawRoutes: [exportDownloadRoute],
     stop() {
       rt?.stop();
       rt = undefined;
