@@ -61,7 +61,6 @@ export function sweep(store: ObjectStore): void {
   };
 
   const blockingDependents = new Map<string, number>();
-  const orphanPending = new Set<string>();
   for (const dep of all) {
     const refs = dep.object.metadata.ownerReferences;
     if (!refs?.length) continue;
@@ -69,7 +68,7 @@ export function sweep(store: ObjectStore): void {
     const orphanFrom = refs.filter((r) => byUid.get(r.uid)?.object.metadata.finalizers?.includes(ORPHAN) && byUid.get(r.uid)?.object.metadata.deletionTimestamp);
     const dangling = refs.filter((r) => !byUid.has(r.uid) && ownerKnown(r));
     if (orphanFrom.length) {
-      for (const r of orphanFrom) orphanPending.add(r.uid);
+      // Synchronous store: once this write is done the owner's `orphan` finalizer can go in the same sweep.
       tolerant(() =>
         store.mutate(dep.key, namespace, name, (o) => {
           o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => !orphanFrom.some((x) => x.uid === r.uid));
@@ -104,7 +103,7 @@ export function sweep(store: ObjectStore): void {
     if (meta.finalizers?.includes(FOREGROUND) && !blockingDependents.get(meta.uid)) {
       tolerant(() => store.removeFinalizer(owner.key, meta.namespace, meta.name, FOREGROUND));
     }
-    if (meta.finalizers?.includes(ORPHAN) && !orphanPending.has(meta.uid)) {
+    if (meta.finalizers?.includes(ORPHAN)) {
       tolerant(() => store.removeFinalizer(owner.key, meta.namespace, meta.name, ORPHAN));
     }
   }
