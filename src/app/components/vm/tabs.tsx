@@ -3,6 +3,8 @@
 // `?tab=<id>` selects it, so every tab has its own reloadable URL.
 import type { ComponentType } from 'react';
 import type { VmRow } from '../../lib/model';
+import { ConsoleTab } from '../console/ConsoleTab';
+import { TerminalTab } from '../console/TerminalTab';
 import { SummaryTab } from './SummaryTab';
 import { YamlTab } from './YamlTab';
 
@@ -23,6 +25,8 @@ export interface VmTab {
 export const VM_TABS: VmTab[] = [
   { id: 'summary', label: 'Summary', Component: SummaryTab },
   { id: 'yaml', label: 'YAML', Component: YamlTab },
+  { id: 'console', label: 'Console', Component: ConsoleTab },
+  { id: 'terminal', label: 'Terminal', Component: TerminalTab },
 ];
 
 export const DEFAULT_TAB = 'summary';
