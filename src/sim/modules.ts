@@ -2,9 +2,15 @@
  * The cluster components the embedded cluster runs by default, in start order. Each helper area adds its module
  * here. The fleet module must stay LAST: it seeds objects after every controller has subscribed to the store.
  */
+import { fleetModule } from './fleet/index.js';
 import { garbageCollectorModule } from './gc/index.js';
+import { kubevirtModule } from './kubevirt/index.js';
 import type { SimModule } from './module.js';
 
 export function defaultModules(): SimModule[] {
-  return [garbageCollectorModule()];
+  return [
+    garbageCollectorModule(),
+    kubevirtModule(),
+    fleetModule(), // must stay last
+  ];
 }

@@ -20,20 +20,32 @@ const BIND_DELAY_MS = 200;
 const LAUNCHER_PULL_MS = 1500;
 const UNSCHEDULABLE_RETRY_MS = 15_000;
 
-/** Registries the simulated nodes can reach; anything else fails DNS like an air-gapped homelab would. */
-const REACHABLE_REGISTRIES = new Set([
-  'docker.io', 'index.docker.io', 'registry-1.docker.io', 'quay.io', 'ghcr.io', 'registry.k8s.io', 'gcr.io',
-  'registry.fedoraproject.org', 'mcr.microsoft.com', 'public.ecr.aws', 'registry.gitlab.com', 'lscr.io', 'nvcr.io',
-  'registry.access.redhat.com', 'cgr.dev',
-]);
+/**
+ * The sim has no network, so a fixed rule (the same one CDI's importers follow, docs/sim-storage.md) decides what
+ * a pull does: a registry on a reserved name (`*.invalid`, `*.test`, `*.example`, `*.localhost`, localhost) does
+ * not resolve; a repository or tag that is `404`/`notfound`/`not-found`/`missing` or contains `does-not-exist`
+ * is not found; everything else pulls.
+ */
+const RESERVED_SUFFIXES = ['.invalid', '.test', '.example', '.localhost'];
+const MISSING = /^(404|notfound|not-found|missing)$|does-not-exist/i;
 
 export function registryOf(image: string): string {
   const first = image.split('/')[0] ?? '';
   return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io';
 }
 
-export function isPullable(image: string): boolean {
-  return REACHABLE_REGISTRIES.has(registryOf(image));
+/** Why pulling `image` fails, in containerd's words, or undefined when it pulls. */
+export function pullFailure(image: string): string | undefined {
+  const host = registryOf(image).replace(/:\d+$/, '').toLowerCase();
+  if (host === 'localhost' || RESERVED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+    return `failed to pull and unpack image "${image}": failed to resolve reference "${image}": failed to do request: Head "https://${host}/v2/": dial tcp: lookup ${host}: no such host`;
+  }
+  const path = image.includes('/') && registryOf(image) !== 'docker.io' ? image.slice(image.indexOf('/') + 1) : image;
+  const segments = path.split(/[/:@]/);
+  if (segments.some((segment) => MISSING.test(segment))) {
+    return `failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`;
+  }
+  return undefined;
 }
 
 function isLauncherLike(pod: KObject): boolean {
@@ -201,43 +213,23 @@ export class Kubelet {
     const node = nodeName ? store.get(K.nodes, undefined, nodeName) : undefined;
     if (!node) return;
     const containers = digArray(pod, 'spec', 'containers');
-    const unpullable = containers.find((c) => !isPullable(String(c.image ?? '')));
-    if (unpullable) {
-      this.failPull(pod, String(unpullable.image));
-      return;
+    for (const c of containers) {
+      const failure = pullFailure(String(c.image ?? ''));
+      if (failure) {
+        this.failPull(pod, String(c.image), failure);
+        return;
+      }
     }
     const ip = pod.spec && (pod.spec as Json).hostNetwork ? this.nodeIp(nodeName) : this.index.allocateIp(node);
-    const now = nowTimestamp();
-    const running = store.mutate(K.pods, namespace, name, (p) => {
-      const st = status(p);
-      st.phase = 'Running';
-      st.hostIP = this.nodeIp(nodeName);
-      st.hostIPs = st.hostIP ? [{ ip: st.hostIP }] : [];
-      st.podIP = ip;
-      st.podIPs = ip ? [{ ip }] : [];
-      st.startTime ??= now;
-      st.qosClass = 'Burstable';
-      for (const type of ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready']) setCondition(p, { type, status: 'True' });
-      st.containerStatuses = containers.map((c) => ({
-        name: c.name,
-        image: c.image,
-        imageID: `${String(c.image).split(':')[0]}@sha256:${hash32(String(c.image)).toString(16).padStart(8, '0').repeat(8)}`,
-        containerID: `containerd://${hash32(`${p.metadata.uid}/${String(c.name)}`).toString(16).padStart(8, '0').repeat(8)}`,
-        ready: true,
-        started: true,
-        restartCount: 0,
-        state: { running: { startedAt: now } },
-      }));
-    });
+    const running = store.mutate(K.pods, namespace, name, (p) => markPodRunning(p, node, ip));
     if (running) {
       for (const c of containers) recordEvent(store, running, 'Started', `Started container ${String(c.name)}`, { component: 'kubelet' });
     }
   }
 
-  private failPull(pod: KObject, image: string): void {
+  private failPull(pod: KObject, image: string, failure: string): void {
     const store = this.ctx.store;
-    const host = registryOf(image);
-    const message = `Failed to pull image "${image}": failed to resolve reference "${image}": failed to do request: Head "https://${host}/v2/": dial tcp: lookup ${host}: no such host`;
+    const message = `Failed to pull image "${image}": ${failure}`;
     const setWaiting = (reason: string, text: string) =>
       store.mutate(K.pods, pod.metadata.namespace, pod.metadata.name, (p) => {
         const st = status(p);
@@ -268,4 +260,29 @@ export class Kubelet {
     if (pod.metadata.finalizers?.length) return; // someone else still holds it
     this.ctx.store.delete(K.pods, namespace, name);
   }
+}
+
+/** Status of a pod whose containers all started on `node` with address `ip` (kubelet's view). */
+export function markPodRunning(pod: KObject, node: KObject, ip: string | undefined): void {
+  const now = nowTimestamp();
+  const hostIp = digArray(node, 'status', 'addresses').find((a) => a.type === 'InternalIP')?.address as string | undefined;
+  const st = status(pod);
+  st.phase = 'Running';
+  st.hostIP = hostIp;
+  st.hostIPs = hostIp ? [{ ip: hostIp }] : [];
+  st.podIP = ip;
+  st.podIPs = ip ? [{ ip }] : [];
+  st.startTime ??= now;
+  st.qosClass = 'Burstable';
+  for (const type of ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled']) setCondition(pod, { type, status: 'True' });
+  st.containerStatuses = digArray(pod, 'spec', 'containers').map((c) => ({
+    name: c.name,
+    image: c.image,
+    imageID: `${String(c.image).split(':')[0]}@sha256:${hash32(String(c.image)).toString(16).padStart(8, '0').repeat(8)}`,
+    containerID: `containerd://${hash32(`${pod.metadata.uid}/${String(c.name)}`).toString(16).padStart(8, '0').repeat(8)}`,
+    ready: true,
+    started: true,
+    restartCount: 0,
+    state: { running: { startedAt: now } },
+  }));
 }
