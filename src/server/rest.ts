@@ -70,32 +70,29 @@ export function createRestHandler(services: CorralServices) {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {
+      let raw = '';
       if (method !== 'DELETE') {
-        let raw: string;
         try {
           raw = await readBody(req);
         } catch (err) {
           sendJsonError(res, 413, (err as Error).message);
           return;
         }
-        if (!raw.trim()) {
-          req.body = {};
-          req.headers['content-type'] ??= 'application/json';
-        } else {
-          try {
-            req.body = JSON.parse(raw);
-          } catch {
-            sendJsonError(res, 400, 'Malformed JSON body');
-            return;
-          }
-        }
-      } else {
-        req.headers['content-type'] ??= 'application/json';
       }
+      // A body-less action (`POST …/start`, `DELETE …`) counts as `{}`; anything with a body must say it is JSON.
+      if (!raw.trim()) req.headers['content-type'] ??= 'application/json';
       const refusal = crossSiteRefusal(req.headers);
       if (refusal) {
         sendJsonError(res, 403, refusal);
         return;
+      }
+      if (method !== 'DELETE') {
+        try {
+          req.body = raw.trim() ? JSON.parse(raw) : {};
+        } catch {
+          sendJsonError(res, 400, 'Malformed JSON body');
+          return;
+        }
       }
     }
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;

@@ -87,7 +87,7 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
     node: input.node,
     instancetype: input.instancetype,
     preference: input.preference,
-    runStrategy: 'Always' as const,
+    runStrategy: input.start === true ? ('Always' as const) : ('Halted' as const),
   };
   const diskName = `${name}-disk`;
   if (input.containerDisk !== undefined) {

@@ -106,7 +106,8 @@ export function buildCloudInitSecret(vm: string, namespace: string, userData: st
     kind: 'Secret',
     metadata: { name: `${vm}-cloudinit`, namespace, labels: ownedLabels(vm) },
     type: 'Opaque',
-    stringData: { userdata: userData },
+    // `data` (base64) rather than stringData: the stored object is the same on every apiserver.
+    data: { userdata: Buffer.from(userData, 'utf8').toString('base64') },
   };
 }
 

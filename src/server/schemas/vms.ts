@@ -61,6 +61,7 @@ export const VmCreateInput = z
     cloudInit: z.string().max(65536).optional().describe('cloud-init user-data (stored in a Secret)'),
     instancetype: z.string().min(1).max(253).optional(),
     preference: z.string().min(1).max(253).optional(),
+    start: z.boolean().optional().describe('power on right after creation (default false: created stopped, like Proxmox)'),
   })
   .superRefine((input, ctx) => {
     const given = VM_SOURCES.filter((s) => input[s] !== undefined);

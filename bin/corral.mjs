@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The `corral` command. `corral web [--port N] [--demo] [--kubeconfig FILE] [--context NAME]` runs the server.
+// It always runs server.ts on the project's own Node 24 (node_modules/.bin/node, from the `node` npm package)
+// with tsx, because the system Node may be too old for @kubernetes/client-node 2.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const [command, ...rest] = process.argv.slice(2);
+
+const usage = `usage: corral web [--port N] [--host ADDR] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
+
+  --demo              run against the embedded demo cluster (no Kubernetes needed)
+  --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
+  --context NAME      kubeconfig context (default: current-context)
+  --port N            listen port (default $PORT or 8006)
+  --no-ui             serve the API only`;
+
+if (command !== 'web') {
+  console.error(command === undefined || command === '--help' || command === '-h' ? usage : `unknown command: ${command}\n\n${usage}`);
+  process.exit(command === '--help' || command === '-h' ? 0 : 2);
+}
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+const projectNode = join(root, 'node_modules', '.bin', 'node');
+const nodeBin = major > 22 || (major === 22 && minor >= 19) ? process.execPath : projectNode;
+if (nodeBin === projectNode && !existsSync(projectNode)) {
+  console.error(`corral needs Node >= 22.19; this is ${process.versions.node} and ${projectNode} is missing (run npm install)`);
+  process.exit(1);
+}
+
+const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'server.ts'), ...rest], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { NODE_ENV: 'production', ...process.env },
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,87 @@
+/**
+ * Test harness: the embedded cluster and Corral (API only, no Next, no plug-ins) in this process, both on random
+ * loopback ports, plus small HTTP helpers that return status + parsed body.
+ */
+import { startEmbeddedCluster, type EmbeddedCluster, type FleetName } from '@/sim/index';
+import { startCorral, type RunningCorral } from '@/server/start';
+
+export interface Harness {
+  sim: EmbeddedCluster;
+  corral: RunningCorral;
+  url: string;
+  get(path: string, headers?: Record<string, string>): Promise<Reply>;
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  del(path: string, headers?: Record<string, string>): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  text: string;
+  headers: Headers;
+}
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+export async function startHarness(options: { fleet?: FleetName; speed?: number; requestTimeoutMs?: number; unreachableAfterMs?: number } = {}): Promise<Harness> {
+  const sim = await startEmbeddedCluster({ port: 0, fleet: options.fleet ?? 'empty', speed: options.speed ?? 50 });
+  const corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+    requestTimeoutMs: options.requestTimeoutMs ?? 2000,
+    unreachableAfterMs: options.unreachableAfterMs,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+  });
+  await corral.cluster.cache.waitForSync(20_000);
+  const url = corral.url;
+  return {
+    sim,
+    corral,
+    url,
+    get: async (path, headers = {}) => reply(await fetch(url + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      reply(
+        await fetch(url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      ),
+    del: async (path, headers = {}) => reply(await fetch(url + path, { method: 'DELETE', headers })),
+    async close() {
+      await corral.close();
+      await sim.close();
+    },
+  };
+}
+
+/** Polls `probe` until it returns a truthy value (or throws after `timeoutMs`). */
+export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
