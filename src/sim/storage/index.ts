@@ -7,6 +7,7 @@ import type { SimContext, SimModule } from '../module.js';
 import { startCloneController } from './clone-controller.js';
 import { startDataVolumeController } from './datavolume-controller.js';
 import { exportDownloadRoute, startExportController } from './export-controller.js';
+import { startJobController } from './job-controller.js';
 import { startPvcController } from './pvc-controller.js';
 import { startRestoreController } from './restore-controller.js';
 import { Runtime } from './runtime.js';
@@ -29,6 +30,7 @@ export function createStorageModule(): SimModule {
       startRestoreController(rt);
       startCloneController(rt);
       startExportController(rt);
+      startJobController(rt);
       rt.start();
     },
     rawRoutes: [exportDownloadRoute],
