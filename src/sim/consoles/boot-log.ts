@@ -16,8 +16,15 @@ function kernel(seconds: number, text: string): BootLine {
   return { atMs: seconds * 1000, text: `[${seconds.toFixed(6).padStart(12)}] ${text}` };
 }
 
+/** SeaBIOS and the GRUB menu run before the kernel prints its first line. */
+const FIRMWARE_MS = 1200;
+
 /** Boot messages up to (not including) the getty banner, which the login session prints itself. */
 export function bootLog(id: GuestIdentity): BootLine[] {
+  return kernelAndSystemd(id).map((line) => ({ atMs: line.atMs + FIRMWARE_MS, text: line.text }));
+}
+
+function kernelAndSystemd(id: GuestIdentity): BootLine[] {
   const ip = id.nics[0]?.ips.find((a) => !a.includes(':')) ?? '10.0.2.2';
   const unit = (atMs: number, text: string): BootLine => ({ atMs, text: `${OK} ${text}` });
   return [
@@ -49,7 +56,7 @@ export function bootLog(id: GuestIdentity): BootLine[] {
 }
 
 /** How long a boot takes (guest ms) before the login prompt appears. */
-export const BOOT_DURATION_MS = 12_500;
+export const BOOT_DURATION_MS = FIRMWARE_MS + 12_500;
 
 /** Printed before a reboot, before the screen goes blank. */
 export const SHUTDOWN_LOG = [
