@@ -1,0 +1,34 @@
+/**
+ * The consoles plug-in: `attachToCorral` (discovered by src/server/start.ts) mounts the VNC and serial console
+ * gateway on the Corral server's upgrade routing, with the server's kubeconfig, identity and VM cache.
+ */
+import type { CorralHost } from '../start';
+import { createConsoleGateway, type ConsoleGateway } from './gateway.js';
+
+export { createConsoleGateway } from './gateway.js';
+export type { ConsoleGateway, ConsoleGatewayOptions, ConsoleCaller, ClusterCredentials } from './gateway.js';
+export { consoleState } from './state.js';
+export { bridgeSockets } from './bridge.js';
+export { CloseCode } from './close-codes.js';
+
+export function attachToCorral(host: CorralHost): ConsoleGateway {
+  const gateway = createConsoleGateway({
+    cluster(context) {
+      const current = host.kubeConfig.getCurrentContext();
+      if (context && context !== current) throw new Error(`Unknown context ${JSON.stringify(context)}: this Corral serves ${current}`);
+      return host.kubeConfig;
+    },
+    resolveCaller(req) {
+      const identity = host.identityFor(req, host.services);
+      return { login: identity.login, name: identity.name, admin: identity.admin };
+    },
+    // The watch cache knows whether the VM exists and its status: "Stopped" beats KubeVirt's "vmi not found".
+    vmStatus: (namespace, name) => Promise.resolve(host.services.fleet.vmRow(namespace, name)?.status ?? null),
+    // A browser cannot set X-Forwarded-Host on a WebSocket, so honouring it (as the REST guard does) opens no hole.
+    trustForwardedHost: true,
+  });
+  host.http.registerUpgrade('/api/vnc/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  host.http.registerUpgrade('/api/tty/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  host.http.server.once('close', () => gateway.close());
+  return gateway;
+}
