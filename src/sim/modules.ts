@@ -7,11 +7,13 @@ import { fleetModule } from './fleet/index.js';
 import { garbageCollectorModule } from './gc/index.js';
 import { kubevirtModule } from './kubevirt/index.js';
 import type { SimModule } from './module.js';
+import { storageModule } from './storage/index.js';
 
 export function defaultModules(): SimModule[] {
   return [
     garbageCollectorModule(),
     kubevirtModule(),
+    storageModule(),
     consolesModule(),
     fleetModule(), // must stay last
   ];

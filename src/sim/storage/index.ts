@@ -40,3 +40,6 @@ export function createStorageModule(): SimModule {
     },
   };
 }
+
+/** The name modules.ts lists it under, like the other cluster components. */
+export const storageModule = createStorageModule;
