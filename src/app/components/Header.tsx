@@ -46,11 +46,13 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
           read-only
         </span>
       )}
+      <Link href="/multiview" className="btn btn-ghost hide-phone" title="Live screens of running VMs">
+        Multiview
+      </Link>
       <ThemeToggle />
       {!session.readOnly && (
-        <Link href="/create" className="btn btn-primary">
+        <Link href="/create" className="btn btn-primary" aria-label="Create VM">
           + <span className="hide-phone">Create VM</span>
-          <span className="visually-hidden">Create VM</span>
         </Link>
       )}
     </header>

@@ -21,7 +21,7 @@ function hue(name: string): number {
   return h;
 }
 
-function Mark({ logo }: { logo: string }) {
+function markFor(logo: string) {
   switch (logo) {
     case 'ubuntu':
       return (
@@ -53,7 +53,7 @@ function Mark({ logo }: { logo: string }) {
 export function Logo({ name, logo }: { name: string; logo?: string }) {
   const key = logo ?? '';
   const background = BRAND[key] ?? `hsl(${hue(name)} 45% 40%)`;
-  const mark = key ? <Mark logo={key} /> : null;
+  const mark = markFor(key);
   return (
     <span className="logo" style={{ background }} aria-hidden>
       {mark ?? (name[0] ?? '?').toUpperCase()}
