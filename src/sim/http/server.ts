@@ -255,6 +255,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     })();
   });
 
+  // Long-lived keep-alive like the real apiserver's Go server: a short idle timeout races with clients reusing the
+  // connection (they see "other side closed" mid-request under load).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const decision = faults.decide(url.pathname);

@@ -63,6 +63,8 @@ export class ObjectStore {
   private readonly objects = new Map<ResourceKey, Map<string, Entry>>();
   private readonly logs = new Map<ResourceKey, EventLog>();
   private readonly listeners = new Set<StoreListener>();
+  /** Per type, the `namespace/name` keys in order; dropped whenever an object is added or removed. */
+  private readonly sortedIds = new Map<ResourceKey, string[]>();
   /** Seeded from the wall clock so clients that survive a restart never hold a resourceVersion from the future. */
   private revision = Date.now() * 1000;
 
@@ -120,15 +122,18 @@ export class ObjectStore {
 
   private entries(key: ResourceKey, namespace?: string): Entry[] {
     const table = this.table(key);
+    // Name order is cached per type and only recomputed when an object is added or removed, so listing 10,000
+    // objects after a status update does not sort again.
+    let ids = this.sortedIds.get(key);
+    if (!ids) {
+      ids = [...table.keys()].sort();
+      this.sortedIds.set(key, ids);
+    }
     const out: Entry[] = [];
-    for (const entry of table.values()) {
+    for (const id of ids) {
+      const entry = table.get(id)!;
       if (namespace === undefined || entry.object.metadata.namespace === namespace) out.push(entry);
     }
-    out.sort((a, b) => {
-      const an = objectKey(a.object.metadata.namespace, a.object.metadata.name);
-      const bn = objectKey(b.object.metadata.namespace, b.object.metadata.name);
-      return an < bn ? -1 : an > bn ? 1 : 0;
-    });
     return out;
   }
 
@@ -343,6 +348,7 @@ export class ObjectStore {
     const table = this.table(key);
     const id = objectKey(obj.metadata.namespace, obj.metadata.name);
     const previous = table.get(id)?.object;
+    if (!previous) this.sortedIds.delete(key);
     table.set(id, { object: obj, json: undefined });
     this.emit(previous ? { type: eventType, key, object: obj, rv, previous } : { type: eventType, key, object: obj, rv });
     return obj;
@@ -355,6 +361,7 @@ export class ObjectStore {
     const id = objectKey(obj.metadata.namespace, obj.metadata.name);
     const previous = table.get(id)?.object ?? last;
     table.delete(id);
+    this.sortedIds.delete(key);
     this.emit({ type: 'DELETED', key, object: obj, rv, previous });
     return obj;
   }
