@@ -60,11 +60,22 @@ export interface VmHardware {
 
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 
+/** Bytes as an exact quantity a human reads back (`4Gi`, `1536Mi`), falling back to plain bytes. */
+export function bytesQuantity(bytes: number): string {
+  for (const [unit, factor] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20]] as const) {
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}
+
 function claimFacts(deps: DomainDeps, namespace: string, claim: string): { sizeBytes?: number; storageClass: string } {
   const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, claim);
   const dv = deps.cluster.cache.get('DataVolume', namespace, claim);
-  const capacity = asString(asDict(asDict(pvc?.status).capacity).storage) || claimSize(pvc) || claimSize(dv);
-  const bytes = quantityToNumber(capacity);
+  // The larger of capacity and request: after a resize the request leads until the filesystem has grown.
+  const capacity = quantityToNumber(asString(asDict(asDict(pvc?.status).capacity).storage));
+  const requested = quantityToNumber(claimSize(pvc) || claimSize(dv));
+  const known = [capacity, requested].filter(Number.isFinite);
+  const bytes = known.length ? Math.max(...known) : NaN;
   const storageClass =
     asString(asDict(pvc?.spec).storageClassName) ||
     asString(asDict(asDict(dv?.spec).storage).storageClassName) ||
@@ -186,7 +197,7 @@ function dataVolumeFor(bp: VmBlueprint, disk: DiskPlan): KObject | undefined {
   if ('blank' in b) [source, size, storageClass] = [{ blank: {} }, b.blank.sizeBytes, b.blank.storageClass];
   else if ('import' in b) [source, size, storageClass] = [{ http: { url: b.import.url } }, b.import.sizeBytes, b.import.storageClass];
   else [source, size, storageClass] = [{ pvc: { namespace: bp.namespace, name: b.clone.pvc } }, b.clone.sizeBytes, b.clone.storageClass];
-  const dv = buildDataVolume(bp.name, bp.namespace, plannedClaim(bp.name, disk), String(size), source);
+  const dv = buildDataVolume(bp.name, bp.namespace, plannedClaim(bp.name, disk), bytesQuantity(size), source);
   if (storageClass) (asDict(dv.spec).storage as Record<string, unknown>).storageClassName = storageClass;
   return dv;
 }
@@ -225,7 +236,7 @@ export function buildComposedVm(bp: VmBlueprint): KObject {
         spec: {
           domain: {
             cpu: { sockets: bp.sockets, cores: bp.cores, threads: 1 },
-            memory: { guest: String(bp.memoryBytes) },
+            memory: { guest: bytesQuantity(bp.memoryBytes) },
             devices: { disks, interfaces, ...(interfaces.length === 0 ? { autoattachPodInterface: false } : {}) },
           },
           networks,
@@ -341,20 +352,20 @@ export interface HardwareChange {
  * Applies CPU/memory and metadata in one merge patch. Like Proxmox's config PUT it never restarts the guest: a
  * running VM picks up CPU/memory through KubeVirt's live update where supported, else at its next restart.
  */
-export async function changeHardware(deps: DomainDeps, caller: Caller, namespace: string, name: string, change: HardwareChange): Promise<void> {
+export async function changeHardware(deps: DomainDeps, caller: Caller, namespace: string, name: string, change: HardwareChange): Promise<string | undefined> {
   const vm = requireVm(deps, namespace, name);
   const domain: Record<string, unknown> = {};
   const cpu = asDict(asDict(templateSpec(vm).domain).cpu);
   if (change.sockets !== undefined || change.cores !== undefined) {
     domain.cpu = { ...cpu, sockets: change.sockets ?? num(cpu.sockets, 1), cores: change.cores ?? num(cpu.cores, 1) };
   }
-  if (change.memoryBytes !== undefined) domain.memory = { guest: String(change.memoryBytes) };
+  if (change.memoryBytes !== undefined) domain.memory = { guest: bytesQuantity(change.memoryBytes) };
   const patch: Record<string, unknown> = {};
   if (change.labels || change.annotations) {
     patch.metadata = { ...(change.labels ? { labels: change.labels } : {}), ...(change.annotations ? { annotations: change.annotations } : {}) };
   }
   if (Object.keys(domain).length) patch.spec = { template: { spec: { domain } } };
-  if (Object.keys(patch).length === 0) return;
+  if (Object.keys(patch).length === 0) return undefined;
   const summary = [
     change.sockets !== undefined ? `sockets=${change.sockets}` : '',
     change.cores !== undefined ? `cores=${change.cores}` : '',
@@ -363,9 +374,10 @@ export async function changeHardware(deps: DomainDeps, caller: Caller, namespace
   ]
     .filter(Boolean)
     .join(' ');
-  await runAsTask(deps.journal, 'config', `${namespace}/${name}`, caller.identity.login, async (task) => {
+  return runAsTask(deps.journal, 'config', `${namespace}/${name}`, caller.identity.login, async (task) => {
     await deps.cluster.patch('VirtualMachine', namespace, name, patch);
     task.done(`updated ${summary}`);
+    return task.id;
   });
 }
 
@@ -374,11 +386,12 @@ export async function patchVmMetadata(deps: DomainDeps, namespace: string, name:
   await deps.cluster.patch('VirtualMachine', namespace, name, { metadata: { labels } });
 }
 
-export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespace: string, name: string, on: boolean): Promise<void> {
+export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespace: string, name: string, on: boolean): Promise<string> {
   requireVm(deps, namespace, name);
-  await runAsTask(deps.journal, 'template', `${namespace}/${name}`, caller.identity.login, async (task) => {
+  return runAsTask(deps.journal, 'template', `${namespace}/${name}`, caller.identity.login, async (task) => {
     await deps.cluster.patch('VirtualMachine', namespace, name, { metadata: { labels: { [LABEL_TEMPLATE]: on ? 'true' : null } } });
     task.done(on ? 'marked as template' : 'template flag removed');
+    return task.id;
   });
 }
 
@@ -386,7 +399,7 @@ export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespac
  * Adds disks to an existing VM (new DataVolumes + spec entries, persisted so they survive restarts). The VM spec
  * is replaced as a whole list, so concurrent edits are caught by the apiserver's resourceVersion check.
  */
-export async function addDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, disks: DiskPlan[], task?: TaskHandle): Promise<void> {
+export async function addDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, disks: DiskPlan[], task?: TaskHandle): Promise<string> {
   const vm = requireVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
   for (const d of disks) if (hw.disks.some((x) => x.name === d.name)) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a disk ${d.name}`);
@@ -426,17 +439,18 @@ export async function addDisks(deps: DomainDeps, caller: Caller, namespace: stri
     if (created.length) void followDataVolumes(deps, namespace, created, own);
     else own.done();
   }
+  return own.id;
 }
 
 /** Detaches disks from the spec; `purge` also deletes the DataVolume/PVC behind each (PVE `unlink force=1`). */
-export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskNames: string[], purge: boolean): Promise<void> {
+export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskNames: string[], purge: boolean): Promise<string> {
   const vm = requireVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
   const doomed = hw.disks.filter((d) => diskNames.includes(d.name));
   const missing = diskNames.filter((n) => !doomed.some((d) => d.name === n));
   if (missing.length) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no disk ${missing.join(', ')}`);
   const tspec = templateSpec(vm);
-  await runAsTask(deps.journal, 'disk-detach', `${namespace}/${name}`, caller.identity.login, async (task) => {
+  return runAsTask(deps.journal, 'disk-detach', `${namespace}/${name}`, caller.identity.login, async (task) => {
     await deps.cluster.patch('VirtualMachine', namespace, name, {
       metadata: { resourceVersion: vm.metadata.resourceVersion },
       spec: {
@@ -462,35 +476,78 @@ export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: s
       }
     }
     task.done();
+    return task.id;
   });
 }
 
-/** Grows a disk's claim; the StorageClass must allow expansion (the apiserver refuses otherwise, with its reason). */
-export async function resizeDisk(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskName: string, sizeBytes: number, task?: TaskHandle): Promise<void> {
+/**
+ * Grows a disk's claim. The task stays running until the PVC reports the new capacity, and fails with the
+ * apiserver's or the resizer's reason (e.g. a StorageClass without allowVolumeExpansion).
+ */
+export async function resizeDisk(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskName: string, sizeBytes: number): Promise<string> {
   const hw = vmHardware(deps, namespace, name);
   const disk = hw.disks.find((d) => d.name === diskName);
   if (!disk) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no disk ${diskName}`);
   if (!disk.claim || disk.volume?.kind === 'containerDisk' || disk.volume?.kind === 'cloudInit')
     throw new CorralError('BAD_REQUEST', `disk ${diskName} of ${namespace}/${name} is not backed by a volume that can grow`);
   if (disk.sizeBytes !== undefined && sizeBytes < disk.sizeBytes) throw new CorralError('BAD_REQUEST', `disk ${diskName}: shrinking is not supported`);
-  const body = async (t: TaskHandle) => {
-    if (deps.cluster.cache.get('DataVolume', namespace, disk.claim)) {
-      // CDI passes a DataVolume's size change on to its PVC; patching both keeps them in agreement.
-      await deps.cluster.patch('DataVolume', namespace, disk.claim, { spec: { storage: { resources: { requests: { storage: String(sizeBytes) } } } } }).catch(() => undefined);
-    }
-    await deps.cluster.patch('PersistentVolumeClaim', namespace, disk.claim, { spec: { resources: { requests: { storage: String(sizeBytes) } } } });
-    t.done(`requested ${sizeBytes} bytes for ${disk.claim}`);
-  };
-  if (task) {
-    try {
-      await body(task);
-    } catch (err) {
-      task.fail(err);
-      throw err;
-    }
-    return;
+  const task = deps.journal.start('resize', `${namespace}/${name}`, caller.identity.login);
+  try {
+    await deps.cluster.patch('PersistentVolumeClaim', namespace, disk.claim, { spec: { resources: { requests: { storage: bytesQuantity(sizeBytes) } } } });
+  } catch (err) {
+    task.fail(err);
+    throw err;
   }
-  await runAsTask(deps.journal, 'resize', `${namespace}/${name}`, caller.identity.login, body);
+  task.log(`requested ${bytesQuantity(sizeBytes)} for ${disk.claim}`);
+  void followExpansion(deps, namespace, disk.claim, sizeBytes, task);
+  return task.id;
+}
+
+function followExpansion(deps: DomainDeps, namespace: string, claim: string, sizeBytes: number, task: TaskHandle): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): boolean => {
+      const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, claim);
+      if (!pvc) {
+        task.fail(new Error(`PVC ${claim} disappeared`));
+        return true;
+      }
+      const status = asDict(pvc.status);
+      const capacity = quantityToNumber(asString(asDict(status.capacity).storage));
+      if (Number.isFinite(capacity) && capacity >= sizeBytes) {
+        task.done(`${claim} is now ${asString(asDict(status.capacity).storage)}`);
+        return true;
+      }
+      const conditions = asArray(status.conditions).map(asDict);
+      if (conditions.some((c) => c.type === 'FileSystemResizePending' && c.status === 'True')) {
+        task.done(`${claim} expanded; its filesystem grows when the VM next (re)starts`);
+        return true;
+      }
+      const requested = quantityToNumber(claimSize(pvc));
+      if (Number.isFinite(requested) && requested < sizeBytes) {
+        task.fail(new Error(`resizing ${claim} was refused (its StorageClass may not allow volume expansion); see the PVC's events`));
+        return true;
+      }
+      const failed = conditions.find((c) => /Fail/i.test(asString(c.type)) && c.status === 'True');
+      if (failed) {
+        task.fail(new Error(`resizing ${claim} failed: ${asString(failed.message) || asString(failed.type)}`));
+        return true;
+      }
+      return false;
+    };
+    if (check()) return resolve();
+    const timer = setTimeout(() => {
+      unsubscribe();
+      if (!task.finished) task.fail(new Error(`${claim} did not grow to ${bytesQuantity(sizeBytes)} in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`));
+      resolve();
+    }, deps.config.waitTimeoutMs);
+    const unsubscribe = deps.cluster.onChange((e) => {
+      if (e.kind === 'PersistentVolumeClaim' && e.object.metadata.namespace === namespace && e.object.metadata.name === claim && check()) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      }
+    });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -531,6 +588,7 @@ export async function storageClasses(deps: DomainDeps): Promise<StorageFact[]> {
 export function libraryClaims(deps: DomainDeps, namespace: string): { name: string; sizeBytes?: number; storageClass: string; created: string }[] {
   return deps.cluster.cache
     .list('PersistentVolumeClaim', namespace)
-    .filter((p) => !p.metadata.labels?.['corral.dev/vm'] && !p.metadata.ownerReferences?.length)
+    // DataVolume-made claims count (a library image is usually one); claims owned by a VM do not.
+    .filter((p) => !p.metadata.labels?.['corral.dev/vm'] && !p.metadata.ownerReferences?.some((r) => r.kind === 'VirtualMachine'))
     .map((p) => ({ name: p.metadata.name ?? '', ...claimFacts(deps, namespace, p.metadata.name ?? ''), created: p.metadata.creationTimestamp ?? '' }));
 }

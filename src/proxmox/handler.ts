@@ -1,0 +1,123 @@
+/**
+ * The `/api2/json/…` request handler: parse (query + form/JSON body), route, authenticate, check the privilege,
+ * run the endpoint, answer in Proxmox's envelope. Unknown endpoints answer a Proxmox-shaped 501 and log one
+ * `[proxmox-gap] METHOD PATH` line, so running a new tool against Corral lists exactly what it is missing.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CorralServices } from '@/server/domain/services';
+import { authenticate, parseAdmins, type AuthConfig, type RequestFacts } from './auth/authenticate';
+import { hasPrivilege, requirePrivilege } from './auth/roles';
+import { TicketSigner } from './auth/tickets';
+import { parseGrants, type TokenGrant } from './auth/tokens';
+import { registerAccess } from './endpoints/access';
+import { registerCluster } from './endpoints/cluster';
+import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
+import { registerQemu } from './endpoints/qemu';
+import { registerSnapshots } from './endpoints/snapshots';
+import { Params, paramsFromJson } from './params';
+import { RouteTable, splitPath } from './routing';
+import { ProxmoxState } from './state';
+import { ProxmoxError, notImplemented, sendData, sendError } from './wire';
+
+export const API_PREFIX = '/api2/json';
+const MAX_BODY = 1024 * 1024;
+
+export interface ProxmoxOptions {
+  services: CorralServices;
+  /** Token grants; default: parsed from CORRAL_PROXMOX_TOKEN. Empty = open mode (loopback only). */
+  grants?: TokenGrant[];
+  /** CORRAL_ADMINS; default: from the environment. */
+  admins?: ReadonlySet<string>;
+  /** One line per event worth an operator's attention (gaps, relabels, unexpected failures). */
+  log?: (line: string) => void;
+}
+
+export interface ProxmoxHandler {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  state: ProxmoxState;
+  auth: AuthConfig;
+  close(): void;
+}
+
+export function buildRoutes(): Routes {
+  const table: Routes = new RouteTable<Endpoint>();
+  registerAccess(table);
+  registerCluster(table);
+  registerQemu(table);
+  registerSnapshots(table);
+  return table;
+}
+
+/** The secret the ticket keys derive from: the configured grants (so replicas agree), else random per process. */
+function signerKey(grants: TokenGrant[]): Buffer {
+  return grants.length ? Buffer.from(grants.map((g) => `${g.tokenId ?? '*'}=${g.secret}`).join('\n')) : randomBytes(32);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new ProxmoxError(413, 'request entity too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function requestParams(req: IncomingMessage, url: URL): Promise<Params> {
+  const query = Params.fromSearch(url.searchParams);
+  if (req.method === 'GET' || req.method === 'HEAD') return query;
+  const raw = await readBody(req);
+  if (!raw.trim()) return query;
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.includes('application/json')) {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      throw new ProxmoxError(400, 'malformed JSON body');
+    }
+    return query.merge(paramsFromJson(body));
+  }
+  return query.merge(Params.fromSearch(new URLSearchParams(raw)));
+}
+
+export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const grants = options.grants ?? parseGrants(process.env.CORRAL_PROXMOX_TOKEN);
+  const admins = options.admins ?? parseAdmins(process.env.CORRAL_ADMINS);
+  const auth: AuthConfig = { grants, signer: new TicketSigner(signerKey(grants)), ...(admins ? { admins } : {}) };
+  const state = new ProxmoxState(options.services, log);
+  const routes = buildRoutes();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawUrl = req.url ?? '/';
+    try {
+      const rawPath = rawUrl.split('?')[0] ?? '/';
+      if (!rawPath.startsWith(API_PREFIX)) throw new ProxmoxError(404, `no such path '${rawPath}'`);
+      const subPath = rawPath.slice(API_PREFIX.length) || '/';
+      const segments = splitPath(subPath);
+      const match = routes.match(method, segments);
+      if (!match) {
+        log(`[proxmox-gap] ${method} ${subPath}`);
+        throw notImplemented(method, subPath);
+      }
+      const facts: RequestFacts = { method, headers: req.headers, ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}) };
+      const endpoint = match.handler;
+      const principal = endpoint.public ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const } : authenticate(auth, facts);
+      if (endpoint.privilege) requirePrivilege(principal.role, endpoint.privilege.path(match.params), endpoint.privilege.name);
+      else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
+        throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
+      const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
+      const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
+      sendData(res, await endpoint.handle(ctx));
+    } catch (err) {
+      if (!(err instanceof ProxmoxError)) log(`[proxmox] ${method} ${rawUrl} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      sendError(res, err);
+    }
+  };
+
+  return { handle, state, auth, close: () => state.close() };
+}

@@ -1,0 +1,15 @@
+/**
+ * The Proxmox VE-compatible API as a Corral plug-in: `attachToCorral` (found by src/server/start.ts) mounts it at
+ * `/api2/json/` on Corral's own server; `createProxmoxHandler` serves it anywhere else (the standalone
+ * `corral proxmox serve`, tests).
+ */
+import type { CorralHost } from '@/server/start';
+import { createProxmoxHandler } from './handler';
+
+export { createProxmoxHandler, type ProxmoxHandler, type ProxmoxOptions } from './handler';
+
+export function attachToCorral(host: CorralHost): void {
+  const proxmox = createProxmoxHandler({ services: host.services });
+  host.http.mountProxmox((req, res) => proxmox.handle(req, res));
+  host.http.server.once('close', () => proxmox.close());
+}

@@ -1,0 +1,172 @@
+/**
+ * What the Proxmox translator keeps beside Corral's services: the vmid index (fed by the fleet view's change
+ * feed), the UPID registry over the task journal, which VMs have an operation in flight (PVE's `lock`), and the
+ * VMs deleted through this API whose objects are still finalising (so `status/current` fails right away, as
+ * Terraform's delete expects).
+ */
+import type { CorralServices } from '@/server/domain/services';
+import type { Caller } from '@/server/domain/deps';
+import type { Identity } from '@/server/domain/identity';
+import { patchVmMetadata } from '@/server/domain/vm-hardware';
+import { LABEL_VMID } from '@/server/domain/labels';
+import type { VmRow } from '@/server/schemas/vms';
+import type { Task } from '@/server/schemas/tasks';
+import type { Principal } from './auth/authenticate';
+import { hasPrivilege } from './auth/roles';
+import { UpidRegistry } from './tasks';
+import { upidNode } from './translate/upid';
+import { VmidIndex, labelVmid, type VmRef } from './vmid-index';
+import { vmNotFound, paramError } from './wire';
+
+/** Journal actions that hold a PVE lock on their VM while they run. */
+const LOCK_OF_ACTION: Record<string, string> = {
+  create: 'create',
+  migrate: 'migrate',
+  snapshot: 'snapshot',
+  'snapshot-delete': 'snapshot-delete',
+  rollback: 'rollback',
+  clone: 'clone',
+  delete: 'destroyed',
+  resize: 'disk',
+};
+
+export interface ResolvedVm {
+  vmid: number;
+  ref: VmRef;
+  row: VmRow;
+}
+
+export class ProxmoxState {
+  readonly vmids: VmidIndex;
+  readonly upids = new UpidRegistry();
+  private readonly locks = new Map<string, Map<string, string>>();
+  private readonly deleted = new Set<string>();
+  private readonly unsubscribers: (() => void)[] = [];
+
+  constructor(
+    readonly services: CorralServices,
+    private readonly log: (line: string) => void = (l) => console.log(l),
+  ) {
+    this.vmids = new VmidIndex((ref, vmid) => this.persistVmid(ref, vmid));
+    this.unsubscribers.push(
+      services.fleet.subscribe((delta) => {
+        if (delta.type !== 'vm') return;
+        if (delta.op === 'delete') {
+          this.deleted.delete(`${delta.namespace}/${delta.name}`);
+          this.vmids.remove(delta);
+        } else if (!this.deleted.has(`${delta.vm.namespace}/${delta.vm.name}`)) {
+          this.vmids.upsert(sourceOf(delta.vm));
+        }
+      }),
+    );
+    this.vmids.rebuild(services.fleet.vmRows().map(sourceOf));
+    this.unsubscribers.push(services.journal.subscribe((task) => this.trackLock(task)));
+  }
+
+  close(): void {
+    for (const u of this.unsubscribers) u();
+  }
+
+  private persistVmid(ref: VmRef, vmid: number): void {
+    patchVmMetadata(this.services.deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
+      () => this.log(`[proxmox] labelled ${ref.namespace}/${ref.name} with vmid ${vmid} (its fallback id was taken)`),
+      (err: unknown) => this.log(`[proxmox] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),
+    );
+  }
+
+  private trackLock(task: Task): void {
+    const lock = LOCK_OF_ACTION[task.action];
+    if (!lock) return;
+    let byTask = this.locks.get(task.target);
+    if (task.status === 'running') {
+      if (!byTask) this.locks.set(task.target, (byTask = new Map()));
+      byTask.set(task.id, lock);
+    } else if (byTask) {
+      byTask.delete(task.id);
+      if (byTask.size === 0) this.locks.delete(task.target);
+    }
+  }
+
+  /** PVE's `lock` value while an operation on the VM runs. */
+  lockOf(namespace: string, name: string): string | undefined {
+    const byTask = this.locks.get(`${namespace}/${name}`);
+    return byTask ? [...byTask.values()].pop() : undefined;
+  }
+
+  /** Forget a VM at once after a successful delete; its cache entry may linger while finalisers run. */
+  markDeleted(ref: VmRef): void {
+    this.deleted.add(`${ref.namespace}/${ref.name}`);
+    this.vmids.remove(ref);
+  }
+
+  parseVmid(text: string): number {
+    if (!/^\d+$/.test(text)) throw paramError({ vmid: `type check ('integer') failed - got '${text}'` });
+    const vmid = Number(text);
+    if (vmid < 100 || vmid > 999_999_999) throw paramError({ vmid: 'value must be between 100 and 999999999' });
+    return vmid;
+  }
+
+  resolveVm(node: string, vmidText: string): ResolvedVm {
+    const vmid = this.parseVmid(vmidText);
+    const ref = this.vmids.refOf(vmid);
+    const row = ref && !this.deleted.has(`${ref.namespace}/${ref.name}`) ? this.services.fleet.vmRow(ref.namespace, ref.name) : undefined;
+    if (!ref || !row) throw vmNotFound(node, vmid);
+    return { vmid, ref, row };
+  }
+
+  /** Every VM row with its vmid (rows whose vmid is not indexed yet are indexed now). */
+  vmRowsWithIds(): { vmid: number; row: VmRow }[] {
+    const out: { vmid: number; row: VmRow }[] = [];
+    for (const row of this.services.fleet.vmRows()) {
+      if (this.deleted.has(`${row.namespace}/${row.name}`)) continue;
+      out.push({ vmid: this.vmids.vmidOf(row) ?? this.vmids.upsert(sourceOf(row)), row });
+    }
+    return out;
+  }
+
+  /** Node names (PVE-safe), sorted; the first is where unplaced VMs are listed. */
+  nodeNames(): string[] {
+    return this.services.nodes.list().map((n) => n.name);
+  }
+
+  homeNode(): string {
+    return upidNode(this.nodeNames()[0] ?? 'corral');
+  }
+
+  /** The node a VM is shown on: where it runs, else the home node. */
+  vmNode(row: Pick<VmRow, 'node'>): string {
+    return row.node ? upidNode(row.node) : this.homeNode();
+  }
+
+  /** The Corral caller a Proxmox principal acts as (recorded on tasks). */
+  caller(principal: Principal): Caller {
+    const login = principal.tokenId ?? principal.userid;
+    const identity: Identity = { login, name: login, admin: hasPrivilege(principal.role, 'VM.PowerMgmt'), enforced: false };
+    return { identity };
+  }
+
+  upidOfTask(taskId: string, meta: { node: string; vmid?: number; user: string }): string {
+    const task = this.services.journal.get(taskId);
+    if (!task) throw new Error(`internal: task ${taskId} is not in the journal`);
+    return this.upids.upidFor(task, meta);
+  }
+
+  /** A UPID for any journal task (tasks not started here get one on first sight). */
+  upidOfJournalTask(task: Task): string {
+    const [namespace = '', name = ''] = task.target.split('/');
+    const vmid = this.vmids.vmidOf({ namespace, name });
+    const row = this.services.fleet.vmRow(namespace, name);
+    return this.upids.upidFor(task, { node: row ? this.vmNode(row) : this.homeNode(), ...(vmid !== undefined ? { vmid } : {}), user: pveUser(task.caller) });
+  }
+}
+
+/** A Corral login as a PVE user id (`alice@github` stays; `system` becomes `system@corral`). */
+export function pveUser(login: string): string {
+  return login.includes('@') ? login : `${login || 'corral'}@corral`;
+}
+
+function sourceOf(row: VmRow): { namespace: string; name: string; label?: string; created?: number } {
+  const label = row.vmid !== null && labelVmid(String(row.vmid)) !== undefined ? String(row.vmid) : undefined;
+  const created = Date.parse(row.createdAt);
+  return { namespace: row.namespace, name: row.name, ...(label ? { label } : {}), ...(Number.isFinite(created) ? { created } : {}) };
+}

@@ -1,0 +1,71 @@
+/**
+ * Proxmox storages over Corral's storage: every StorageClass is a storage of the same name (content `images`);
+ * `local-lvm` — the default in every Proxmox tool — is an alias of the cluster's default StorageClass when no
+ * class carries that name; `local` is the ISO library (content `iso`): PVCs in the default namespace that no VM
+ * owns, and the catalog's ISO entries.
+ */
+import type { CorralServices } from '@/server/domain/services';
+import { libraryClaims, storageClasses, type StorageFact } from '@/server/domain/vm-hardware';
+import { corral } from './errors';
+
+export const ISO_STORAGE = 'local';
+export const LVM_ALIAS = 'local-lvm';
+
+export interface PveStorage {
+  storage: string;
+  type: 'lvmthin' | 'dir';
+  content: string;
+  /** The StorageClass new disks on this storage use ('' = cluster default). */
+  storageClass: string;
+  shared: 0 | 1;
+}
+
+export async function pveStorages(services: CorralServices): Promise<PveStorage[]> {
+  const classes = await corral(storageClasses(services.deps));
+  const out: PveStorage[] = classes.map((c: StorageFact) => ({ storage: c.name, type: 'lvmthin', content: 'images,rootdir', storageClass: c.name, shared: 1 }));
+  if (!classes.some((c) => c.name === LVM_ALIAS)) {
+    const def = classes.find((c) => c.isDefault);
+    if (def) out.push({ storage: LVM_ALIAS, type: 'lvmthin', content: 'images,rootdir', storageClass: def.name, shared: 1 });
+  }
+  if (!classes.some((c) => c.name === ISO_STORAGE)) out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl', storageClass: '', shared: 1 });
+  return out.sort((a, b) => a.storage.localeCompare(b.storage));
+}
+
+export async function findStorage(services: CorralServices, id: string): Promise<PveStorage | undefined> {
+  return (await pveStorages(services)).find((s) => s.storage === id);
+}
+
+export interface IsoVolume {
+  volid: string;
+  /** An existing claim to attach read-only, or a URL to import. */
+  claim?: string;
+  url?: string;
+  sizeBytes?: number;
+  ctime: number;
+}
+
+/** The ISO library as `local:iso/<name>` volumes. */
+export async function isoVolumes(services: CorralServices): Promise<IsoVolume[]> {
+  const namespace = services.deps.config.defaultNamespace;
+  const out: IsoVolume[] = libraryClaims(services.deps, namespace).map((c) => ({
+    volid: `${ISO_STORAGE}:iso/${c.name}`,
+    claim: c.name,
+    ...(c.sizeBytes !== undefined ? { sizeBytes: c.sizeBytes } : {}),
+    ctime: Math.floor(Date.parse(c.created) / 1000) || 0,
+  }));
+  const catalog = await corral(services.images.list()).catch(() => []);
+  for (const entry of catalog as { name: string; kind?: string; uri?: string }[]) {
+    if (entry.kind === 'iso' && entry.uri) out.push({ volid: `${ISO_STORAGE}:iso/${entry.name}.iso`, url: entry.uri, ctime: 0 });
+  }
+  return out.sort((a, b) => a.volid.localeCompare(b.volid));
+}
+
+/** `iso/debian-12.iso` → the library entry, matching with or without the `.iso` suffix. */
+export async function resolveIso(services: CorralServices, path: string): Promise<IsoVolume | undefined> {
+  const wanted = path.replace(/^iso\//, '');
+  const bare = wanted.replace(/\.iso$/i, '');
+  return (await isoVolumes(services)).find((v) => {
+    const name = v.volid.slice(`${ISO_STORAGE}:iso/`.length);
+    return name === wanted || name === bare || name.replace(/\.iso$/i, '') === bare;
+  });
+}
