@@ -1,0 +1,7 @@
+import { Multiview } from '../components/console/Multiview';
+
+export const metadata = { title: 'Multiview — Corral' };
+
+export default function MultiviewPage() {
+  return <Multiview />;
+}
