@@ -11,7 +11,7 @@ import { K, VMI_FINALIZER } from '../kubevirt/keys.js';
 import { markPodRunning } from '../kubevirt/kubelet.js';
 import { launcherPod } from '../kubevirt/launcher-pod.js';
 import type { Json } from '../kubevirt/objects.js';
-import { dig, digRecord, digString, hash32, ownerRef, setCondition } from '../kubevirt/objects.js';
+import { dig, digRecord, digString, hash32, ownerRef, setCondition, status } from '../kubevirt/objects.js';
 import { expandDomain } from '../kubevirt/sizing.js';
 import { applyRunningStatus } from '../kubevirt/vmi-status.js';
 
@@ -52,11 +52,12 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
   const node = nodeName ? store.get(K.nodes, undefined, nodeName) : undefined;
   if (!node) throw new Error(`seeding ${created.metadata.name}: node ${String(nodeName)} does not exist`);
   const template = digRecord(created, 'spec', 'template') ?? {};
-  const spec = structuredClone(digRecord(template, 'spec') ?? {});
+  const spec = JSON.parse(JSON.stringify(digRecord(template, 'spec') ?? {})) as Json;
   spec.domain = { ...expandDomain(store, created, template), firmware: { uuid: created.metadata.uid } };
   spec.architecture ??= 'amd64';
   spec.terminationGracePeriodSeconds ??= 180;
-  const vmi = store.create(K.vmis, {
+  const podIp = ips.take(node);
+  const vmiInput: NewObject = {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstance',
     metadata: {
@@ -68,30 +69,28 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
       ownerReferences: [ownerRef(created)],
     },
     spec,
-  });
-  const podTemplate = launcherPod(vmi);
-  const podSpec = podTemplate.spec as Json;
-  podSpec.nodeName = node.metadata.name;
-  const podInput: NewObject = {
-    ...podTemplate,
-    metadata: { ...podTemplate.metadata, name: `virt-launcher-${vmi.metadata.name}-${stableSuffix(`${vmi.metadata.namespace}/${vmi.metadata.name}`)}` },
   };
-  delete podInput.metadata.generateName;
-  const ip = ips.take(node);
-  // The pod needs its uid before its status can name it, so create, then mark running on a private copy.
-  const podCreated = store.create(K.pods, { ...podInput, status: undefined });
-  const podRunning = structuredClone(podCreated);
-  markPodRunning(podRunning, node, ip);
-  podRunning.metadata.resourceVersion = podCreated.metadata.resourceVersion;
-  const pod = store.replace(K.pods, podRunning);
-  const image = guestImageOf(store, vmi, digString(created, 'spec', 'preference', 'name'));
+  // Build the whole Running status before the first write: every store write clones the object, and a 10,000-VM
+  // fleet pays for each one. Only activePods (keyed by the pod's uid) has to wait for the pod to exist.
+  const draft = vmiInput as KObject;
+  const at = nowTimestamp();
+  draft.status = {
+    phase: 'Scheduled',
+    phaseTransitionTimestamps: ['Pending', 'Scheduling', 'Scheduled'].map((phase) => ({ phase, phaseTransitionTimestamp: at })),
+  };
+  const image = guestImageOf(store, draft, digString(created, 'spec', 'preference', 'name'));
+  applyRunningStatus(store, draft, { node: node.metadata.name, podIp }, image.hasAgent ? image : undefined);
+  if (state === 'Paused') setCondition(draft, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+  const vmi = store.create(K.vmis, vmiInput);
+
+  const pod = launcherPod(vmi) as KObject;
+  (pod.spec as Json).nodeName = node.metadata.name;
+  pod.metadata.name = `virt-launcher-${vmi.metadata.name}-${stableSuffix(`${vmi.metadata.namespace}/${vmi.metadata.name}`)}`;
+  delete pod.metadata.generateName;
+  markPodRunning(pod, node, podIp);
+  const podCreated = store.create(K.pods, pod);
   store.mutate(K.vmis, vmi.metadata.namespace, vmi.metadata.name, (v) => {
-    const at = nowTimestamp();
-    v.status ??= {};
-    (v.status as Json).phaseTransitionTimestamps = ['Pending', 'Scheduling', 'Scheduled'].map((phase) => ({ phase, phaseTransitionTimestamp: at }));
-    (v.status as Json).phase = 'Scheduled';
-    applyRunningStatus(store, v, pod, image.hasAgent ? image : undefined);
-    if (state === 'Paused') setCondition(v, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+    status(v).activePods = { [podCreated.metadata.uid]: node.metadata.name };
   });
   return created;
 }

@@ -279,7 +279,7 @@ export function markPodRunning(pod: KObject, node: KObject, ip: string | undefin
     name: c.name,
     image: c.image,
     imageID: `${String(c.image).split(':')[0]}@sha256:${hash32(String(c.image)).toString(16).padStart(8, '0').repeat(8)}`,
-    containerID: `containerd://${hash32(`${pod.metadata.uid}/${String(c.name)}`).toString(16).padStart(8, '0').repeat(8)}`,
+    containerID: `containerd://${hash32(`${pod.metadata.namespace}/${pod.metadata.name}/${String(c.name)}/${st.startTime as string}`).toString(16).padStart(8, '0').repeat(8)}`,
     ready: true,
     started: true,
     restartCount: 0,

@@ -88,7 +88,8 @@ export function resolveInstancetype(store: ObjectStore, vm: KObject): KObject | 
  * default preferred topology) and the hot-plug ceilings filled in, as virt-controller does on start.
  */
 export function expandDomain(store: ObjectStore, vm: KObject, template: Json): Json {
-  const domain = structuredClone(digRecord(template, 'spec', 'domain') ?? {});
+  // JSON round-trip: much cheaper than structuredClone for the 10,000 domains a generated fleet expands.
+  const domain = JSON.parse(JSON.stringify(digRecord(template, 'spec', 'domain') ?? {})) as Json;
   const instancetype = resolveInstancetype(store, vm);
   if (instancetype) {
     const guestCpus = positiveInt(dig(instancetype, 'spec', 'cpu', 'guest'), 1);

@@ -278,21 +278,22 @@ export class VmController {
     // Re-read the VMI: this reconcile may just have created or deleted it.
     const current = store.get(K.vmis, namespace, name);
     const vmi = current && (current.metadata.ownerReferences ?? []).some((r) => r.uid === uid) ? current : undefined;
+    // Compute on a draft carrying only a copy of the status: most reconciles change nothing, and a store write
+    // (which clones the whole VM) is then skipped entirely.
+    const draft: KObject = { ...previous, status: JSON.parse(JSON.stringify(previous.status ?? {})) as Json };
+    const st = draft.status as Json;
+    st.printableStatus = printableStatus(draft, vmi, blocker);
+    st.runStrategy = runStrategyOf(draft);
+    st.created = vmi !== undefined;
+    st.ready = vmi !== undefined && isConditionTrue(vmi, 'Ready') && vmiPhase(vmi) === 'Running';
+    st.desiredGeneration = draft.metadata.generation ?? 1;
+    st.observedGeneration = this.live.observedGeneration(draft, vmi);
+    st.volumeSnapshotStatuses = snapshotStatuses(draft);
+    syncConditions(draft, vmi, failure ?? (blocker && isErrorBlocker(blocker) ? blocker.message : undefined));
+    if (!vmi) this.live.clear(draft);
+    if (JSON.stringify(st) === JSON.stringify(previous.status ?? {})) return;
     const updated = store.mutate(K.vms, namespace, name, (vm) => {
-      const before = JSON.stringify(vm.status ?? {});
-      const printable = printableStatus(vm, vmi, blocker);
-      const st = (vm.status ?? {}) as Json;
       vm.status = st;
-      st.printableStatus = printable;
-      st.runStrategy = runStrategyOf(vm);
-      st.created = vmi !== undefined;
-      st.ready = vmi !== undefined && isConditionTrue(vmi, 'Ready') && vmiPhase(vmi) === 'Running';
-      st.desiredGeneration = vm.metadata.generation ?? 1;
-      st.observedGeneration = this.live.observedGeneration(vm, vmi);
-      st.volumeSnapshotStatuses = snapshotStatuses(vm);
-      syncConditions(vm, vmi, failure ?? (blocker && isErrorBlocker(blocker) ? blocker.message : undefined));
-      if (!vmi) this.live.clear(vm);
-      if (JSON.stringify(vm.status) === before) return false;
     });
     if (updated) {
       const from = digString(previous, 'status', 'printableStatus');

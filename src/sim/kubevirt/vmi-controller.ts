@@ -13,7 +13,7 @@ import { launcherPod } from './launcher-pod.js';
 import type { LauncherPods } from './launcher-pods.js';
 import type { Json } from './objects.js';
 import { digArray, digString, findCondition, hash32, removeCondition, setCondition, status } from './objects.js';
-import { appendPhaseTransition, applyRunningStatus, guestOsInfoOf, interfacesStatus, isFinal, vmiPhase } from './vmi-status.js';
+import { appendPhaseTransition, applyRunningStatus, guestOsInfoOf, interfacesStatus, isFinal, placementOf, vmiPhase } from './vmi-status.js';
 import { WorkQueue } from './work-queue.js';
 
 const LAUNCH_DELAY_MS = 300;
@@ -158,7 +158,7 @@ export class VmiController {
       this.fail(vmi, 'virt-launcher pod disappeared while the domain was starting');
       return;
     }
-    const running = store.mutate(K.vmis, namespace, name, (v) => applyRunningStatus(store, v, pod, undefined));
+    const running = store.mutate(K.vmis, namespace, name, (v) => applyRunningStatus(store, v, placementOf(pod), undefined));
     if (!running) return;
     recordEvent(store, running, 'Created', 'VirtualMachineInstance defined.', { component: 'virt-handler' });
     recordEvent(store, running, 'Started', 'VirtualMachineInstance started.', { component: 'virt-handler' });

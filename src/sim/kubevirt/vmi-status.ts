@@ -77,14 +77,24 @@ export function guestOsInfoOf(image: GuestImage): Json {
   return { ...image.os };
 }
 
-/** Fill the status of a VMI that just reached Running on `node` in pod `pod`. */
-export function applyRunningStatus(store: ObjectStore, vmi: KObject, pod: KObject, agent: GuestImage | undefined): void {
-  const node = digString(pod, 'spec', 'nodeName') ?? '';
-  const podIp = digString(pod, 'status', 'podIP');
+/** Where a VMI runs: its launcher pod's node, address and (once it exists) uid. */
+export interface Placement {
+  node: string;
+  podIp: string | undefined;
+  podUid?: string;
+}
+
+export function placementOf(pod: KObject): Placement {
+  return { node: digString(pod, 'spec', 'nodeName') ?? '', podIp: digString(pod, 'status', 'podIP'), podUid: pod.metadata.uid };
+}
+
+/** Fill the status of a VMI that just reached Running at `placement`. */
+export function applyRunningStatus(store: ObjectStore, vmi: KObject, placement: Placement, agent: GuestImage | undefined): void {
+  const { node, podIp } = placement;
   const st = status(vmi);
   if (st.phase !== 'Running') appendPhaseTransition(vmi, 'Running');
   st.nodeName = node;
-  st.activePods = { [pod.metadata.uid]: node };
+  if (placement.podUid) st.activePods = { [placement.podUid]: node };
   vmi.metadata.labels = { ...(vmi.metadata.labels ?? {}), 'kubevirt.io/nodeName': node };
   const domain = digRecord(vmi, 'spec', 'domain');
   const size = sizingOf(domain);
