@@ -122,6 +122,8 @@ export interface WatchCacheOptions {
   /** Readiness turns false after an informer has failed for this long (default 30 s). */
   unreachableAfterMs?: number;
   maxBackoffMs?: number;
+  /** Interval of the apiserver heartbeat (default min(5 s, unreachableAfterMs / 3)). */
+  heartbeatMs?: number;
   log?: (line: string) => void;
 }
 
@@ -133,6 +135,10 @@ export class WatchCache implements ClusterCache {
   private readonly unreachableAfterMs: number;
   private readonly maxBackoffMs: number;
   private readonly log: (line: string) => void;
+  private readonly heartbeatMs: number;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Set while the heartbeat fails: a hanging apiserver leaves watches silent rather than erroring. */
+  private heartbeatFailingSince: number | undefined;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -142,12 +148,36 @@ export class WatchCache implements ClusterCache {
     this.unreachableAfterMs = options.unreachableAfterMs ?? 30_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.min(5000, Math.floor(this.unreachableAfterMs / 3)));
   }
 
   /** Starts every informer; resolves when each has either listed once or failed its first attempt. */
   async start(): Promise<void> {
     const watch = new Watch(this.kc);
     await Promise.all(CACHED_KINDS.map((kind) => this.startInformer(kind, watch)));
+    this.heartbeat = setInterval(() => void this.beat(), this.heartbeatMs);
+    this.heartbeat.unref?.();
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.http.request({ method: 'GET', path: '/version', what: 'heartbeat', timeoutMs: Math.max(500, this.heartbeatMs) });
+      if (this.heartbeatFailingSince !== undefined) {
+        this.log('the apiserver answers again; restarting watches');
+        this.heartbeatFailingSince = undefined;
+        // Watches opened while it hung may still be waiting for an answer that never comes (client-node only
+        // gives up after 30 s of silence): restart them all from their last resourceVersion.
+        for (const state of this.informers) {
+          if (state.timer) clearTimeout(state.timer);
+          state.timer = undefined;
+          await state.informer.stop();
+          if (!this.stopped) void this.run(state, true);
+        }
+      }
+    } catch (err) {
+      if (this.heartbeatFailingSince === undefined) this.log(`the apiserver does not answer: ${err instanceof Error ? err.message : String(err)}`);
+      this.heartbeatFailingSince ??= Date.now();
+    }
   }
 
   /** Resolves once every informer has listed (or rejects after `timeoutMs`). */
@@ -165,11 +195,13 @@ export class WatchCache implements ClusterCache {
 
   /** Synced and no informer failing for longer than the grace period. */
   ready(now = Date.now()): boolean {
-    return this.synced() && this.informers.every((i) => i.failingSince === undefined || now - i.failingSince < this.unreachableAfterMs);
+    const ok = (since: number | undefined) => since === undefined || now - since < this.unreachableAfterMs;
+    return this.synced() && ok(this.heartbeatFailingSince) && this.informers.every((i) => ok(i.failingSince));
   }
 
   problems(): string[] {
-    return this.informers.filter((i) => i.lastError && i.failingSince !== undefined).map((i) => `${i.kind}: ${i.lastError}`);
+    const beat = this.heartbeatFailingSince === undefined ? [] : ['apiserver: heartbeat failing'];
+    return beat.concat(this.informers.filter((i) => i.lastError && i.failingSince !== undefined).map((i) => `${i.kind}: ${i.lastError}`));
   }
 
   onChange(listener: (e: ChangeEvent) => void): () => void {
@@ -179,6 +211,7 @@ export class WatchCache implements ClusterCache {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
     for (const i of this.informers) {
       if (i.timer) clearTimeout(i.timer);
       await i.informer.stop();
@@ -251,15 +284,18 @@ export class WatchCache implements ClusterCache {
     informer.on('add', emit('ADDED'));
     informer.on('update', emit('MODIFIED'));
     informer.on('delete', emit('DELETED'));
-    informer.on('connect', () => {
-      if (state.synced) this.healthy(state);
-    });
     informer.on('error', (err: unknown) => this.failed(state, err));
     await this.run(state);
   }
 
-  private async run(state: InformerState): Promise<void> {
+  private async run(state: InformerState, probe = false): Promise<void> {
     try {
+      if (probe) {
+        // A restart first proves the apiserver answers for this kind (a one-item list): the informer's own
+        // 'connect' fires before its watch request is even sent, so it cannot tell recovery from another failure.
+        await this.http.request({ method: 'GET', path: `${resourcePath(RESOURCES[state.kind])}?limit=1`, what: `probing ${RESOURCES[state.kind].plural}` });
+        this.healthy(state);
+      }
       await state.informer.start();
     } catch (err) {
       this.failed(state, err);
@@ -284,7 +320,7 @@ export class WatchCache implements ClusterCache {
     if (state.timer) clearTimeout(state.timer);
     state.timer = setTimeout(() => {
       state.timer = undefined;
-      if (!this.stopped) void this.run(state);
+      if (!this.stopped) void this.run(state, true);
     }, state.backoffMs);
     state.timer.unref?.();
   }

@@ -22,9 +22,22 @@ export class LiveFeed {
   constructor(
     fleet: FleetView,
     journal: TaskJournal,
+    /** Polled every `readinessPollMs`; a change is published as a `ready` event (the UI's "cluster unreachable" banner). */
+    isReady: () => boolean = () => true,
     private readonly capacity = 5000,
+    readinessPollMs = 2000,
   ) {
-    this.stops = [fleet.subscribe((delta) => this.push(delta)), journal.subscribe((task) => this.push({ type: 'task', task }))];
+    let ready = isReady();
+    const timer = setInterval(() => {
+      const now = isReady();
+      if (now !== ready) this.push({ type: 'ready', ready: (ready = now) });
+    }, readinessPollMs);
+    timer.unref?.();
+    this.stops = [
+      fleet.subscribe((delta) => this.push(delta)),
+      journal.subscribe((task) => this.push({ type: 'task', task })),
+      () => clearInterval(timer),
+    ];
   }
 
   close(): void {

@@ -31,7 +31,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): CorralConfi
 export function createCorralServices(cluster: ClusterPort, config: Partial<CorralConfig> = {}) {
   const journal = new TaskJournal();
   const fleet = new FleetView(cluster);
-  const live = new LiveFeed(fleet, journal);
+  const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
 
   return {
