@@ -9,6 +9,7 @@ import type { FaultInjector } from '../faults/fault-injector.js';
 import type { SimContext, SimModule, SubresourceRoute } from '../module.js';
 import { ApiError, notFound } from '../store/errors.js';
 import type { KObject } from '../store/types.js';
+import { resourceKey } from '../store/types.js';
 import type { KindSpec } from '../resources/kinds.js';
 import { handleControl } from './control.js';
 import {
@@ -21,6 +22,7 @@ import {
   type DiscoveryInput,
 } from './discovery.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
+import { servePodLog } from './pod-log.js';
 import {
   handleCreate,
   handleDelete,
@@ -161,7 +163,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const name = tail[0];
     const subresource = tail.length > 1 ? tail.slice(1).join('/') : undefined;
-    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus))) throw notFoundPath();
+    const podLog = subresource === 'log' && type.kind === 'Pod' && type.group === '';
+    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog)) throw notFoundPath();
     if (!type.namespaced && namespace) throw notFoundPath();
     // Cluster-wide access to a namespaced kind is list/watch only.
     const call: ResourceCall = { type, version, namespace, name, subresource, query, req, res };
@@ -176,6 +179,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
     if (type.namespaced && !namespace) throw notFoundPath();
+    if (podLog) {
+      if (method !== 'GET') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      return servePodLog(res, ctx.store.mustGet(resourceKey('', 'pods'), namespace, name), query);
+    }
     if (method === 'GET') return handleGet(api, call);
     if (method === 'PUT') return handleUpdate(api, call);
     if (method === 'PATCH') return handlePatch(api, call);

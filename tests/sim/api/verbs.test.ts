@@ -281,3 +281,20 @@ describe('lists', () => {
     expect(res.json.metadata.name).toBe('alias1');
   });
 });
+
+describe('pod log', () => {
+  it('serves the simulated container log with tailLines, and container rules like the kubelet', async () => {
+    await h.core.createNamespacedPod({
+      namespace: 'verbs',
+      body: { metadata: { name: 'logger', annotations: { 'sim.corral.dev/log': 'one\ntwo\nthree\n' } }, spec: { containers: [{ name: 'main', image: 'x' }] } },
+    });
+    expect(await h.core.readNamespacedPodLog({ namespace: 'verbs', name: 'logger' })).toBe('one\ntwo\nthree\n');
+    expect(await h.core.readNamespacedPodLog({ namespace: 'verbs', name: 'logger', tailLines: 2 })).toBe('two\nthree\n');
+    expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/logger/log?container=nope')).status).toBe(400);
+    await h.core.createNamespacedPod({ namespace: 'verbs', body: { metadata: { name: 'two-c' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } } });
+    const ambiguous = await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/two-c/log');
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.json.message).toContain('choose one of: [a b]');
+    expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/missing/log')).status).toBe(404);
+  });
+});
