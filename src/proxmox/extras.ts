@@ -9,6 +9,8 @@ export const EXTRAS_ANNOTATION = 'corral.io/proxmox-config';
 export interface DiskExtras {
   /** The storage id the client named (`local-lvm`), echoed instead of the StorageClass it resolved to. */
   storage?: string;
+  /** The volume the client named (`iso/debian-12.iso`), echoed instead of the claim it resolved to. */
+  volume?: string;
   options: Record<string, string>;
   /** An empty CD-ROM drive (`none,media=cdrom`): it has no KubeVirt disk. */
   empty?: boolean;
@@ -52,7 +54,12 @@ export function parseExtras(text: string | undefined): Extras {
   if (isDict(raw.disks))
     for (const [k, v] of Object.entries(raw.disks)) {
       if (!isDict(v)) continue;
-      disks[k] = { options: strings(v.options), ...(typeof v.storage === 'string' ? { storage: v.storage } : {}), ...(v.empty === true ? { empty: true } : {}) };
+      disks[k] = {
+        options: strings(v.options),
+        ...(typeof v.storage === 'string' ? { storage: v.storage } : {}),
+        ...(typeof v.volume === 'string' ? { volume: v.volume } : {}),
+        ...(v.empty === true ? { empty: true } : {}),
+      };
     }
   const nets: Record<string, NetExtras> = {};
   if (isDict(raw.nets))

@@ -90,7 +90,7 @@ export async function translateDisks(services: CorralServices, args: Params, vmN
         if (src.storage !== ISO_STORAGE) throw bad(`storage '${src.storage}' does not support content-type 'iso' (use '${ISO_STORAGE}')`);
         const iso = await resolveIso(services, src.path);
         if (!iso) throw bad(`volume '${src.storage}:${src.path}' does not exist`);
-        extras[key] = { storage: src.storage, options: spec.options };
+        extras[key] = { storage: src.storage, volume: src.path, options: spec.options };
         if (iso.claim) plans.push({ ...base, backing: { claim: iso.claim } });
         else if (iso.url) plans.push({ ...base, backing: { import: { url: iso.url, sizeBytes: 5 * GIB, storageClass: '' } } });
         continue;

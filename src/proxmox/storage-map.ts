@@ -66,6 +66,7 @@ export async function resolveIso(services: CorralServices, path: string): Promis
   const bare = wanted.replace(/\.iso$/i, '');
   return (await isoVolumes(services)).find((v) => {
     const name = v.volid.slice(`${ISO_STORAGE}:iso/`.length);
-    return name === wanted || name === bare || name.replace(/\.iso$/i, '') === bare;
+    // `debian-12.iso` finds a claim named debian-12.iso, debian-12 or debian-12-iso (Kubernetes names have no dots).
+    return name === wanted || name === bare || name === `${bare}-iso` || name.replace(/\.iso$/i, '') === bare;
   });
 }

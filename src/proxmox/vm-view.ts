@@ -186,7 +186,7 @@ function diskLine(ctx: ConfigContext, d: VmHardware['disks'][number], extras: Ex
   if (d.volume?.kind === 'containerDisk') return formatDisk({ storage: 'containerdisk', volume: d.image ?? d.name, options, ...(d.device === 'cdrom' ? { cdrom: true } : {}) });
   if (d.volume?.kind === 'cloudInit') return formatDisk({ storage: ex?.storage ?? 'cloudinit', volume: d.secret ?? d.name, cdrom: true, options });
   const storage = d.device === 'cdrom' ? (ex?.storage ?? 'local') : (ex?.storage ?? (d.storageClass || ctx.defaultStorage || 'local-lvm'));
-  const volume = d.device === 'cdrom' && storage === 'local' ? `iso/${d.claim || d.name}` : d.claim || d.name;
+  const volume = ex?.volume ?? (d.device === 'cdrom' && storage === 'local' ? `iso/${d.claim || d.name}` : d.claim || d.name);
   return formatDisk({ storage, volume, ...(d.sizeBytes !== undefined ? { sizeBytes: d.sizeBytes } : {}), options, ...(d.device === 'cdrom' ? { cdrom: true } : {}) });
 }
 

@@ -504,6 +504,7 @@ export async function resizeDisk(deps: DomainDeps, caller: Caller, namespace: st
 }
 
 function followExpansion(deps: DomainDeps, namespace: string, claim: string, sizeBytes: number, task: TaskHandle): Promise<void> {
+  let seenTarget = false;
   return new Promise((resolve) => {
     const check = (): boolean => {
       const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, claim);
@@ -522,8 +523,11 @@ function followExpansion(deps: DomainDeps, namespace: string, claim: string, siz
         task.done(`${claim} expanded; its filesystem grows when the VM next (re)starts`);
         return true;
       }
+      // The sim and real admission may revert a refused request; only a request that was seen at the target
+      // and then went back counts (earlier cache events can still carry the old size).
       const requested = quantityToNumber(claimSize(pvc));
-      if (Number.isFinite(requested) && requested < sizeBytes) {
+      if (Number.isFinite(requested) && requested >= sizeBytes) seenTarget = true;
+      if (seenTarget && Number.isFinite(requested) && requested < sizeBytes) {
         task.fail(new Error(`resizing ${claim} was refused (its StorageClass may not allow volume expansion); see the PVC's events`));
         return true;
       }
