@@ -23,11 +23,19 @@ export class GuestMachine {
   private readonly serialSinks = new Set<SerialSink>();
   private cancelBoot: (() => void)[] = [];
   private booting = false;
+  /** Wall-clock ms of the last in-guest reboot, which resets `uptime` although the VMI keeps running. */
+  private rebootedAt: number | undefined;
+  private readonly identity: () => GuestIdentity;
 
   constructor(
-    private readonly identity: () => GuestIdentity,
+    vmiIdentity: () => GuestIdentity,
     private readonly clock: SimClock,
   ) {
+    this.identity = () => {
+      const id = vmiIdentity();
+      return this.rebootedAt === undefined ? id : { ...id, bootedAt: this.rebootedAt };
+    };
+    const identity = this.identity;
     this.serial = new TerminalSession({
       identity,
       tty: true,
@@ -77,7 +85,12 @@ export class GuestMachine {
     this.vga.powerOff();
     this.print('\r\n');
     for (const line of SHUTDOWN_LOG) this.print(`${line}\r\n`);
-    this.cancelBoot.push(this.clock.after(REBOOT_GAP_MS, () => this.boot()));
+    this.cancelBoot.push(
+      this.clock.after(REBOOT_GAP_MS, () => {
+        this.rebootedAt = Date.now();
+        this.boot();
+      }),
+    );
   }
 
   /** The VMI stopped: no more output, timers cancelled. */

@@ -13,9 +13,8 @@ import type { SimClock } from '../clock.js';
 import { ApiError, badRequest, conflict } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject, StoreEvent } from '../store/types.js';
-import { BOOT_DURATION_MS } from './boot-log.js';
 import { GuestMachine } from './guest-machine.js';
-import { runningSince, vmiIdentity } from './guest-identity.js';
+import { vmiIdentity } from './guest-identity.js';
 import { RfbServer } from './rfb/rfb-server.js';
 import { isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } from './upgrade.js';
 
@@ -31,6 +30,8 @@ export const TAKEOVER_CLOSE = { code: 1000, reason: 'replaced by a new connectio
 export const VMI_STOPPED_CLOSE = { code: 1000, reason: 'VMI is not running' } as const;
 
 export type StreamKind = 'vnc' | 'console';
+
+const FINAL_PHASES = new Set(['Succeeded', 'Failed']);
 
 interface RunningGuest {
   uid: string;
@@ -61,6 +62,8 @@ function devices(vmi: KObject): Record<string, unknown> {
 export class VmiConsoles {
   private readonly guests = new Map<string, RunningGuest>();
   private readonly sessions = new Map<string, WebSocket>();
+  /** VMIs seen in a phase before Running: when they reach Running their guest boots. */
+  private readonly starting = new Set<string>();
   private readonly acceptor = websocketAcceptor([PLAIN_KUBEVIRT]);
   private unsubscribe: (() => void) | undefined;
 
@@ -108,18 +111,20 @@ export class VmiConsoles {
     return vmi;
   }
 
-  /** The guest behind a running VMI, created on first use when the VMI was already running. */
-  machineFor(vmi: KObject): GuestMachine {
+  /**
+   * The guest behind a running VMI. It boots (streaming its boot log) only when this module saw the VMI go from
+   * a pending phase to Running; a VMI that was already Running when first seen (seeded fleets, a restarted
+   * simulator) is a machine that has long been up and sits at its login prompt.
+   */
+  machineFor(vmi: KObject, boot = false): GuestMachine {
     const key = `${vmi.metadata.namespace}/${vmi.metadata.name}`;
     const existing = this.guests.get(key);
     if (existing && existing.uid === vmi.metadata.uid) return existing.machine;
     existing?.machine.shutdown();
-    const machine = new GuestMachine(() => vmiIdentity(this.store, this.store.get(VMIS, vmi.metadata.namespace, vmi.metadata.name) ?? vmi), this.clock);
+    const { namespace, name } = vmi.metadata;
+    const machine = new GuestMachine(() => vmiIdentity(this.store, this.store.get(VMIS, namespace, name) ?? vmi), this.clock);
     this.guests.set(key, { uid: vmi.metadata.uid, machine });
-    // A VMI that entered Running within the boot time is still booting; one found later is long up.
-    const since = runningSince(vmi);
-    const bootWallMs = BOOT_DURATION_MS / this.clock.speed;
-    if (since !== undefined && Date.now() - since < bootWallMs) machine.boot();
+    if (boot) machine.boot();
     else machine.alreadyRunning();
     return machine;
   }
@@ -186,9 +191,11 @@ export class VmiConsoles {
     const running = event.type !== 'DELETED' && phaseOf(vmi) === 'Running';
     const guest = this.guests.get(key);
     if (running) {
-      if (!guest || guest.uid !== vmi.metadata.uid) this.machineFor(vmi);
+      if (!guest || guest.uid !== vmi.metadata.uid) this.machineFor(vmi, this.starting.delete(vmi.metadata.uid));
       return;
     }
+    if (event.type === 'DELETED' || FINAL_PHASES.has(phaseOf(vmi) ?? '')) this.starting.delete(vmi.metadata.uid);
+    else this.starting.add(vmi.metadata.uid);
     if (!guest) return;
     guest.machine.shutdown();
     this.guests.delete(key);

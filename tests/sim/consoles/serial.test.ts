@@ -99,8 +99,8 @@ describe('serial console subresource', () => {
   });
 
   it('streams the boot log to a console attached while the VMI starts, then the getty banner', async () => {
-    const vmi = plantVmi(cluster, 'fresh', { ip: '10.244.9.9', runningForMs: 0 });
-    expect(vmi.metadata.name).toBe('fresh');
+    plantVmi(cluster, 'fresh', { ip: '10.244.9.9', phase: 'Scheduled' });
+    setVmiPhase(cluster, 'fresh', 'Running');
     const tty = await StreamSocket.open(wsUrl(cluster, consolePath('fresh')));
     const log = await tty.readUntil('fresh login: ', 10_000);
     // Lines printed before the socket attached are gone (a serial port has no scrollback); the later ones arrive.
