@@ -134,6 +134,14 @@ export function handleList(ctx: ApiContext, call: ResourceCall): void {
 }
 
 export function handleGet(ctx: ApiContext, call: ResourceCall): void {
+  const watch = call.query.get('watch');
+  if (!call.subresource && (watch === 'true' || watch === '1')) {
+    // A watch on an item path is a collection watch narrowed to that name (the old single-object watch).
+    const fieldSelector = call.query.get('fieldSelector');
+    call.query.set('fieldSelector', [fieldSelector, `metadata.name=${call.name!}`].filter(Boolean).join(','));
+    handleList(ctx, { ...call, name: undefined });
+    return;
+  }
   const obj = ctx.store.mustGet(keyOf(call.type), call.namespace, call.name!);
   respondObject(call, 200, obj);
 }
