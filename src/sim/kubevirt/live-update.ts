@@ -17,8 +17,12 @@ const HOTPLUG_BLOCK = 128 * 2 ** 20;
 const NON_LIVE = 'a non-live-updatable field was changed in the template spec';
 
 interface Baseline {
+  /** The VM generation the running VMI reflects (status.observedGeneration). */
   generation: number;
+  /** The template last evaluated, so the same edit is not judged twice. */
   template: string;
+  /** An evaluated edit needs a restart: observedGeneration stays behind until the next VMI. */
+  restartPending?: boolean;
 }
 
 /** The template with the live-updatable parts removed: what must stay equal for an edit to apply live. */
@@ -75,7 +79,8 @@ export class LiveUpdater {
     const after = digRecord(vm, 'spec', 'template', 'spec') ?? {};
     const changed = JSON.stringify(after) !== base.template;
     if (!changed) {
-      this.baselines.set(vm.metadata.uid, { ...base, generation });
+      // e.g. a runStrategy edit: nothing to roll out, unless an earlier edit is still waiting for a restart.
+      if (!base.restartPending) this.baselines.set(vm.metadata.uid, { ...base, generation });
       return;
     }
     const reasons: string[] = [];
@@ -96,11 +101,10 @@ export class LiveUpdater {
         setCondition(v, { type: 'RestartRequired', status: 'True', message: reasons.join('; '), probe: true }),
       );
       if (updated) recordEvent(this.ctx.store, updated, 'RestartRequired', reasons.join('; '));
-      // The baseline moves so the same edit is not re-evaluated; observedGeneration stays behind.
-      this.baselines.set(vm.metadata.uid, { generation: base.generation, template: JSON.stringify(after) });
+      this.baselines.set(vm.metadata.uid, { generation: base.generation, template: JSON.stringify(after), restartPending: true });
       return;
     }
-    this.baselines.set(vm.metadata.uid, { generation, template: JSON.stringify(after) });
+    this.baselines.set(vm.metadata.uid, { generation: base.restartPending ? base.generation : generation, template: JSON.stringify(after), restartPending: base.restartPending });
   }
 
   /** New socket count to hot-plug, a RestartRequired message, or undefined when sockets did not change. */
