@@ -64,9 +64,9 @@ export function createRestHandler(services: CorralServices) {
     const method = req.method ?? 'GET';
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
     if (method === 'GET' && (pathname === '/vms' || pathname === '/vms/') && !(req.url ?? '').includes('?')) {
-      res.statusCode = 200;
-      res.setHeader('Content-Type', 'application/json');
-      res.end(services.vms.listJson());
+      const body = services.vms.listJson();
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {

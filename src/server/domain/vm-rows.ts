@@ -117,7 +117,7 @@ interface Cached<T> {
 export class FleetView {
   private vms: Map<string, Cached<VmRow>> | undefined;
   private nodes: Map<string, Cached<NodeRow>> | undefined;
-  private listJson: string | undefined;
+  private listJson: Buffer | undefined;
   private vmsUnsorted = false;
   private readonly listeners = new Set<(delta: FleetDelta) => void>();
   private readonly unsubscribe: () => void;
@@ -140,9 +140,9 @@ export class FleetView {
     return [...this.vmMap().values()].map((c) => c.row);
   }
 
-  /** `GET /api/vms` body: the cached JSON of every row, sorted by namespace/name. */
-  vmRowsJson(): string {
-    this.listJson ??= `[${[...this.vmMap().values()].map((c) => c.json).join(',')}]`;
+  /** `GET /api/vms` body: the cached JSON of every row, sorted by namespace/name, already UTF-8 encoded. */
+  vmRowsJson(): Buffer {
+    this.listJson ??= Buffer.from(`[${[...this.vmMap().values()].map((c) => c.json).join(',')}]`, 'utf8');
     return this.listJson;
   }
 

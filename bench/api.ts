@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:api` — GET /api/vms against 1,000 and 10,000 VMs.
+ *
+ * The embedded apiserver runs in this process with no controllers (a pure apiserver holding N VMs, half of them
+ * running with a VMI); Corral runs as its own process (`server.ts --no-ui`) so its RSS is measured alone. For each
+ * size it prints GET /api/vms p50/p99, the ratio to a raw list of VMs + VMIs from the apiserver (both timed as
+ * request → body received, same run; aim ≤ 0.25), the ratio to JSON.stringify of the same rows in-process (aim ≤ 3×) and Corral's RSS.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedCluster } from '../src/sim/index';
+import { resourceKey } from '../src/sim/store/types';
+
+const SIZES = [1000, 10_000];
+const root = join(import.meta.dirname, '..');
+
+function seed(sim: Awaited<ReturnType<typeof startEmbeddedCluster>>, n: number): void {
+  const store = sim.store;
+  store.create(resourceKey('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+  const vms = resourceKey('kubevirt.io', 'virtualmachines');
+  const vmis = resourceKey('kubevirt.io', 'virtualmachineinstances');
+  for (let i = 0; i < n; i++) {
+    const name = `vm-${String(i).padStart(5, '0')}`;
+    const running = i % 2 === 0;
+    store.create(vms, {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: { name, namespace: 'bench', labels: { 'corral.dev/vm': name, ...(i % 5 === 0 ? { 'corral.dev/tag.prod': 'true' } : {}) } },
+      spec: {
+        runStrategy: running ? 'Always' : 'Halted',
+        template: {
+          metadata: { labels: { 'kubevirt.io/domain': name } },
+          spec: {
+            domain: { cpu: { sockets: 2, cores: 1, threads: 1 }, memory: { guest: '4Gi' }, devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] } },
+            volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
+          },
+        },
+      },
+      status: { printableStatus: running ? 'Running' : 'Stopped', ready: running, created: running },
+    });
+    if (running) {
+      store.create(vmis, {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstance',
+        metadata: { name, namespace: 'bench', labels: { 'kubevirt.io/domain': name }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: 'x', controller: true }] },
+        spec: { domain: { devices: {} } },
+        status: {
+          phase: 'Running',
+          nodeName: `corral-${(i % 3) + 1}`,
+          interfaces: [{ name: 'default', ipAddress: `10.42.${(i >> 8) & 255}.${i & 255}` }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      });
+    }
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function timed(iterations: number, fn: () => Promise<unknown> | unknown): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 3; i++) await fn(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+function startCorral(kubeconfig: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(join(root, 'node_modules', '.bin', 'node'), ['--import', 'tsx', join(root, 'server.ts'), '--no-ui', '--kubeconfig', kubeconfig, '--port', '0', '--host', '127.0.0.1'], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`corral exited with ${code}: ${out}`)));
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 1024);
+}
+
+async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const results: string[] = [];
+for (const n of SIZES) {
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
+  seed(sim, n);
+  const { child, url } = await startCorral(kubeconfigPath);
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
+    await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);
+    const iterations = n >= 10_000 ? 20 : 50;
+    const auth = { authorization: 'Bearer sim-admin-token', accept: 'application/json' };
+    const raw = await timed(iterations, async () => {
+      const [a, b] = await Promise.all([
+        fetch(`${sim.url}/apis/kubevirt.io/v1/virtualmachines`, { headers: auth }).then((r) => r.text()),
+        fetch(`${sim.url}/apis/kubevirt.io/v1/virtualmachineinstances`, { headers: auth }).then((r) => r.text()),
+      ]);
+      return a.length + b.length;
+    });
+    // Both sides are timed as request → full body received (no client-side parse, which would dwarf the server).
+    const api = await timed(iterations, async () => (await fetch(`${url}/api/vms`)).text());
+    const rows: unknown = JSON.parse(await (await fetch(`${url}/api/vms`)).text());
+    const stringify = await timed(iterations, () => JSON.stringify(rows));
+    const rss = rssMb(child.pid!);
+    results.push(
+      [
+        `${n.toLocaleString('en')} VMs`,
+        `GET /api/vms p50 ${api.p50.toFixed(1)} ms, p99 ${api.p99.toFixed(1)} ms`,
+        `raw VM+VMI list p50 ${raw.p50.toFixed(1)} ms → ratio ${(api.p50 / raw.p50).toFixed(3)} (aim ≤ 0.25)`,
+        `JSON.stringify p50 ${stringify.p50.toFixed(1)} ms → ratio ${(api.p50 / stringify.p50).toFixed(2)}× (aim ≤ 3×)`,
+        `Corral RSS ${rss} MB${n >= 10_000 ? ' (aim ≤ 400 MB)' : ''}`,
+      ].join('\n  '),
+    );
+    console.log(results.at(-1));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await sim.close();
+  }
+}
+console.log(`\n${results.join('\n')}`);
