@@ -15,9 +15,10 @@ export type PowerAction = 'start' | 'stop' | 'shutdown' | 'restart' | 'reset' | 
 /** A VM state an action waits for. */
 type Goal = (vm: KObject | undefined, vmi: KObject | undefined) => boolean;
 
-const running: Goal = (_vm, vmi) => vmiActive(vmi) && vmiPhase(vmi) === 'Running' && !vmiPaused(vmi);
-const stopped: Goal = (_vm, vmi) => !vmiActive(vmi);
-const paused: Goal = (_vm, vmi) => vmiPaused(vmi);
+// Both the instance and the VM's printableStatus must agree: clients read the status right after the task ends.
+const running: Goal = (vm, vmi) => vmiActive(vmi) && vmiPhase(vmi) === 'Running' && !vmiPaused(vmi) && !!vm && printableStatus(vm) === 'Running';
+const stopped: Goal = (vm, vmi) => !vmiActive(vmi) && !!vm && !['Running', 'Paused', 'Migrating', 'Stopping', 'Terminating', 'Starting'].includes(printableStatus(vm));
+const paused: Goal = (vm, vmi) => vmiPaused(vmi) && !!vm && printableStatus(vm) === 'Paused';
 
 const GOALS: Record<PowerAction, Goal> = {
   start: running,

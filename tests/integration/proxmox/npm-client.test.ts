@@ -4,7 +4,7 @@
  * every request, as that client sends them). It compares the content type with ===, so every answer must carry
  * exactly `application/json;charset=UTF-8`, and it throws on any non-2xx.
  */
-import proxmoxApi from 'proxmox-api';
+import proxmoxApi, { type ProxmoxEngineOptions } from 'proxmox-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, startProxmoxHarness, type ProxmoxHarness } from './harness';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 type Api = ReturnType<typeof proxmoxApi>;
-type ClientFetch = NonNullable<Parameters<typeof proxmoxApi>[0]['fetch']>;
+type ClientFetch = NonNullable<ProxmoxEngineOptions['fetch']>;
 
 /**
  * proxmox-api 1.1.1 sets `Content-Length` itself, which the undici 6 it bundles refuses on Node 24 ("invalid
@@ -58,7 +58,7 @@ async function lifecycle(api: Api, vmid: number, name: string): Promise<void> {
     vmid,
     name,
     cores: 1,
-    memory: 1024,
+    memory: '1024',
     ostype: 'l26',
     scsihw: 'virtio-scsi-pci',
     scsi0: 'local-lvm:2,iothread=1',
@@ -93,7 +93,7 @@ async function lifecycle(api: Api, vmid: number, name: string): Promise<void> {
   await expect(vm.status.start.$post()).rejects.toThrow(/already running/);
 
   // Update cores/memory; resize the disk.
-  expect(await vm.config.$put({ cores: 2, memory: 2048, description: 'managed by npm proxmox-api' })).toBeNull();
+  expect(await vm.config.$put({ cores: 2, memory: '2048', description: 'managed by npm proxmox-api' })).toBeNull();
   expect(await waitTask(api, (await vm.resize.$put({ disk: 'scsi0', size: '+1G' })) as unknown as string)).toMatchObject({ exitstatus: 'OK' });
   const updated = await vm.config.$get();
   expect(updated).toMatchObject({ cores: 2, memory: '2048', description: 'managed by npm proxmox-api' });
