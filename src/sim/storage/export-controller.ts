@@ -168,10 +168,12 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
     });
     return;
   }
+  // The TTL runs from when the controller first sees the export (creationTimestamp has only second resolution,
+  // too coarse once time is sped up); ttlExpirationTime is the wall-clock moment the export will be deleted.
+  let expiresAt = str(status(exp).ttlExpirationTime);
   if (!rt.hasTimer(`${id}:ttl`)) {
-    const created = Date.parse(exp.metadata.creationTimestamp);
-    const remaining = Math.max(0, ttl - (Date.now() - created) * rt.ctx.clock.speed);
-    rt.after(`${id}:ttl`, remaining, () => {
+    expiresAt = timestampIn(ttl / rt.ctx.clock.speed);
+    rt.after(`${id}:ttl`, ttl, () => {
       const current = rt.get(S.vmExports, ns, name);
       if (current && current.metadata.uid === exp.metadata.uid) {
         recordEvent(rt.store, current, 'ExportExpired', `VirtualMachineExport ${name} reached its TTL and is deleted`, { component: COMPONENT });
@@ -184,7 +186,7 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
   const base = (st: Record<string, unknown>) => {
     st.tokenSecretRef = tokenSecretName(exp);
     st.serviceName = exportServiceName(exp);
-    st.ttlExpirationTime ??= timestampIn(ttl - (Date.now() - Date.parse(exp.metadata.creationTimestamp)) * rt.ctx.clock.speed);
+    st.ttlExpirationTime = expiresAt;
   };
   if (!state.ok) {
     rt.cancel(`${id}:ready`);
@@ -277,8 +279,16 @@ function send(res: ServerResponse, code: number, message: string): void {
 /** Where a volume's bytes come from, for the image note. */
 function contentOf(ctx: SimContext, exp: KObject, volume: string): string {
   const ns = exp.metadata.namespace;
-  const fromClaim = ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[DISK_CONTENT_ANNOTATION];
-  return fromClaim ?? `pvc:${ns ?? ''}/${volume}`;
+  const claim = ctx.store.get(S.pvcs, ns, volume);
+  const fromClaim = claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION];
+  if (fromClaim) return fromClaim;
+  // A claim seeded with its DataVolume already imported carries no annotation: name the DataVolume's source.
+  const owner = claim?.metadata.ownerReferences?.find((r) => r.kind === 'DataVolume');
+  const dv = owner && ctx.store.allTypes().some((t) => t.plural === 'datavolumes') ? ctx.store.get(S.dataVolumes, ns, owner.name) : undefined;
+  const source = rec(spec(dv ?? ({} as KObject)).source);
+  const url = str(rec(source.http).url) ?? str(rec(source.registry).url);
+  if (url) return `${source.http ? 'http' : 'registry'}:${url}`;
+  return `pvc:${ns ?? ''}/${volume}`;
 }
 
 export const exportDownloadRoute: RawRoute = {

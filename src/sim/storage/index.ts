@@ -15,6 +15,7 @@ import { startSnapshotControllers } from './snapshot-controller.js';
 
 export { admitPvcUpdate } from './pvc-controller.js';
 export { podLogText } from './pods.js';
+export { volumeSnapshotStatuses } from './snapshot-controller.js';
 export { EXPORT_PATH_PREFIX, TOKEN_HEADER } from './export-controller.js';
 
 /** A fresh module per embedded cluster (it holds that cluster's timers and queues). */

@@ -179,6 +179,10 @@ export function whenNoKubelet(rt: Runtime, pod: KObject): void {
   rt.after(`podstart:${uid}`, KUBELET_GRACE_MS, () => {
     const current = rt.get(S.pods, ns, name);
     if (!current || current.metadata.uid !== uid || current.metadata.deletionTimestamp) return;
-    if (status(current).phase === 'Pending') setPodRunning(rt, ns, name);
+    // A kubelet that failed the pull (ErrImagePull/ImagePullBackOff) has spoken: such a pod never starts.
+    const waiting = (Array.isArray(status(current).containerStatuses) ? (status(current).containerStatuses as unknown[]) : []).map(
+      (c) => str(rec(rec(rec(c).state).waiting).reason),
+    );
+    if (status(current).phase === 'Pending' && waiting.every((reason) => reason === 'ContainerCreating')) setPodRunning(rt, ns, name);
   });
 }

@@ -12,7 +12,21 @@ import type { KObject, ResourceKey, StoreEvent } from '../store/types.js';
 
 export type EventHandler = (event: StoreEvent) => void;
 
-export class Runtime {
+/** Read access that tolerates kinds the apiserver does not serve (they read as empty). */
+export interface StoreView {
+  get(key: ResourceKey, namespace: string | undefined, name: string): KObject | undefined;
+  list(key: ResourceKey, namespace?: string): KObject[];
+}
+
+export function storeView(store: ObjectStore): StoreView {
+  const serves = (key: ResourceKey) => store.allTypes().some((t) => `${t.group}/${t.plural}` === key);
+  return {
+    get: (key, namespace, name) => (serves(key) ? store.get(key, namespace, name) : undefined),
+    list: (key, namespace) => (serves(key) ? store.list(key, namespace) : []),
+  };
+}
+
+export class Runtime implements StoreView {
   readonly store: ObjectStore;
   private readonly handlers = new Map<ResourceKey, EventHandler[]>();
   private readonly pending = new Map<string, () => void>();

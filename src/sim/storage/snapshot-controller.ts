@@ -11,7 +11,8 @@ import { activeVmi, vmSpecClaims } from './consumers.js';
 import { featureGateEnabled } from './feature-gates.js';
 import { DISK_CONTENT_ANNOTATION, S } from './keys.js';
 import { capacityStorage, requestedStorage } from './pvc-controller.js';
-import { objId, type Runtime } from './runtime.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { objId, storeView, type Runtime, type StoreView } from './runtime.js';
 import { snapshotClassForPvc } from './storage-classes.js';
 import { arr, conditionStatus, nowTimestamp, ownerRef, parseDuration, rec, setCondition, spec, status, statusOf, str } from './util.js';
 
@@ -35,7 +36,7 @@ interface VolumePlan {
 }
 
 /** Which VM volumes a snapshot takes and whether each can be snapshotted at all. */
-export function planVolumes(rt: Runtime, vm: KObject): VolumePlan {
+export function planVolumes(rt: StoreView, vm: KObject): VolumePlan {
   const template = rec(rec(spec(vm).template).spec);
   const claims = new Map(vmSpecClaims(template).map((c) => [c.volume, c.claim]));
   const plan: VolumePlan = { included: [], excluded: [], statuses: [], blocking: [] };
@@ -66,6 +67,15 @@ export function planVolumes(rt: Runtime, vm: KObject): VolumePlan {
     plan.included.push({ volume, claim, snapshotClass: vsc.metadata.name });
   }
   return plan;
+}
+
+/**
+ * VM `status.volumeSnapshotStatuses` as KubeVirt computes it: a PVC volume is snapshot-able only when a
+ * VolumeSnapshotClass matches its StorageClass's provisioner. The VM status belongs to the KubeVirt VM controller,
+ * which may call this; the snapshot controller never writes the field itself (two writers would fight).
+ */
+export function volumeSnapshotStatuses(store: ObjectStore, vm: KObject): VolumePlan['statuses'] {
+  return planVolumes(storeView(store), vm).statuses;
 }
 
 export function startSnapshotControllers(rt: Runtime): void {
@@ -230,9 +240,6 @@ function reconcileSnapshot(rt: Runtime, ns: string | undefined, name: string): v
     return;
   }
   const plan = planVolumes(rt, vm);
-  patchVmStatus(rt, ns, vmName, (st) => {
-    st.volumeSnapshotStatuses = plan.statuses;
-  });
   if (plan.blocking.length) {
     // Real KubeVirt never completes such a snapshot; it fails at the deadline (what Corral's canSnapshot guards).
     patchSnapshotStatus(rt, snapshot, (st) => {

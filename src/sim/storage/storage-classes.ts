@@ -1,7 +1,7 @@
 /** StorageClass and VolumeSnapshotClass lookups as CSI provisioners, CDI and KubeVirt resolve them. */
 import type { KObject } from '../store/types.js';
 import { S } from './keys.js';
-import type { Runtime } from './runtime.js';
+import type { StoreView } from './runtime.js';
 import { rec, str } from './util.js';
 
 const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
@@ -9,7 +9,7 @@ const DEFAULT_VIRT_CLASS = 'storageclass.kubevirt.io/is-default-virt-class';
 const DEFAULT_SNAPSHOT_CLASS = 'snapshot.storage.kubernetes.io/is-default-class';
 
 /** The cluster default StorageClass; CDI (`forVirt`) prefers the KubeVirt default class when one is marked. */
-export function defaultStorageClass(rt: Runtime, forVirt = false): KObject | undefined {
+export function defaultStorageClass(rt: StoreView, forVirt = false): KObject | undefined {
   const classes = rt.list(S.storageClasses);
   if (forVirt) {
     const virt = classes.find((c) => c.metadata.annotations?.[DEFAULT_VIRT_CLASS] === 'true');
@@ -18,7 +18,7 @@ export function defaultStorageClass(rt: Runtime, forVirt = false): KObject | und
   return classes.find((c) => c.metadata.annotations?.[DEFAULT_CLASS] === 'true');
 }
 
-export function storageClass(rt: Runtime, name: string | undefined): KObject | undefined {
+export function storageClass(rt: StoreView, name: string | undefined): KObject | undefined {
   return name ? rt.get(S.storageClasses, undefined, name) : undefined;
 }
 
@@ -38,7 +38,7 @@ export function provisioner(sc: KObject | undefined): string {
  * The VolumeSnapshotClass KubeVirt would use for a PVC: one whose `driver` equals the PVC's StorageClass
  * provisioner, the annotated default first [src: KubeVirt pkg/storage/snapshot/snapshot.go].
  */
-export function snapshotClassForPvc(rt: Runtime, pvc: KObject): KObject | undefined {
+export function snapshotClassForPvc(rt: StoreView, pvc: KObject): KObject | undefined {
   const sc = storageClass(rt, str(rec(pvc.spec).storageClassName));
   if (!sc) return undefined;
   const driver = provisioner(sc);

@@ -70,7 +70,9 @@ export function setCondition(
   const existing = list.find((c) => c.type === condition.type);
   const next: Condition = { ...condition };
   next.lastTransitionTime = existing && existing.status === condition.status ? (existing.lastTransitionTime ?? now) : now;
-  if (extra.heartbeat) next.lastHeartbeatTime = now;
+  // An unchanged condition keeps its heartbeat too, so a repeated reconcile writes nothing.
+  const unchanged = existing && existing.status === condition.status && existing.reason === condition.reason && existing.message === condition.message;
+  if (extra.heartbeat) next.lastHeartbeatTime = unchanged ? (existing.lastHeartbeatTime ?? now) : now;
   if (extra.probe) next.lastProbeTime = null;
   st.conditions = existing ? list.map((c) => (c.type === condition.type ? next : c)) : [...list, next];
 }

@@ -74,6 +74,25 @@ describe('Job controller', () => {
   });
 });
 
+describe('Job pods and the kubelet', () => {
+  it('never starts a pod whose image pull the kubelet failed', async () => {
+    h = await startHarness();
+    h.store.create(S.jobs, job('unpullable', { image: 'registry.corral.invalid/tool:1' }));
+    const pod = await waitFor('pod', () => podsOf('unpullable')[0]);
+    // What the kubelet module writes for an image it cannot pull.
+    h.store.mutate(S.pods, NS, pod.metadata.name, (p) => {
+      (p.status as Record<string, unknown>).containerStatuses = [
+        { name: 'main', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'no such host' } } },
+      ];
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(phaseOf(h.store.get(S.pods, NS, pod.metadata.name))).toBe('Pending');
+    const current = h.store.get(S.jobs, NS, 'unpullable');
+    expect(st(current).active).toBe(1);
+    expect(conditions(current).Complete).toBeUndefined();
+  });
+});
+
 describe('bootc build Job', () => {
   const volumes = [{ name: 'output', persistentVolumeClaim: { claimName: 'web-disk' } }];
   const mounts = [{ name: 'output', mountPath: '/output' }];

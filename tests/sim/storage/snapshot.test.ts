@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KObject, NewObject } from '@/sim/store/types';
+import { volumeSnapshotStatuses } from '@/sim/storage';
 import { DISK_CONTENT_ANNOTATION, S } from '@/sim/storage/keys';
 import { eventsFor, type Harness, NS, phaseOf, pvc, startHarness, st, storageClass, waitFor } from './harness';
 
@@ -157,8 +158,11 @@ describe('VirtualMachineSnapshot', () => {
     });
     expect(st(failed).readyToUse).toBe(false);
     expect(String((st(failed).error as { message: string }).message)).toContain('No VolumeSnapshotClass');
-    const statuses = st(h.store.get(S.vms, NS, 'web')).volumeSnapshotStatuses as { name: string; enabled: boolean }[];
-    expect(statuses.find((s) => s.name === 'rootdisk')?.enabled).toBe(false);
+    const statuses = volumeSnapshotStatuses(h.store, h.store.get(S.vms, NS, 'web')!);
+    expect(statuses).toEqual([
+      { name: 'rootdisk', enabled: false, reason: 'No VolumeSnapshotClass: Volume snapshots are not configured for this StorageClass [longhorn] [rootdisk]' },
+      { name: 'cloudinitdisk', enabled: false, reason: 'Snapshot is not supported for this volumeSource type [cloudinitdisk]' },
+    ]);
     expect(h.store.list(S.volumeSnapshots, NS)).toEqual([]);
   });
 
