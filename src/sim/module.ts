@@ -66,6 +66,32 @@ export interface MetricsProvider {
   podMetrics(namespace?: string): KObject[];
 }
 
+/** One API write as an admission webhook sees it (after schema validation, before the store). */
+export interface AdmissionRequest {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  group: string;
+  kind: string;
+  /** e.g. 'status' for writes through the status subresource. */
+  subresource?: string;
+  namespace?: string;
+  name: string;
+  /** The object about to be stored (CREATE/UPDATE); a hook may change it in place (mutating webhook). */
+  object?: KObject;
+  /** The stored object (UPDATE/DELETE). */
+  oldObject?: KObject;
+  dryRun: boolean;
+}
+
+/**
+ * A validating/mutating admission webhook (e.g. KubeVirt's virt-api). Throw an ApiError to deny (KubeVirt answers
+ * 422 Invalid for field causes); return warnings to send them as `Warning: 299` headers.
+ */
+export interface AdmissionHook {
+  /** Kinds this hook sees, as `{ group, kind }`. */
+  kinds: { group: string; kind: string }[];
+  admit(ctx: SimContext, request: AdmissionRequest): { warnings?: string[] } | void;
+}
+
 export interface SimModule {
   readonly name: string;
   start(ctx: SimContext): void | Promise<void>;
@@ -74,4 +100,6 @@ export interface SimModule {
   upgrades?: UpgradeRoute[];
   rawRoutes?: RawRoute[];
   metrics?: MetricsProvider;
+  /** Admission webhooks run by the HTTP layer on create/update/patch/delete of the listed kinds. */
+  admission?: AdmissionHook[];
 }

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest, invalid, notFound } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { AdmissionRequest } from '../module.js';
 import type { KObject, NewObject } from '../store/types.js';
 import { resourceKey } from '../store/types.js';
 import type { KindSpec } from '../resources/kinds.js';
@@ -21,8 +22,12 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 /** Checks a body against the kind's schema; returns warnings (Warn) or throws (Strict / wrong types). */
 export type BodyValidator = (type: KindSpec, obj: KObject, mode: FieldValidation) => string[];
 
+/** Runs the modules' admission hooks; returns their warnings, throws when one denies. */
+export type Admitter = (request: AdmissionRequest) => string[];
+
 export interface ApiContext {
   store: ObjectStore;
+  admit: Admitter;
   watches: WatchRegistry;
   watchSettings: WatchSettings;
   validate: BodyValidator;
@@ -155,8 +160,23 @@ export async function handleCreate(ctx: ApiContext, call: ResourceCall): Promise
   const obj = await prepareCreate(ctx, call, body);
   const warnings = ctx.validate(type, obj, fieldValidation(query));
   checkNamespaceWritable(ctx.store, type, call.namespace);
+  warnings.push(...admit(ctx, call, 'CREATE', obj));
   const created = ctx.store.create(keyOf(type), obj as NewObject, { dryRun: isDryRun(query) });
   respondObject(call, 201, created, warnings);
+}
+
+function admit(ctx: ApiContext, call: ResourceCall, operation: AdmissionRequest['operation'], object?: KObject, oldObject?: KObject): string[] {
+  return ctx.admit({
+    operation,
+    group: call.type.group,
+    kind: call.type.kind,
+    ...(call.subresource ? { subresource: call.subresource } : {}),
+    ...(call.namespace ? { namespace: call.namespace } : {}),
+    name: call.name ?? object?.metadata.name ?? '',
+    ...(object ? { object } : {}),
+    ...(oldObject ? { oldObject } : {}),
+    dryRun: isDryRun(call.query),
+  });
 }
 
 /** What create strategies do before storing: canonical TypeMeta, status reset, namespace defaults. */
@@ -215,6 +235,7 @@ export async function handleUpdate(ctx: ApiContext, call: ResourceCall): Promise
   }
   const next = mergeForWrite(call, current, body as KObject);
   const warnings = ctx.validate(type, next, fieldValidation(query));
+  warnings.push(...admit(ctx, call, 'UPDATE', next, current));
   const stored = ctx.store.replace(keyOf(type), next, {
     dryRun: isDryRun(query),
     ...(meta.resourceVersion ? { expectedResourceVersion: String(meta.resourceVersion as string) } : {}),
@@ -275,6 +296,7 @@ export async function handlePatch(ctx: ApiContext, call: ResourceCall): Promise<
   if (!isPlainObject(next.metadata)) next.metadata = { ...current.metadata, resourceVersion: current.metadata.resourceVersion };
   const merged = mergeForWrite(call, current, next);
   const warnings = ctx.validate(type, merged, fieldValidation(query));
+  warnings.push(...admit(ctx, call, 'UPDATE', merged, current));
   // A patch that sets metadata.resourceVersion is a precondition (409 when stale); otherwise it always applies.
   const wantedRv = next.metadata.resourceVersion;
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -297,6 +319,7 @@ async function applyCreate(ctx: ApiContext, call: ResourceCall, body: Record<str
   const obj = await prepareCreate(ctx, call, body);
   const warnings = ctx.validate(call.type, obj, fieldValidation(call.query));
   checkNamespaceWritable(ctx.store, call.type, call.namespace);
+  warnings.push(...admit(ctx, call, 'CREATE', obj));
   const created = ctx.store.create(keyOf(call.type), obj as NewObject, { dryRun: isDryRun(call.query) });
   respondObject(call, 201, created, warnings);
 }
@@ -350,6 +373,7 @@ function returnsObject(type: KindSpec): boolean {
 export async function handleDelete(ctx: ApiContext, call: ResourceCall): Promise<void> {
   const { type } = call;
   const options = await deleteOptions(call);
+  const warnings = admit(ctx, call, 'DELETE', undefined, ctx.store.mustGet(keyOf(type), call.namespace, call.name!));
   const { object, gone } = deleteOne(ctx, type, call.namespace, call.name!, options);
   if (gone && !returnsObject(type)) {
     sendJson(call.res, 200, {
@@ -358,10 +382,10 @@ export async function handleDelete(ctx: ApiContext, call: ResourceCall): Promise
       metadata: {},
       status: 'Success',
       details: { name: object.metadata.name, ...(type.group ? { group: type.group } : {}), kind: type.plural, uid: object.metadata.uid },
-    });
+    }, warnings);
     return;
   }
-  sendJson(call.res, 200, object);
+  sendJson(call.res, 200, object, warnings);
 }
 
 export async function handleDeleteCollection(ctx: ApiContext, call: ResourceCall): Promise<void> {
@@ -373,6 +397,7 @@ export async function handleDeleteCollection(ctx: ApiContext, call: ResourceCall
   const items: KObject[] = [];
   for (const t of targets) {
     try {
+      admit(ctx, { ...call, name: t.metadata.name, namespace: t.metadata.namespace }, 'DELETE', undefined, t);
       items.push(deleteOne(ctx, type, t.metadata.namespace, t.metadata.name, options).object);
     } catch (err) {
       // Another writer removed it between list and delete: the apiserver skips NotFound here too.

@@ -68,8 +68,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { ctx, modules, faults } = options;
   const watches = new WatchRegistry();
   faults.attachWatchDropper(() => watches.closeAll());
+  const admissionHooks = modules.flatMap((m) => m.admission ?? []);
   const api: ApiContext = {
     store: ctx.store,
+    admit: (request) => {
+      const warnings: string[] = [];
+      for (const hook of admissionHooks) {
+        if (!hook.kinds.some((k) => k.group === request.group && k.kind === request.kind)) continue;
+        const result = hook.admit(ctx, request);
+        if (result?.warnings) warnings.push(...result.warnings);
+      }
+      return warnings;
+    },
     watches,
     watchSettings: { ...DEFAULT_WATCH_SETTINGS, ...options.watchSettings },
     validate: options.validate,

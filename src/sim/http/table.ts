@@ -91,10 +91,16 @@ function rowName(type: KindSpec, obj: KObject): string {
 }
 
 export function tableRow(type: KindSpec, obj: KObject, now = Date.now()): Record<string, unknown> {
+  const cells = columnsOf(type).map((c) => cell(c, obj, now));
   return {
-    cells: [rowName(type, obj), ...columnsOf(type).map((c) => cell(c, obj, now))],
+    cells: type.nameColumn === 'wide' ? [...cells, rowName(type, obj)] : [rowName(type, obj), ...cells],
     object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata },
   };
+}
+
+function columnDefinitions(type: KindSpec): Record<string, unknown>[] {
+  const columns = columnsOf(type).map((c) => ({ name: c.name, type: c.type, format: '', description: c.description ?? '', priority: c.priority ?? 0 }));
+  return type.nameColumn === 'wide' ? [...columns, { ...NAME_COLUMN, priority: 1 }] : [NAME_COLUMN, ...columns];
 }
 
 export function table(type: KindSpec, objects: KObject[], resourceVersion: string): Record<string, unknown> {
@@ -103,10 +109,7 @@ export function table(type: KindSpec, objects: KObject[], resourceVersion: strin
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: { resourceVersion },
-    columnDefinitions: [
-      NAME_COLUMN,
-      ...columnsOf(type).map((c) => ({ name: c.name, type: c.type === 'date' ? 'date' : c.type, format: '', description: c.description ?? '', priority: c.priority ?? 0 })),
-    ],
+    columnDefinitions: columnDefinitions(type),
     rows: objects.map((o) => tableRow(type, o, now)),
   };
 }

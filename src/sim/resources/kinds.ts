@@ -28,6 +28,8 @@ export interface KindSpec extends ResourceType {
   schema?: { file: 'kubevirt' | 'cdi'; definition: string };
   /** Field selectors this kind supports besides metadata.name / metadata.namespace. */
   fieldSelectors?: string[];
+  /** 'wide': the Name column is shown only with `-o wide`, last (kubectl's event printer). Default: first. */
+  nameColumn?: 'first' | 'wide';
   /** CRD-defined kind: gets a CustomResourceDefinition object so kubectl's CRD finder sees it. */
   crd?: boolean;
 }
@@ -52,6 +54,7 @@ interface Def {
   extraSubresources?: KindSpec['extraSubresources'];
   schema?: KindSpec['schema'];
   fieldSelectors?: string[];
+  nameColumn?: 'first' | 'wide';
 }
 
 function kind(d: Def): KindSpec {
@@ -75,6 +78,7 @@ function kind(d: Def): KindSpec {
     ...(d.extraSubresources ? { extraSubresources: d.extraSubresources } : {}),
     ...(d.schema ? { schema: d.schema } : {}),
     ...(d.fieldSelectors ? { fieldSelectors: d.fieldSelectors } : {}),
+    ...(d.nameColumn ? { nameColumn: d.nameColumn } : {}),
     crd: !builtin,
   };
 }
@@ -229,7 +233,7 @@ export const KINDS: KindSpec[] = [
       { name: 'StorageClass', type: 'string', jsonPath: '.spec.storageClassName' },
       age,
     ] }),
-  core({ kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS,
+  core({ kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS, nameColumn: 'wide',
     columns: [
       { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
       { name: 'Type', type: 'string', jsonPath: '.type' },

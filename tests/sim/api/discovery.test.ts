@@ -1,6 +1,7 @@
 import { Metrics, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimModule } from '../../../src/sim/module.js';
+import { ApiError } from '../../../src/sim/store/errors.js';
 import { humanDuration } from '../../../src/sim/http/table.js';
 import { expectStatus, raw, startHarness, vmBody, type Harness, type WireJson } from './harness.js';
 
@@ -11,6 +12,23 @@ const probeModule: SimModule = {
   name: 'probe',
   start() {},
   subresources: [{ resource: 'virtualmachines', verb: 'start', methods: ['PUT'], handle: () => ({ status: 202 }) }],
+  admission: [
+    {
+      kinds: [{ group: 'kubevirt.io', kind: 'VirtualMachine' }],
+      admit(_ctx, request) {
+        if (request.operation === 'DELETE') {
+          if (request.oldObject?.metadata.labels?.protected === 'yes') throw new ApiError(403, 'Forbidden', 'admission webhook "probe" denied the request: protected');
+          return;
+        }
+        const obj = request.object!;
+        if (obj.metadata.labels?.deny === 'yes') {
+          throw new ApiError(422, 'Invalid', 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: denied by label');
+        }
+        obj.metadata.annotations = { ...obj.metadata.annotations, 'probe/admitted': request.operation };
+        if ((obj.spec as { running?: boolean }).running !== undefined) return { warnings: ['spec.running is deprecated, please use spec.runStrategy instead.'] };
+      },
+    },
+  ],
   metrics: {
     nodeMetrics: () => [{ apiVersion: 'metrics.k8s.io/v1beta1', kind: 'NodeMetrics', metadata: { name: 'node1' } as never, usage: { cpu: '250m', memory: '1024Ki' } }],
     podMetrics: () => [
@@ -168,6 +186,15 @@ describe('Table output', () => {
     expect(pods.json.rows[0].cells.slice(0, 4)).toEqual(['tp', '0/1', 'Pending', 0]);
   });
 
+  it('events show Last Seen first and their name only with -o wide', async () => {
+    await h.core.createNamespacedEvent({ namespace: 'default', body: { metadata: { name: 'ev1' }, involvedObject: { kind: 'VirtualMachine', name: 'tbl' }, reason: 'Started', message: 'hello', type: 'Normal', lastTimestamp: new Date() } });
+    const res = await raw(h, 'GET', '/api/v1/namespaces/default/events', undefined, { Accept: TABLE });
+    const cols = res.json.columnDefinitions as WireJson[];
+    expect(cols.map((c) => c.name)).toEqual(['Last Seen', 'Type', 'Reason', 'Object', 'Message', 'Name']);
+    expect(cols[5]!.priority).toBe(1);
+    expect(res.json.rows[0].cells.slice(1)).toEqual(['Normal', 'Started', 'virtualmachine/tbl', 'hello', 'ev1']);
+  });
+
   it('formats ages like apimachinery HumanDuration', () => {
     const s = 1000;
     expect(humanDuration(5 * s)).toBe('5s');
@@ -178,5 +205,22 @@ describe('Table output', () => {
     expect(humanDuration(3 * 86400 * s + 3600 * s)).toBe('3d1h');
     expect(humanDuration(400 * 86400 * s)).toBe('400d');
     expect(humanDuration(-5 * s)).toBe('<invalid>');
+  });
+});
+
+describe('admission hooks', () => {
+  it('run on create/update/delete: deny, mutate and warn', async () => {
+    const denied = await raw(h, 'POST', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines', { ...vmBody('deny'), metadata: { name: 'deny', labels: { deny: 'yes' } } });
+    expect(denied.status).toBe(422);
+    expect(denied.json.message).toContain('denied the request');
+    const { runStrategy: _r, ...spec } = vmBody('warned').spec;
+    const warned = await raw(h, 'POST', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines', { ...vmBody('warned'), spec: { ...spec, running: false } });
+    expect(warned.status).toBe(201);
+    expect(warned.headers.get('warning')).toContain('spec.running is deprecated');
+    expect(warned.json.metadata.annotations['probe/admitted']).toBe('CREATE');
+    const patched = await raw(h, 'PATCH', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines/warned', { metadata: { labels: { protected: 'yes' } } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(patched.json.metadata.annotations['probe/admitted']).toBe('UPDATE');
+    expect((await raw(h, 'DELETE', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines/warned')).status).toBe(403);
+    expect((await raw(h, 'GET', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines/warned')).status).toBe(200);
   });
 });
