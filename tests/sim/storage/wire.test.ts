@@ -193,6 +193,37 @@ describe('storage over the wire', () => {
     expect(copy?.spec.template.spec.volumes[0].persistentVolumeClaim.claimName).toMatch(/^restore-/);
   });
 
+  it('restores a VM whose disk comes from dataVolumeTemplates, deleting the replaced DataVolume', async () => {
+    const body = vmBody('tpl', 'tpl-rootdisk');
+    body.spec.dataVolumeTemplates = [
+      { metadata: { name: 'tpl-rootdisk' }, spec: { source: { blank: {} }, storage: { resources: { requests: { storage: '2Gi' } } } } },
+    ];
+    body.spec.template.spec.volumes = [{ name: 'rootdisk', dataVolume: { name: 'tpl-rootdisk' } }];
+    await custom.createNamespacedCustomObject({ ...vms, body });
+    await poll('dv done', async () => (await get(dvs, 'tpl-rootdisk'))?.status?.phase === 'Succeeded', 30_000);
+    await custom.createNamespacedCustomObject({
+      ...snapshots,
+      body: { apiVersion: 'snapshot.kubevirt.io/v1beta1', kind: 'VirtualMachineSnapshot', metadata: { name: 'tpl-snap' }, spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'tpl' } } },
+    });
+    await poll('snapshot ready', async () => (await get(snapshots, 'tpl-snap'))?.status?.readyToUse === true);
+    await custom.createNamespacedCustomObject({
+      ...restores,
+      body: { apiVersion: 'snapshot.kubevirt.io/v1beta1', kind: 'VirtualMachineRestore', metadata: { name: 'tpl-restore' }, spec: { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'tpl' }, virtualMachineSnapshotName: 'tpl-snap' } },
+    });
+    const done = await poll('restored', async () => {
+      const r = await get(restores, 'tpl-restore');
+      return r?.status?.complete === true ? r : undefined;
+    }, 30_000);
+    expect(done.status.deletedDataVolumes).toEqual(['tpl-rootdisk']);
+    const vm = await get(vms, 'tpl');
+    expect(vm?.spec.dataVolumeTemplates).toBeUndefined();
+    expect(vm?.spec.template.spec.volumes[0]).toEqual({ name: 'rootdisk', persistentVolumeClaim: { claimName: done.status.restores[0].persistentVolumeClaim } });
+    await poll('old dv gone', async () => (await get(dvs, 'tpl-rootdisk')) === undefined);
+    // The snapshot still holds the data: its VolumeSnapshot outlives the deleted DataVolume's PVC.
+    const vs = await custom.listNamespacedCustomObject({ group: 'snapshot.storage.k8s.io', version: 'v1', namespace: NS, plural: 'volumesnapshots' });
+    expect((vs as Json).items.some((v: Json) => v.spec.source.persistentVolumeClaimName === 'tpl-rootdisk')).toBe(true);
+  });
+
   it('exports a stopped VM and serves the image at the link with the token', async () => {
     await boundClaim('exp-rootdisk', '10Gi');
     await custom.createNamespacedCustomObject({ ...vms, body: vmBody('exp', 'exp-rootdisk') });
