@@ -6,6 +6,7 @@
 import type { KindSpec } from '../resources/kinds.js';
 import { STREAMING_SUBRESOURCES } from '../resources/kinds.js';
 import type { SubresourceRoute } from '../module.js';
+import { REVIEW_RESOURCES } from './access-reviews.js';
 
 export const SUBRESOURCES_GROUP = 'subresources.kubevirt.io';
 export const METRICS_GROUP = 'metrics.k8s.io';
@@ -36,6 +37,7 @@ function groups(input: DiscoveryInput): GroupVersions[] {
     out.set(k.group, g);
   }
   out.set(SUBRESOURCES_GROUP, { name: SUBRESOURCES_GROUP, versions: ['v1'], preferred: 'v1' });
+  for (const name of Object.keys(REVIEW_RESOURCES)) out.set(name, { name, versions: ['v1'], preferred: 'v1' });
   if (input.metricsEnabled) out.set(METRICS_GROUP, { name: METRICS_GROUP, versions: ['v1beta1'], preferred: 'v1beta1' });
   return [...out.values()];
 }
@@ -101,6 +103,8 @@ export function apiResourceList(input: DiscoveryInput, group: string, version: s
     const names = new Set([...input.subresourceRoutes.map((r) => `${r.resource}/${r.verb}`), ...STREAMING_SUBRESOURCES]);
     return resourceList(gv, [...names].sort().map((name) => ({ name, namespaced: true })));
   }
+  const review = REVIEW_RESOURCES[group];
+  if (review) return resourceList(gv, [{ name: review.plural, singularName: '', namespaced: false, kind: review.kind, verbs: ['create'] }]);
   if (group === METRICS_GROUP) {
     return resourceList(gv, [
       { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },

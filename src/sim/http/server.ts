@@ -23,6 +23,7 @@ import {
 } from './discovery.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import { servePodLog } from './pod-log.js';
+import { REVIEW_RESOURCES, serveReview } from './access-reviews.js';
 import {
   handleCreate,
   handleDelete,
@@ -141,6 +142,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     if (group === SUBRESOURCES_GROUP) return serveSubresource(req, res, url, version, rest);
     if (group === METRICS_GROUP) return serveMetrics(req, res, url, version, rest);
+    if (REVIEW_RESOURCES[group]) return serveReview(req, res, group, version, rest);
     return serveResource(req, res, url, group, version, rest);
   }
 

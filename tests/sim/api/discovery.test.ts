@@ -224,3 +224,18 @@ describe('admission hooks', () => {
     expect((await raw(h, 'GET', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines/warned')).status).toBe(200);
   });
 });
+
+describe('access reviews', () => {
+  it('allows every SelfSubjectAccessReview and names the admin user in SelfSubjectReview', async () => {
+    const review = await raw(h, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'delete', group: 'kubevirt.io', resource: 'virtualmachines' } },
+    });
+    expect(review.status).toBe(201);
+    expect(review.json.status.allowed).toBe(true);
+    expect((await raw(h, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { spec: {} })).status).toBe(422);
+    const whoami = await raw(h, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(whoami.json.status.userInfo.username).toBe('corral-sim-admin');
+    const list = (await raw(h, 'GET', '/apis/authorization.k8s.io/v1')).json;
+    expect(list.resources).toEqual([{ name: 'selfsubjectaccessreviews', singularName: '', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] }]);
+  });
+});
