@@ -107,10 +107,10 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       const facts: RequestFacts = { method, headers: req.headers, ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}) };
       const endpoint = match.handler;
       const principal = endpoint.public ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const } : authenticate(auth, facts);
-      if (endpoint.privilege) requirePrivilege(principal.role, endpoint.privilege.path(match.params), endpoint.privilege.name);
+      const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
+      if (endpoint.privilege) requirePrivilege(principal.role, endpoint.privilege.path(match.params, args), endpoint.privilege.name);
       else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
         throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
-      const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
       const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
       sendData(res, await endpoint.handle(ctx));
     } catch (err) {

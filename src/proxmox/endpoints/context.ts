@@ -17,7 +17,7 @@ export interface EndpointContext {
 
 export interface Endpoint {
   /** Privilege checked before the handler runs, on the ACL path built from the path parameters. */
-  privilege?: { name: string; path: (p: Record<string, string>) => string };
+  privilege?: { name: string; path: (p: Record<string, string>, args: Params) => string };
   /** Served without authentication (login). */
   public?: boolean;
   handle(ctx: EndpointContext): unknown;

@@ -302,7 +302,7 @@ export function registerQemu(table: Routes): void {
         .map(({ vmid, row }) => qemuListRow(rowContext(ctx, vmid, row)));
     },
   });
-  define(table, 'POST', '/nodes/{node}/qemu', { privilege: { name: 'VM.Allocate', path: (p) => `/vms/${p.vmid ?? ''}` }, handle: createVm });
+  define(table, 'POST', '/nodes/{node}/qemu', { privilege: { name: 'VM.Allocate', path: (_p, args) => `/vms/${args.raw('vmid') ?? ''}` }, handle: createVm });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}', {
     privilege: VM_AUDIT(),
     handle: (ctx) => {
