@@ -1,60 +1,52 @@
-// End-to-end tests of the web UI in headless Debian Chromium against Corral on the embedded demo cluster.
-// Two Corral instances: an open one (single-user mode, everyone admin) and one with CORRAL_ADMINS set, for the
-// read-only checks. Run: `flock /tmp/e2e.lock npx playwright test` (the lock keeps parallel runs off the ports).
+// End-to-end tests of the web UI in headless Debian Chromium against Corral on the embedded cluster.
+// Two Corral processes share one embedded cluster: an open one (single-user mode, everybody admin) and one with
+// CORRAL_ADMINS set, for the read-only checks (CORRAL_ADMINS is per process). tests/e2e/serve.ts starts them with
+// a 10× faster cluster and a fixed port for its fault-control interface.
+// Run: `flock /tmp/e2e.lock npx playwright test`.
+import { rmSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { BASE_URL, E2E_PORT, E2E_READONLY_PORT, E2E_SIM_PORT, EXTERNAL_URL } from './tests/e2e/env';
 
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 18106);
-export const E2E_READONLY_PORT = E2E_PORT + 1;
-/** Point the tests at an already running Corral instead of starting two (the read-only test then needs
- *  E2E_READONLY_URL too, or it is skipped). */
-const external = process.env.E2E_BASE_URL;
-export const READONLY_URL = process.env.E2E_READONLY_URL ?? (external ? '' : `http://localhost:${E2E_READONLY_PORT}`);
-
-// A faster embedded cluster so starting/stopping VMs takes seconds, not tens of seconds.
-const simSpeed = process.env.CORRAL_SIM_SPEED ?? '10';
+const kubeconfig = 'test-results/e2e-kubeconfig.yaml';
+const speed = process.env.CORRAL_SIM_SPEED ?? '10';
+const serve = './node_modules/.bin/node --import tsx tests/e2e/serve.ts';
+// The read-only instance waits for this file; a stale one from an earlier run would point at a dead cluster.
+if (!process.env.TEST_WORKER_INDEX) rmSync(kubeconfig, { force: true });
 
 export default defineConfig({
   testDir: 'tests/e2e',
-  outputDir: 'test-results',
+  outputDir: 'test-results/e2e',
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 90_000,
+  timeout: 120_000,
   expect: { timeout: 20_000 },
   reporter: [['list']],
   use: {
-    baseURL: external ?? `http://localhost:${E2E_PORT}`,
+    baseURL: BASE_URL,
     headless: true,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     },
     trace: 'retain-on-failure',
   },
-  webServer: external
+  webServer: EXTERNAL_URL
     ? []
     : [
         {
-          command: 'npm start',
+          command: `${serve} --port ${E2E_PORT} --sim-port ${E2E_SIM_PORT} --kubeconfig-out ${kubeconfig} --speed ${speed} --build`,
           url: `http://localhost:${E2E_PORT}/readyz`,
-          env: { PORT: String(E2E_PORT), CORRAL_SIM_SPEED: simSpeed },
-          timeout: 240_000,
+          timeout: 400_000,
           reuseExistingServer: false,
           stdout: 'ignore',
           stderr: 'pipe',
         },
         {
-          command: 'npm start',
+          command: `${serve} --port ${E2E_READONLY_PORT} --kubeconfig ${kubeconfig}`,
           url: `http://localhost:${E2E_READONLY_PORT}/readyz`,
-          env: { PORT: String(E2E_READONLY_PORT), CORRAL_SIM_SPEED: simSpeed, CORRAL_ADMINS: 'alice@example.com' },
-          timeout: 240_000,
+          env: { CORRAL_ADMINS: 'alice@example.com' },
+          timeout: 400_000,
           reuseExistingServer: false,
           stdout: 'ignore',
           stderr: 'pipe',

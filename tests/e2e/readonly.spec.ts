@@ -1,8 +1,7 @@
 // A caller not in CORRAL_ADMINS (the second Corral instance of playwright.config.ts) sees the fleet but no control
 // that changes state, and a badge saying why.
 import { expect, test } from '@playwright/test';
-import { READONLY_URL } from '../../playwright.config';
-import { NS } from './helpers';
+import { READONLY_URL } from './env';
 
 test.use({ baseURL: READONLY_URL || undefined, extraHTTPHeaders: { 'Tailscale-User-Login': 'bob@example.com' } });
 
