@@ -107,11 +107,19 @@ function checkNamespaceWritable(store: ObjectStore, type: KindSpec, namespace: s
   }
 }
 
+/** Stored objects are immutable, so the TypeMeta-less JSON of a built-in object can be cached by identity. */
+const itemJsonCache = new WeakMap<KObject, string>();
+
 /** Built-in list items omit apiVersion/kind (the apiserver's typed lists), custom resource items keep them. */
 function listItemJson(type: KindSpec, object: KObject, json: string): string {
   if (!type.builtin) return json;
-  const { apiVersion: _a, kind: _k, ...rest } = object;
-  return JSON.stringify(rest);
+  let cached = itemJsonCache.get(object);
+  if (cached === undefined) {
+    const { apiVersion: _a, kind: _k, ...rest } = object;
+    cached = JSON.stringify(rest);
+    itemJsonCache.set(object, cached);
+  }
+  return cached;
 }
 
 function respondObject(call: ResourceCall, status: number, obj: KObject, warnings: string[] = []): void {

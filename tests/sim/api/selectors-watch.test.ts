@@ -167,6 +167,15 @@ describe('watch', () => {
     expect(without.events).toEqual([]);
   });
 
+  it('sendInitialEvents=true ends the initial ADDEDs with the initial-events-end bookmark', async () => {
+    const { events } = await collectWatch(
+      '/apis/kubevirt.io/v1/namespaces/sel/virtualmachines?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=tier',
+      (ev) => ev.some((e) => e.type === 'BOOKMARK'),
+    );
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(events[1]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+  });
+
   it('client-node Watch receives typed events', async () => {
     const seen: string[] = [];
     const watch = new Watch(h.kc);
