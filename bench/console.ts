@@ -7,9 +7,16 @@
  *   capacity   — the sim renders frames slower than the bridge can carry them, so the VNC ratio mostly shows that
  *                the bridge keeps up; a blast server (64 KiB binary frames as fast as the socket takes them) behind
  *                the same gateway shows the bridge's own ceiling, again as a ratio to reading it directly.
- * Corral and the embedded cluster run in this process on loopback, as in `npm start`. Direct and bridged runs
- * alternate (KubeVirt allows one session per console, so they cannot overlap) and the medians are reported.
+ * By default the embedded cluster and the blast server run in child processes, as a real cluster would (Corral
+ * never shares a process with KubeVirt); BENCH_SIM=inproc puts the cluster in Corral's process, as `npm start`
+ * does, where the bridge and the cluster compete for one event loop. Direct and bridged runs alternate (KubeVirt
+ * allows one session per console, so they cannot overlap) and the medians are reported.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -21,7 +28,13 @@ import { attachToCorral } from '../src/server/consoles/index.js';
 import { identityFor } from '../src/server/identity-http.js';
 import { startCorral } from '../src/server/start.js';
 import { startEmbeddedCluster } from '../src/sim/index.js';
-import { StreamReader, readFramebufferUpdate, rfbHandshake, setEncodingsRaw, updateRequest } from '../tests/integration/consoles/rfb-client.js';
+import {
+  StreamReader,
+  readFramebufferUpdate,
+  rfbHandshake,
+  setEncodingsRaw,
+  updateRequest,
+} from '../tests/integration/consoles/rfb-client.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const FRAMES = Number(process.env.FRAMES ?? 40);
@@ -96,7 +109,11 @@ const BLAST_BYTES = Number(process.env.BLAST_MB ?? 256) * 1024 * 1024;
 
 /** A "console" that sends BLAST_BYTES in 64 KiB frames as fast as the socket drains, then closes. */
 async function startBlaster(): Promise<{ url: string; close(): Promise<void> }> {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => 'plain.kubevirt.io' });
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: () => 'plain.kubevirt.io',
+  });
   const server = http.createServer();
   const frame = Buffer.alloc(64 * 1024, 0xab);
   server.on('upgrade', (req, socket, head) =>
@@ -116,10 +133,11 @@ async function startBlaster(): Promise<{ url: string; close(): Promise<void> }> 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -136,14 +154,73 @@ async function blastThroughput(url: string): Promise<number> {
   return bytes / ((performance.now() - start) / 1000);
 }
 
+/** Runs `args` with this Node + tsx and resolves with the first stdout line matching `ready`. */
+function spawnReady(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ child, match: m });
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${code} before it was ready:\n${out}`)),
+    );
+  });
+}
+
+interface Cluster {
+  url: string;
+  kubeconfig: string;
+  close(): Promise<void>;
+}
+
+async function startCluster(): Promise<Cluster> {
+  if (process.env.BENCH_SIM === 'inproc') {
+    const sim = await startEmbeddedCluster({ port: 0, fleet: 'demo', speed: 50 });
+    return { url: sim.url, kubeconfig: sim.kubeconfig, close: () => sim.close() };
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'corral-bench-')), 'kubeconfig.yaml');
+  const { child } = await spawnReady(
+    ['src/sim/cli.ts', '--port', '0', '--kubeconfig', file, '--fleet', 'demo', '--speed', '50'],
+    /ready/,
+  );
+  const kubeconfig = readFileSync(file, 'utf8');
+  const url = /server:\s*"?([^"\s]+)"?/.exec(kubeconfig)?.[1];
+  if (!url) throw new Error(`no server in ${file}`);
+  return { url, kubeconfig, close: () => stopChild(child) };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function startRemoteBlaster(): Promise<{ url: string; close(): Promise<void> }> {
+  if (process.env.BENCH_SIM === 'inproc') return startBlaster();
+  const { child, match } = await spawnReady([fileURLToPath(import.meta.url), '--blaster'], /blaster (\S+)\n/);
+  return { url: match[1]!, close: () => stopChild(child) };
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
 
 async function main(): Promise<void> {
-  const sim = await startEmbeddedCluster({ port: 0, fleet: 'demo', speed: 50 });
-  const corral = await startCorral({ kube: { yaml: sim.kubeconfig }, demo: true, port: 0, host: '127.0.0.1', next: false, plugins: false });
+  const sim = await startCluster();
+  const corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+  });
   try {
     await corral.cluster.cache.waitForSync(30_000);
     const kubeConfig = new KubeConfig();
@@ -156,7 +233,8 @@ async function main(): Promise<void> {
     }
     if (!vm) throw new Error('no running VM in the demo fleet');
     await new Promise((r) => setTimeout(r, 1500)); // past the simulated boot log
-    const direct = (sub: string) => `${sim.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/${vm.namespace}/virtualmachineinstances/${vm.name}/${sub}`;
+    const direct = (sub: string) =>
+      `${sim.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/${vm.namespace}/virtualmachineinstances/${vm.name}/${sub}`;
     const bridged = (kind: string) => `${corral.url.replace('http', 'ws')}/api/${kind}/${vm.namespace}/${vm.name}`;
 
     const tput = { direct: [] as number[], bridged: [] as number[] };
@@ -168,17 +246,29 @@ async function main(): Promise<void> {
       rtt.bridged.push(...(await echoRtts(bridged('tty'))));
     }
     // The bridge's own ceiling: the same gateway code in front of the blast server.
-    const blaster = await startBlaster();
+    const blaster = await startRemoteBlaster();
     const blastKc = new KubeConfig();
-    blastKc.loadFromOptions({ clusters: [{ name: 'b', server: blaster.url, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'b', cluster: 'b', user: 'u' }], currentContext: 'b' });
-    const gateway = createConsoleGateway({ cluster: () => blastKc, resolveCaller: () => ({ login: 'bench', name: 'bench', admin: true }) });
+    blastKc.loadFromOptions({
+      clusters: [{ name: 'b', server: blaster.url, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'b', cluster: 'b', user: 'u' }],
+      currentContext: 'b',
+    });
+    const gateway = createConsoleGateway({
+      cluster: () => blastKc,
+      resolveCaller: () => ({ login: 'bench', name: 'bench', admin: true }),
+    });
     const front = http.createServer();
     front.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     const frontUrl = `ws://127.0.0.1:${(front.address() as AddressInfo).port}`;
     const cap = { direct: [] as number[], bridged: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
-      cap.direct.push(await blastThroughput(`${blaster.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/b/virtualmachineinstances/b/vnc`));
+      cap.direct.push(
+        await blastThroughput(
+          `${blaster.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/b/virtualmachineinstances/b/vnc`,
+        ),
+      );
       cap.bridged.push(await blastThroughput(`${frontUrl}/api/vnc/b/b`));
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -190,21 +280,49 @@ async function main(): Promise<void> {
     const capRatio = median(cap.bridged) / median(cap.direct);
     const ratio = median(tput.bridged) / median(tput.direct);
     const added = median(rtt.bridged) - median(rtt.direct);
-    console.log(`console bridge bench: VM ${vm.namespace}/${vm.name}, ${ROUNDS} rounds, ${FRAMES} full frames and ${ECHOES} echoes per round`);
-    console.log(`throughput  direct ${mb(median(tput.direct))} MB/s  bridged ${mb(median(tput.bridged))} MB/s  ratio ${ratio.toFixed(2)}  (aim >= 0.8)`);
-    console.log(`capacity    direct ${mb(median(cap.direct))} MB/s  bridged ${mb(median(cap.bridged))} MB/s  ratio ${capRatio.toFixed(2)}  (${BLAST_BYTES / 1048576} MiB blast, bridge ceiling)`);
-    console.log(`echo RTT p50  direct ${median(rtt.direct).toFixed(3)} ms  bridged ${median(rtt.bridged).toFixed(3)} ms  added ${added.toFixed(3)} ms  (aim <= 1 ms)`);
-    console.log(JSON.stringify({ throughputRatio: Number(ratio.toFixed(3)), directMBps: Number(mb(median(tput.direct))), bridgedMBps: Number(mb(median(tput.bridged))), addedRttP50Ms: Number(added.toFixed(3)), capacityRatio: Number(capRatio.toFixed(3)), capacityBridgedMBps: Number(mb(median(cap.bridged))) }));
+    console.log(
+      `cluster and blast server: ${process.env.BENCH_SIM === 'inproc' ? "in Corral's process" : 'child processes'}`,
+    );
+    console.log(
+      `console bridge bench: VM ${vm.namespace}/${vm.name}, ${ROUNDS} rounds, ${FRAMES} full frames and ${ECHOES} echoes per round`,
+    );
+    console.log(
+      `throughput  direct ${mb(median(tput.direct))} MB/s  bridged ${mb(median(tput.bridged))} MB/s  ratio ${ratio.toFixed(2)}  (aim >= 0.8)`,
+    );
+    console.log(
+      `capacity    direct ${mb(median(cap.direct))} MB/s  bridged ${mb(median(cap.bridged))} MB/s  ratio ${capRatio.toFixed(2)}  (${BLAST_BYTES / 1048576} MiB blast, bridge ceiling)`,
+    );
+    console.log(
+      `echo RTT p50  direct ${median(rtt.direct).toFixed(3)} ms  bridged ${median(rtt.bridged).toFixed(3)} ms  added ${added.toFixed(3)} ms  (aim <= 1 ms)`,
+    );
+    console.log(
+      JSON.stringify({
+        throughputRatio: Number(ratio.toFixed(3)),
+        directMBps: Number(mb(median(tput.direct))),
+        bridgedMBps: Number(mb(median(tput.bridged))),
+        addedRttP50Ms: Number(added.toFixed(3)),
+        capacityRatio: Number(capRatio.toFixed(3)),
+        capacityBridgedMBps: Number(mb(median(cap.bridged))),
+      }),
+    );
   } finally {
     await corral.close();
     await sim.close();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(`bench:console failed: ${err instanceof Error ? err.stack : String(err)}`);
-    process.exit(1);
-  },
-);
+if (process.argv.includes('--blaster')) {
+  void startBlaster().then((b) => process.stdout.write(`blaster ${b.url}\n`));
+} else {
+  runMain();
+}
+
+function runMain(): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`bench:console failed: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
