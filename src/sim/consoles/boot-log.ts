@@ -58,6 +58,13 @@ function kernelAndSystemd(id: GuestIdentity): BootLine[] {
 /** How long a boot takes (guest ms) before the login prompt appears. */
 export const BOOT_DURATION_MS = FIRMWARE_MS + 12_500;
 
+/** The end of a `poweroff` (after the first shutdown lines). */
+export const POWER_OFF_LOG = [
+  `${OK} Finished systemd-poweroff.service - System Power Off.`,
+  `${OK} Reached target poweroff.target - System Power Off.`,
+  '[  212.441093] reboot: Power down',
+];
+
 /** Printed before a reboot, before the screen goes blank. */
 export const SHUTDOWN_LOG = [
   `${OK} Stopped target multi-user.target - Multi-User System.`,

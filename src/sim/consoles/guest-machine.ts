@@ -4,7 +4,7 @@
  * port finds the same shell (like a real serial line) and the VNC screen keeps its contents.
  */
 import type { SimClock } from '../clock.js';
-import { BOOT_DURATION_MS, bootLog, SHUTDOWN_LOG } from './boot-log.js';
+import { BOOT_DURATION_MS, bootLog, POWER_OFF_LOG, SHUTDOWN_LOG } from './boot-log.js';
 import type { GuestIdentity } from './guest-identity.js';
 import { KeyboardState } from './keysyms.js';
 import { TerminalSession } from './shell/terminal-session.js';
@@ -30,6 +30,8 @@ export class GuestMachine {
   constructor(
     vmiIdentity: () => GuestIdentity,
     private readonly clock: SimClock,
+    /** Called once the guest has shut itself down (`poweroff`): the VMI must go to Succeeded. */
+    private readonly onPoweredOff: () => void = () => undefined,
   ) {
     this.identity = () => {
       const id = vmiIdentity();
@@ -42,6 +44,7 @@ export class GuestMachine {
       loginTty: 'ttyS0',
       write: (text) => this.emitSerial(text),
       onReboot: () => this.reboot(),
+      onPowerOff: () => this.powerOff(),
     });
     this.vga = new TerminalSession({
       identity,
@@ -49,6 +52,7 @@ export class GuestMachine {
       loginTty: 'tty1',
       write: (text) => this.screen.write(text),
       onReboot: () => this.reboot(),
+      onPowerOff: () => this.powerOff(),
     });
     this.refreshStatusBar();
   }
@@ -91,6 +95,18 @@ export class GuestMachine {
         this.boot();
       }),
     );
+  }
+
+  /** `poweroff` in the guest: shutdown messages, then the domain ends and the VMI is reported Succeeded. */
+  powerOff(): void {
+    this.stopTimers();
+    this.booting = true;
+    this.serial.powerOff();
+    this.vga.powerOff();
+    this.print('\r\n');
+    for (const line of SHUTDOWN_LOG.slice(0, -2)) this.print(`${line}\r\n`);
+    this.print(`${POWER_OFF_LOG.join('\r\n')}\r\n`);
+    this.cancelBoot.push(this.clock.after(REBOOT_GAP_MS, () => this.onPoweredOff()));
   }
 
   /** The VMI stopped: no more output, timers cancelled. */

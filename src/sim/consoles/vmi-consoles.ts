@@ -10,6 +10,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { SimClock } from '../clock.js';
+import { recordEvent } from '../events.js';
+import { removeCondition, setCondition } from '../kubevirt/objects.js';
+import { appendPhaseTransition } from '../kubevirt/vmi-status.js';
 import { ApiError, badRequest, conflict } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject, StoreEvent } from '../store/types.js';
@@ -122,7 +125,12 @@ export class VmiConsoles {
     if (existing && existing.uid === vmi.metadata.uid) return existing.machine;
     existing?.machine.shutdown();
     const { namespace, name } = vmi.metadata;
-    const machine = new GuestMachine(() => vmiIdentity(this.store, this.store.get(VMIS, namespace, name) ?? vmi), this.clock);
+    const uid = vmi.metadata.uid;
+    const machine = new GuestMachine(
+      () => vmiIdentity(this.store, this.store.get(VMIS, namespace, name) ?? vmi),
+      this.clock,
+      () => this.guestShutDown(namespace!, name, uid),
+    );
     this.guests.set(key, { uid: vmi.metadata.uid, machine });
     if (boot) machine.boot();
     else machine.alreadyRunning();
@@ -182,6 +190,21 @@ export class VmiConsoles {
       if (isBinary) machine.serialInput(toBuffer(data));
     });
     return detach;
+  }
+
+  /** What virt-handler reports when the domain shuts down from inside: the VMI Succeeded (the VM controller decides on a restart). */
+  private guestShutDown(namespace: string, name: string, uid: string): void {
+    let changed = false;
+    const stopped = this.store.mutate(VMIS, namespace, name, (v) => {
+      if (v.metadata.uid !== uid || phaseOf(v) !== 'Running') return false;
+      changed = true;
+      appendPhaseTransition(v, 'Succeeded');
+      setCondition(v, { type: 'Ready', status: 'False', reason: 'PodTerminating', message: 'virt-launcher pod is terminating' });
+      removeCondition(v, 'AgentConnected');
+    });
+    if (stopped && changed) {
+      recordEvent(this.store, stopped, 'Stopped', 'The VirtualMachineInstance was shut down.', { component: 'virt-handler' });
+    }
   }
 
   private onStoreEvent(event: StoreEvent): void {

@@ -31,6 +31,45 @@ async function waitForVmi(name: string, phase: string): Promise<Record<string, u
   }
 }
 
+function vmBody(name: string, runStrategy: string) {
+  return {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachine',
+    metadata: { name },
+    spec: {
+      runStrategy,
+      template: {
+        spec: {
+          domain: { devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] }, resources: { requests: { memory: '1Gi' } } },
+          volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
+        },
+      },
+    },
+  };
+}
+
+it('poweroff inside the guest shuts the VMI down (Succeeded) and closes the console', async () => {
+  await api.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace: 'default', plural: 'virtualmachines', body: vmBody('off', 'RerunOnFailure') });
+  const vmi = await waitForVmi('off', 'Running');
+  const tty = await StreamSocket.open(wsUrl(cluster, vmiPath('off', 'console')));
+  await tty.readUntil('off login: ', 15_000);
+  tty.send('fedora\r');
+  await tty.readUntil('Password: ');
+  tty.send('x\r');
+  await tty.readUntil('[fedora@off ~]$ ');
+  tty.send('poweroff\r');
+  expect(await tty.readUntil('[fedora@off ~]$ ')).toContain('Call to PowerOff failed: Access denied');
+  tty.send('sudo poweroff\r');
+  expect(await tty.readUntil('reboot: Power down')).toContain('Reached target poweroff.target');
+  expect(await tty.waitClosed()).toEqual({ code: 1000, reason: 'VMI is not running' });
+  const stopped = cluster.store.get('kubevirt.io/virtualmachineinstances', 'default', 'off');
+  // RerunOnFailure does not restart after a clean guest shutdown; the same VMI stays Succeeded (or is cleaned up).
+  if (stopped) {
+    expect(stopped.metadata.uid).toBe((vmi as { metadata: { uid: string } }).metadata.uid);
+    expect((stopped.status as { phase: string }).phase).toBe('Succeeded');
+  }
+});
+
 it('a VM started through the API boots on its serial console and reports its real IP', async () => {
   await api.createNamespacedCustomObject({
     group: 'kubevirt.io',

@@ -99,6 +99,14 @@ describe('shell commands', () => {
   });
 });
 
+describe('power commands in a container', () => {
+  it('has no init system to ask, like systemctl inside a pod', () => {
+    const sh = pipeShell();
+    expect(sh.session.runScript('reboot')).toBe(1);
+    expect(sh.err()).toBe("System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n");
+  });
+});
+
 describe('TextScreen', () => {
   it('wraps, scrolls below the status bar and reports the scroll to listeners', () => {
     const screen = new TextScreen();

@@ -20,7 +20,7 @@ export interface CommandResult {
   stderr: string;
   status: number;
   /** Side effects the session (not the command) carries out. */
-  action?: 'exit' | 'reboot' | 'clear';
+  action?: 'exit' | 'reboot' | 'poweroff' | 'clear';
 }
 
 type Command = (args: string[], id: GuestIdentity, state: ShellState) => CommandResult;
@@ -134,8 +134,13 @@ const COMMANDS: Record<string, Command> = {
     if (s.user !== 'root') return fail('Call to Reboot failed: Access denied\n');
     return { ...ok(), action: 'reboot' };
   },
+  poweroff: (_a, _id, s) => {
+    if (s.user !== 'root') return fail('Call to PowerOff failed: Access denied\n');
+    return { ...ok(), action: 'poweroff' };
+  },
 };
 COMMANDS.logout = COMMANDS.exit!;
+COMMANDS.halt = COMMANDS.poweroff!;
 
 /** A program this simulated machine has (what exec'ing it directly, without a shell, can find). */
 export function isKnownCommand(name: string): boolean {

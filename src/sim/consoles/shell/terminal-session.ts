@@ -24,8 +24,10 @@ export interface TerminalSessionOptions {
   cwd?: string;
   /** The shell ended (exec sessions end the stream; login sessions go back to the login prompt instead). */
   onExit?(status: number): void;
-  /** `reboot` was run as root. */
+  /** `reboot` was run as root. Absent (containers): there is no init system to ask. */
   onReboot?(): void;
+  /** `poweroff`/`halt` was run as root. Absent (containers): there is no init system to ask. */
+  onPowerOff?(): void;
 }
 
 type Mode = 'off' | 'login' | 'password' | 'shell' | 'ended';
@@ -224,9 +226,15 @@ export class TerminalSession {
         this.exitShell(result.status);
         return;
       }
-      if (result.action === 'reboot') {
-        this.options.onReboot?.();
-        return;
+      if (result.action === 'reboot' || result.action === 'poweroff') {
+        const handler = result.action === 'reboot' ? this.options.onReboot : this.options.onPowerOff;
+        if (handler) {
+          handler();
+          return;
+        }
+        // What systemctl prints inside a container, where PID 1 is not systemd.
+        this.options.write(this.lines('System has not been booted with systemd as init system (PID 1). Can\'t operate.\nFailed to connect to bus: Host is down\n'), 'stderr');
+        this.state.lastStatus = 1;
       }
     }
   }
