@@ -13,18 +13,21 @@ import { requireVm } from './vm-actions';
 import { asDict, asString, vmiActive, vmSecretRefs, vmVolumes } from './vm-facts';
 
 /** Namespaced kinds that may hold objects made for a VM, in deletion order (dependents before their sources). */
-const LABELLED_KINDS: Kind[] = [
+const ORDER: Kind[] = [
   'VirtualMachineExport',
   'VirtualMachineClone',
   'VirtualMachineRestore',
   'VirtualMachineSnapshot',
   'Job',
   'Service',
+  'Pod',
   'DataVolume',
   'PersistentVolumeClaim',
   'Secret',
   'ConfigMap',
 ];
+
+const LABELLED_KINDS = ORDER.filter((k) => k !== 'Pod');
 
 /** Kinds whose objects point at their VM through spec.source/target rather than a label. */
 const SOURCE_FIELD: Partial<Record<Kind, (o: KObject) => string[]>> = {
@@ -75,7 +78,16 @@ export async function deletionPlan(deps: DomainDeps, namespace: string, name: st
   for (const s of vmSecretRefs(vm)) add('Secret', s, 'cloud-init secret of the VM');
   const lists = await Promise.all(LABELLED_KINDS.map(async (kind) => ({ kind, found: await listCandidates(deps, kind, namespace, name) })));
   for (const { kind, found } of lists) for (const f of found) add(kind, f.object.metadata.name ?? '', f.why);
-  const order = (k: Kind) => LABELLED_KINDS.indexOf(k);
+  // CDI worker pods (importer, uploader, cloner) hold their PVC open (pvc-protection); CDI removes them with the
+  // DataVolume, but one left behind would keep the disk Terminating forever, so they go first.
+  const claims = new Set([...items.values()].filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume').map((i) => i.name));
+  if (claims.size) {
+    for (const pod of await deps.cluster.fetchList('Pod', { namespace })) {
+      const owner = pod.metadata.ownerReferences?.find((r) => r.kind === 'PersistentVolumeClaim' && claims.has(r.name));
+      if (owner) add('Pod', pod.metadata.name ?? '', `CDI worker pod of ${owner.name}`);
+    }
+  }
+  const order = (k: Kind) => ORDER.indexOf(k);
   const sorted = [...items.values()].sort((a, b) => order(a.kindKey) - order(b.kindKey) || a.name.localeCompare(b.name));
   const running = vmiActive(deps.cluster.cache.get('VirtualMachineInstance', namespace, name));
   return {
