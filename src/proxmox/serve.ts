@@ -30,7 +30,8 @@ export interface ServingProxmox {
 
 /** `:8006`, `8006`, `0.0.0.0:8006`, `[::1]:8006` → host and port. */
 export function parseAddr(addr: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(addr.trim());
+  const text = addr.trim();
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text) ?? (/^(\d+)$/.test(text) ? ['', undefined, '', text] : null);
   if (!m) throw new Error(`--addr '${addr}': expected [host]:port, e.g. :8006`);
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`--addr '${addr}': port out of range`);

@@ -25,7 +25,8 @@ export interface RowContext {
 
 function baseNumbers(ctx: RowContext) {
   const { row, runtime } = ctx;
-  const maxmem = parseQuantity(row.mem) ?? 0;
+  // An instancetype-sized VM has no memory in its row; the running guest's memory is the best known maximum.
+  const maxmem = parseQuantity(row.mem) || runtime.guestMemoryBytes;
   const maxdisk = parseQuantity(row.disk) ?? 0;
   const state = pveState(row.status);
   return {
@@ -34,7 +35,7 @@ function baseNumbers(ctx: RowContext) {
     maxdisk,
     cpus: Math.max(1, row.cpu),
     uptime: state.status === 'running' ? runtime.uptimeSeconds : 0,
-    mem: state.status === 'running' ? Math.min(maxmem || runtime.guestMemoryBytes, runtime.guestMemoryBytes) : 0,
+    mem: state.status === 'running' ? Math.min(maxmem, runtime.guestMemoryBytes) : 0,
   };
 }
 
