@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from '../store/errors.js';
-import { isPlainObject, notFoundPath, parseJson, readBody, sendJson } from './wire.js';
+import { isPlainObject, isProtobufBody, notFoundPath, parseJson, readBody, sendJson } from './wire.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
@@ -22,7 +22,10 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, gro
   if (!resource || version !== 'v1' || rest.length !== 1 || rest[0] !== resource.plural) throw notFoundPath();
   if (req.method !== 'POST') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   const text = await readBody(req);
-  const body = text.trim() ? parseJson(text) : undefined;
+  // kubectl auth can-i / whoami send protobuf, which is not decoded here: the answer does not depend on it
+  // (everything is allowed, the caller is always the admin), so the review is answered without its spec.
+  const protobuf = isProtobufBody(req);
+  const body = protobuf ? { spec: { resourceAttributes: {} } } : text.trim() ? parseJson(text) : undefined;
   if (!isPlainObject(body)) throw badRequest(`${resource.kind} body must be a JSON object`);
   const meta = { creationTimestamp: null };
   if (group === AUTHORIZATION_GROUP) {

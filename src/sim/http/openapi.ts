@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KindSpec } from '../resources/kinds.js';
+import { swaggerDefinitions } from '../resources/schema.js';
 import type { DiscoveryInput } from './discovery.js';
 
 interface GroupVersion {
@@ -40,9 +41,22 @@ function schemaName(gv: GroupVersion, k: KindSpec): string {
   return `${prefix}.${gv.version}.${k.kind}`;
 }
 
+/** Swagger-2 definitions as OpenAPI v3 component schemas (`#/definitions/` → `#/components/schemas/`), per file. */
+const convertedSchemas = new Map<string, Record<string, Record<string, unknown>>>();
+function upstreamSchemas(file: 'kubevirt' | 'cdi'): Record<string, Record<string, unknown>> {
+  let converted = convertedSchemas.get(file);
+  if (!converted) {
+    converted = JSON.parse(JSON.stringify(swaggerDefinitions(file)).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<string, Record<string, unknown>>;
+    convertedSchemas.set(file, converted);
+  }
+  return converted;
+}
+
 function document(gv: GroupVersion): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  const schemas: Record<string, unknown> = {};
+  // KubeVirt and CDI group-versions carry the upstream schemas (so `kubectl explain` works); others a stub per kind.
+  const files = [...new Set(gv.kinds.flatMap((k) => (k.schema ? [k.schema.file] : [])))];
+  const schemas: Record<string, unknown> = Object.assign({}, ...files.map(upstreamSchemas)) as Record<string, unknown>;
   for (const k of gv.kinds) {
     const gvk = { group: gv.group, version: gv.version, kind: k.kind };
     const base = `/${gv.path}${k.namespaced ? '/namespaces/{namespace}' : ''}/${k.plural}/{name}`;
@@ -64,21 +78,36 @@ function document(gv: GroupVersion): Record<string, unknown> {
         responses: { '200': { description: 'OK' } },
       },
     };
-    schemas[schemaName(gv, k)] = { type: 'object', 'x-kubernetes-group-version-kind': [gvk] };
+    const upstream = k.schema ? upstreamSchemas(k.schema.file)[k.schema.definition] : undefined;
+    if (upstream && k.schema) schemas[k.schema.definition] = { ...upstream, 'x-kubernetes-group-version-kind': [gvk] };
+    else schemas[schemaName(gv, k)] = { type: 'object', 'x-kubernetes-group-version-kind': [gvk] };
   }
   return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths, components: { schemas } };
+}
+
+/** Documents only change with the kind registry, which is fixed once the server runs. */
+const documentCache = new Map<string, { doc: Record<string, unknown>; hash: string }>();
+function cachedDocument(gv: GroupVersion): { doc: Record<string, unknown>; hash: string } {
+  const cacheKey = `${gv.path}:${gv.kinds.map((k) => k.plural).join(',')}`;
+  let entry = documentCache.get(cacheKey);
+  if (!entry) {
+    const doc = document(gv);
+    entry = { doc, hash: hashOf(doc) };
+    documentCache.set(cacheKey, entry);
+  }
+  return entry;
 }
 
 const hashOf = (doc: unknown) => createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 32).toUpperCase();
 
 export function openApiRoot(input: DiscoveryInput): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const gv of groupVersions(input)) paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hashOf(document(gv))}` };
+  for (const gv of groupVersions(input)) paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${cachedDocument(gv).hash}` };
   return { paths };
 }
 
 /** The document for `api/v1` or `apis/<group>/<version>`; undefined when not served. */
 export function openApiGroupVersion(input: DiscoveryInput, path: string): Record<string, unknown> | undefined {
   const gv = groupVersions(input).find((g) => g.path === path);
-  return gv ? document(gv) : undefined;
+  return gv ? cachedDocument(gv).doc : undefined;
 }

@@ -15,7 +15,7 @@ import { applyPatch, jsonPatch, mergePatch, PATCH_TYPES, strategicMerge } from '
 import { parseSelectors } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
-import { isPlainObject, parseJson, readBody, sendJson, sendJsonText } from './wire.js';
+import { isPlainObject, isProtobufBody, parseJson, protobufUnsupported, readBody, sendJson, sendJsonText } from './wire.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -60,6 +60,7 @@ function fieldValidation(q: URLSearchParams): FieldValidation {
 }
 
 async function bodyObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (isProtobufBody(req)) throw protobufUnsupported();
   const text = await readBody(req);
   if (!text.trim()) throw badRequest('the request body is empty');
   const body = parseJson(text);

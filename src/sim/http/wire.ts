@@ -18,6 +18,16 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+export function isProtobufBody(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').toLowerCase().startsWith(PROTOBUF);
+}
+
+/** Protobuf request bodies cannot be decoded here: 415 names the types we do read. */
+export const protobufUnsupported = () =>
+  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+
 /** Parse a JSON body; malformed JSON is a 400 with the decoder's message, as the apiserver answers. */
 export function parseJson(text: string): unknown {
   try {

@@ -29,6 +29,11 @@ const SCHEMA_DIR = fileURLToPath(new URL('./schemas/', import.meta.url));
 
 const loaded = new Map<string, Definitions>();
 
+/** The swagger `definitions` of one upstream document (read once, shared, must not be mutated). */
+export function swaggerDefinitions(file: 'kubevirt' | 'cdi'): Readonly<Record<string, unknown>> {
+  return definitions(file);
+}
+
 function definitions(file: 'kubevirt' | 'cdi'): Definitions {
   let defs = loaded.get(file);
   if (!defs) {

@@ -161,6 +161,11 @@ describe('OpenAPI v3', () => {
     expect(op.parameters.map((p: WireJson) => p.name)).toContain('fieldValidation');
     expect(Object.keys(op.requestBody.content)).not.toContain('application/strategic-merge-patch+json');
     expect((await raw(h, 'GET', '/openapi/v3/apis/nope/v1')).status).toBe(404);
+    // The upstream schema sits under the kind's GVK, so `kubectl explain vm.spec.runStrategy` finds it.
+    const vmSchema = doc.components.schemas['v1.VirtualMachine'];
+    expect(vmSchema['x-kubernetes-group-version-kind']).toEqual([{ group: 'kubevirt.io', version: 'v1', kind: 'VirtualMachine' }]);
+    expect(vmSchema.properties.spec.$ref).toBe('#/components/schemas/v1.VirtualMachineSpec');
+    expect(doc.components.schemas['v1.VirtualMachineSpec'].properties.runStrategy.type).toBe('string');
   });
 });
 
@@ -235,6 +240,9 @@ describe('access reviews', () => {
     expect((await raw(h, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { spec: {} })).status).toBe(422);
     const whoami = await raw(h, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
     expect(whoami.json.status.userInfo.username).toBe('corral-sim-admin');
+    const proto = await raw(h, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', 'k8s\u0000\n', { 'Content-Type': 'application/vnd.kubernetes.protobuf' });
+    expect(proto.status).toBe(201);
+    expect(proto.json.status.allowed).toBe(true);
     const list = (await raw(h, 'GET', '/apis/authorization.k8s.io/v1')).json;
     expect(list.resources).toEqual([{ name: 'selfsubjectaccessreviews', singularName: '', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] }]);
   });

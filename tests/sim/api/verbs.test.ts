@@ -225,6 +225,12 @@ describe('bad input', () => {
     expect(res.status).toBe(400);
   });
 
+  it('a protobuf request body is 415 (only JSON/YAML bodies are decoded)', async () => {
+    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', 'k8s\u0000\n', { 'Content-Type': 'application/vnd.kubernetes.protobuf' });
+    expect(res.status).toBe(415);
+    expect(res.json.reason).toBe('UnsupportedMediaType');
+  });
+
   it('Accept: protobuf is answered with JSON', async () => {
     const res = await raw(h, 'GET', '/api/v1/namespaces', undefined, { Accept: 'application/vnd.kubernetes.protobuf,application/json' });
     expect(res.status).toBe(200);
