@@ -13,6 +13,7 @@ import { launcherPod } from '../kubevirt/launcher-pod.js';
 import type { Json } from '../kubevirt/objects.js';
 import { dig, digRecord, digString, hash32, ownerRef, setCondition, status } from '../kubevirt/objects.js';
 import { expandDomain } from '../kubevirt/sizing.js';
+import { applyVmStatus } from '../kubevirt/vm-controller.js';
 import { applyRunningStatus } from '../kubevirt/vmi-status.js';
 
 export type SeedState = 'Running' | 'Paused' | 'Controlled';
@@ -47,41 +48,50 @@ function stableSuffix(seed: string): string {
  * connected when the image has one). `Controlled` leaves the VM to the controllers (stopped, provisioning …).
  */
 export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: SeedState, nodeName?: string): KObject {
-  const created = store.create(K.vms, vm);
-  if (state === 'Controlled') return created;
+  if (state === 'Controlled') {
+    // A halted VM's status needs no VMI: write it with the VM (the controller computes the others).
+    if ((vm.spec as Json | undefined)?.runStrategy === 'Halted') applyVmStatus(vm as KObject, undefined, { observedGeneration: 1 });
+    return store.create(K.vms, vm);
+  }
   const node = nodeName ? store.get(K.nodes, undefined, nodeName) : undefined;
-  if (!node) throw new Error(`seeding ${created.metadata.name}: node ${String(nodeName)} does not exist`);
-  const template = digRecord(created, 'spec', 'template') ?? {};
+  if (!node) throw new Error(`seeding ${String(vm.metadata.name)}: node ${String(nodeName)} does not exist`);
+  const vmDraft = vm as KObject;
+  const template = digRecord(vmDraft, 'spec', 'template') ?? {};
   const spec = JSON.parse(JSON.stringify(digRecord(template, 'spec') ?? {})) as Json;
-  spec.domain = { ...expandDomain(store, created, template), firmware: { uuid: created.metadata.uid } };
+  spec.domain = expandDomain(store, vmDraft, template);
   spec.architecture ??= 'amd64';
   spec.terminationGracePeriodSeconds ??= 180;
   const podIp = ips.take(node);
-  const vmiInput: NewObject = {
+
+  // Every store write clones the whole object, and a 10,000-VM fleet pays for each one: so the VMI's Running
+  // status and the VM status derived from it are built before the first write, leaving one write per object
+  // plus the VMI's activePods, which names the pod's uid and so has to wait for the pod.
+  const vmiDraft: KObject = {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstance',
     metadata: {
-      name: created.metadata.name,
-      namespace: created.metadata.namespace,
-      labels: { ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}), 'kubevirt.io/vm': created.metadata.name },
-      annotations: { 'kubevirt.io/vm-generation': String(created.metadata.generation ?? 1), 'kubevirt.io/latest-observed-api-version': 'v1' },
+      name: String(vm.metadata.name),
+      namespace: vm.metadata.namespace,
+      labels: { ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}), 'kubevirt.io/vm': String(vm.metadata.name) },
+      annotations: { 'kubevirt.io/vm-generation': '1', 'kubevirt.io/latest-observed-api-version': 'v1' },
       finalizers: [VMI_FINALIZER],
-      ownerReferences: [ownerRef(created)],
-    },
+    } as unknown as KObject['metadata'],
     spec,
   };
-  // Build the whole Running status before the first write: every store write clones the object, and a 10,000-VM
-  // fleet pays for each one. Only activePods (keyed by the pod's uid) has to wait for the pod to exist.
-  const draft = vmiInput as KObject;
   const at = nowTimestamp();
-  draft.status = {
+  vmiDraft.status = {
     phase: 'Scheduled',
     phaseTransitionTimestamps: ['Pending', 'Scheduling', 'Scheduled'].map((phase) => ({ phase, phaseTransitionTimestamp: at })),
   };
-  const image = guestImageOf(store, draft, digString(created, 'spec', 'preference', 'name'));
-  applyRunningStatus(store, draft, { node: node.metadata.name, podIp }, image.hasAgent ? image : undefined);
-  if (state === 'Paused') setCondition(draft, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
-  const vmi = store.create(K.vmis, vmiInput);
+  const image = guestImageOf(store, vmiDraft, digString(vmDraft, 'spec', 'preference', 'name'));
+  applyRunningStatus(store, vmiDraft, { node: node.metadata.name, podIp }, image.hasAgent ? image : undefined);
+  if (state === 'Paused') setCondition(vmiDraft, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+  applyVmStatus(vmDraft, vmiDraft, { observedGeneration: 1 });
+
+  const created = store.create(K.vms, vm);
+  (spec.domain as Json).firmware = { uuid: created.metadata.uid };
+  vmiDraft.metadata.ownerReferences = [ownerRef(created)];
+  const vmi = store.create(K.vmis, vmiDraft as NewObject);
 
   const pod = launcherPod(vmi) as KObject;
   (pod.spec as Json).nodeName = node.metadata.name;

@@ -22,7 +22,7 @@ import { WorkQueue } from './work-queue.js';
 type Key = { namespace: string; name: string };
 
 /** Why a VM cannot get a VMI yet, as the printableStatus it shows. */
-interface VolumeBlocker {
+export interface VolumeBlocker {
   printable: 'Provisioning' | 'ErrorDataVolumeNotFound' | 'ErrorPvcNotFound' | 'DataVolumeError' | 'WaitingForVolumeBinding';
   message: string;
 }
@@ -281,15 +281,8 @@ export class VmController {
     // Compute on a draft carrying only a copy of the status: most reconciles change nothing, and a store write
     // (which clones the whole VM) is then skipped entirely.
     const draft: KObject = { ...previous, status: JSON.parse(JSON.stringify(previous.status ?? {})) as Json };
+    applyVmStatus(draft, vmi, { blocker, failure, observedGeneration: this.live.observedGeneration(draft, vmi) });
     const st = draft.status as Json;
-    st.printableStatus = printableStatus(draft, vmi, blocker);
-    st.runStrategy = runStrategyOf(draft);
-    st.created = vmi !== undefined;
-    st.ready = vmi !== undefined && isConditionTrue(vmi, 'Ready') && vmiPhase(vmi) === 'Running';
-    st.desiredGeneration = draft.metadata.generation ?? 1;
-    st.observedGeneration = this.live.observedGeneration(draft, vmi);
-    st.volumeSnapshotStatuses = snapshotStatuses(draft);
-    syncConditions(draft, vmi, failure ?? (blocker && isErrorBlocker(blocker) ? blocker.message : undefined));
     if (!vmi) this.live.clear(draft);
     if (JSON.stringify(st) === JSON.stringify(previous.status ?? {})) return;
     const updated = store.mutate(K.vms, namespace, name, (vm) => {
@@ -303,6 +296,27 @@ export class VmController {
       }
     }
   }
+}
+
+/**
+ * The VM status virt-controller derives from the VM and its VMI, written into `vm.status` (which the caller owns).
+ * Shared with the fleet seeder, which writes VMs with the status the controller would compute.
+ */
+export function applyVmStatus(
+  vm: KObject,
+  vmi: KObject | undefined,
+  opts: { blocker?: VolumeBlocker; failure?: string; observedGeneration: number },
+): void {
+  vm.status ??= {};
+  const st = vm.status as Json;
+  st.printableStatus = printableStatus(vm, vmi, opts.blocker);
+  st.runStrategy = runStrategyOf(vm);
+  st.created = vmi !== undefined;
+  st.ready = vmi !== undefined && isConditionTrue(vmi, 'Ready') && vmiPhase(vmi) === 'Running';
+  st.desiredGeneration = vm.metadata.generation ?? 1;
+  st.observedGeneration = opts.observedGeneration;
+  st.volumeSnapshotStatuses = snapshotStatuses(vm);
+  syncConditions(vm, vmi, opts.failure ?? (opts.blocker && isErrorBlocker(opts.blocker) ? opts.blocker.message : undefined));
 }
 
 function isErrorBlocker(blocker: VolumeBlocker): boolean {
@@ -357,6 +371,12 @@ function syncConditions(vm: KObject, vmi: KObject | undefined, failure: string |
   else st.conditions = digArray(st, 'conditions').filter((c) => c.type !== 'Failure');
   // RestartRequired lives until a new VMI is created from the current template.
   if (restartRequired && vmi) st.conditions = [...digArray(st, 'conditions'), restartRequired];
+  // A stable order (VM-owned first), so recomputing an unchanged status yields the same JSON and no write.
+  const rank = (c: Json) => (c.type === 'Ready' ? 0 : c.type === 'Failure' ? 1 : c.type === 'RestartRequired' ? 3 : 2);
+  st.conditions = digArray(st, 'conditions')
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map(({ c }) => c);
 }
 
 function snapshotStatuses(vm: KObject): Json[] {
