@@ -58,9 +58,11 @@ export function vmCpu(vm: KObject, vmi?: KObject): number {
   return (num(cpu.sockets) ?? 1) * (num(cpu.cores) ?? 1) * (num(cpu.threads) ?? 1);
 }
 
-export function vmMem(vm: KObject): string {
+/** Guest memory: the template's, else (instancetype-sized VMs) what the running instance reports. */
+export function vmMem(vm: KObject, vmi?: KObject): string {
   const domain = obj(templateSpec(vm).domain);
-  return str(obj(domain.memory).guest) || str(obj(obj(domain.resources).requests).memory);
+  const live = obj(obj(vmi?.status).memory);
+  return str(obj(domain.memory).guest) || str(obj(obj(domain.resources).requests).memory) || str(live.guestCurrent) || str(live.guestAtBoot);
 }
 
 export interface VolumeRef {

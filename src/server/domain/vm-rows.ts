@@ -57,7 +57,7 @@ export function buildVmRow(vm: KObject, cache: ClusterCache): VmRow {
     ready: vmReady(vm),
     running: vmiActive(vmi),
     cpu: vmCpu(vm, vmi),
-    mem: vmMem(vm),
+    mem: vmMem(vm, vmi),
     disk: rootDiskSize(vm, cache),
     ip: vmiAddress(vmi),
     node: vmiNode(vmi),
