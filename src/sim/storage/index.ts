@@ -4,6 +4,7 @@
  * download server, and a minimal batch/v1 Job controller.
  */
 import type { SimContext, SimModule } from '../module.js';
+import { storageAdmission } from './admission.js';
 import { startCloneController } from './clone-controller.js';
 import { startDataVolumeController } from './datavolume-controller.js';
 import { exportDownloadRoute, startExportController } from './export-controller.js';
@@ -35,6 +36,7 @@ export function createStorageModule(): SimModule {
       rt.start();
     },
     rawRoutes: [exportDownloadRoute],
+    admission: storageAdmission,
     stop() {
       rt?.stop();
       rt = undefined;

@@ -44,7 +44,7 @@ export function ensurePod(rt: Runtime, pod: ControlledPod): KObject {
       name: pod.name,
       namespace: pod.namespace,
       labels: pod.labels,
-      annotations: { ...pod.annotations, [SIM_CONTROLLED_POD_ANNOTATION]: pod.driver, [POD_LOG_ANNOTATION]: '' },
+      annotations: { ...pod.annotations, [SIM_CONTROLLED_POD_ANNOTATION]: pod.driver },
       ownerReferences: [pod.owner],
     },
     spec: podSpec,

@@ -32,6 +32,17 @@ afterAll(async () => {
   await cluster?.close();
 });
 
+/** The Status body of a failed client-node call (fails the test when the call succeeded). */
+async function statusOf(call: Promise<unknown>): Promise<{ code: number; reason: string; message: string; details?: { causes?: { field?: string }[] } }> {
+  try {
+    await call;
+  } catch (err) {
+    const body = (err as { body?: unknown }).body;
+    return (typeof body === 'string' ? JSON.parse(body) : body) as never;
+  }
+  throw new Error('expected the request to be refused');
+}
+
 async function poll<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -105,13 +116,47 @@ describe('storage over the wire', () => {
 
     await storage.createStorageClass({ body: { metadata: { name: 'fixed' }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: false, volumeBindingMode: 'Immediate' } });
     await boundClaim('fixed', '5Gi', 'fixed');
-    await core.patchNamespacedPersistentVolumeClaim(
-      { namespace: NS, name: 'fixed', body: { spec: { resources: { requests: { storage: '6Gi' } } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    const refused = await statusOf(
+      core.patchNamespacedPersistentVolumeClaim(
+        { namespace: NS, name: 'fixed', body: { spec: { resources: { requests: { storage: '6Gi' } } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
     );
-    await poll('reverted', async () => (await core.readNamespacedPersistentVolumeClaim({ namespace: NS, name: 'fixed' })).spec?.resources?.requests?.storage === '5Gi');
-    const events = await core.listNamespacedEvent({ namespace: NS, fieldSelector: 'involvedObject.name=fixed' });
-    expect(events.items.some((e) => e.type === 'Warning' && e.message?.includes('only dynamically provisioned pvc can be resized'))).toBe(true);
+    expect(refused).toMatchObject({ code: 403, reason: 'Forbidden' });
+    expect(refused.message).toContain('only dynamically provisioned pvc can be resized');
+    const shrink = await statusOf(
+      core.patchNamespacedPersistentVolumeClaim(
+        { namespace: NS, name: 'grow', body: { spec: { resources: { requests: { storage: '1Gi' } } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
+    expect(shrink).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect((await core.readNamespacedPersistentVolumeClaim({ namespace: NS, name: 'fixed' })).spec?.resources?.requests?.storage).toBe('5Gi');
+  });
+
+  it('rejects malformed storage objects at admission with 422 Invalid', async () => {
+    const badDv = await statusOf(
+      custom.createNamespacedCustomObject({
+        ...dvs,
+        body: { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume', metadata: { name: 'ftp' }, spec: { source: { http: { url: 'ftp://x/y.img' } }, storage: { resources: { requests: { storage: '1Gi' } } } } },
+      }),
+    );
+    expect(badDv).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(badDv.details?.causes?.[0]?.field).toBe('spec.source.http.url');
+    const noSnapshot = await statusOf(
+      custom.createNamespacedCustomObject({
+        ...restores,
+        body: { apiVersion: 'snapshot.kubevirt.io/v1beta1', kind: 'VirtualMachineRestore', metadata: { name: 'r' }, spec: { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'x' }, virtualMachineSnapshotName: 'ghost' } },
+      }),
+    );
+    expect(noSnapshot).toMatchObject({ code: 422, reason: 'Invalid' });
+    const badExport = await statusOf(
+      custom.createNamespacedCustomObject({
+        ...exportsApi,
+        body: { apiVersion: 'export.kubevirt.io/v1', kind: 'VirtualMachineExport', metadata: { name: 'x' }, spec: { source: { kind: 'ConfigMap', name: 'x' } } },
+      }),
+    );
+    expect(badExport.code).toBe(422);
   });
 
   it('imports a DataVolume to Succeeded and keeps restarting a bad URL', async () => {
@@ -260,5 +305,9 @@ describe('storage over the wire', () => {
       return j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? j : undefined;
     }, 30_000);
     expect(job.status?.succeeded).toBe(1);
+    const pods = await core.listNamespacedPod({ namespace: NS, labelSelector: 'job-name=hello' });
+    const log = await core.readNamespacedPodLog({ namespace: NS, name: pods.items[0]!.metadata!.name! });
+    expect(log).toContain('started busybox');
+    expect(log).toContain('finished');
   });
 });

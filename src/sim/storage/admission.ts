@@ -1,0 +1,146 @@
+/**
+ * The admission checks real webhooks make on storage objects, run by the HTTP layer before a write is stored:
+ * the apiserver's PVC resize rules, CDI's DataVolume webhook and KubeVirt's snapshot / restore / clone / export
+ * admitters (feature gates, source kinds). The controllers keep equivalent fallbacks for objects written straight
+ * into the store (fleets, tests), which never pass through admission.
+ */
+import type { AdmissionHook, AdmissionRequest, SimContext } from '../module.js';
+import { invalid } from '../store/errors.js';
+import type { KObject } from '../store/types.js';
+import { featureGateEnabled } from './feature-gates.js';
+import { S } from './keys.js';
+import { admitPvcUpdate } from './pvc-controller.js';
+import { storeView } from './runtime.js';
+import { probeHttpSource, probeRegistrySource } from './sources.js';
+import { rec, spec, status, str } from './util.js';
+
+function gates(ctx: SimContext): { enabled(gate: string): boolean } {
+  const view = storeView(ctx.store);
+  return { enabled: (gate) => featureGateEnabled(view, gate) };
+}
+
+function field(kind: string, group: string, obj: KObject, path: string, message: string, reason?: string): never {
+  throw invalid(kind, group, obj.metadata.name, [{ field: path, message, ...(reason ? { reason } : {}) }]);
+}
+
+const pvcResize: AdmissionHook = {
+  kinds: [{ group: '', kind: 'PersistentVolumeClaim' }],
+  admit(ctx, request: AdmissionRequest) {
+    if (request.operation !== 'UPDATE' || request.subresource || !request.object || !request.oldObject) return;
+    const view = storeView(ctx.store);
+    admitPvcUpdate((name) => view.get(S.storageClasses, undefined, name), request.oldObject, request.object);
+  },
+};
+
+const SOURCE_KINDS = ['http', 'registry', 'blank', 'pvc', 'upload', 'snapshot', 's3', 'gcs', 'imageio', 'vddk'];
+
+/** CDI's DataVolume webhook: exactly one source, well-formed URLs, a size unless cloning. */
+const dataVolumes: AdmissionHook = {
+  kinds: [{ group: 'cdi.kubevirt.io', kind: 'DataVolume' }],
+  admit(_ctx, request) {
+    const dv = request.object;
+    if (request.operation !== 'CREATE' || request.subresource || !dv) return;
+    const source = rec(spec(dv).source);
+    const kinds = Object.keys(source).filter((k) => SOURCE_KINDS.includes(k));
+    const fail = (path: string, message: string) => field('DataVolume', 'cdi.kubevirt.io', dv, path, message);
+    if (!spec(dv).sourceRef && kinds.length !== 1) {
+      fail('spec.source', kinds.length ? `Multiple data sources: ${kinds.join(', ')}` : 'Missing data source');
+    }
+    const probe = source.http ? probeHttpSource(str(rec(source.http).url) ?? '') : source.registry ? probeRegistrySource(str(rec(source.registry).url) ?? '') : undefined;
+    if (probe && !probe.ok && probe.fatal) {
+      const [path, ...rest] = probe.message.split(': ');
+      fail(path ?? 'spec.source', rest.join(': '));
+    }
+    const storage = rec(spec(dv).pvc).resources ? rec(spec(dv).pvc) : rec(spec(dv).storage);
+    const size = rec(rec(storage.resources).requests).storage;
+    if (!source.pvc && !spec(dv).sourceRef && size === undefined) fail(spec(dv).pvc ? 'spec.pvc.resources.requests.storage' : 'spec.storage.resources.requests.storage', 'missing storage size');
+  },
+};
+
+function requireVmSource(kind: string, group: string, obj: KObject, path: string, source: Record<string, unknown>): void {
+  if (source.kind !== 'VirtualMachine' || (source.apiGroup !== undefined && source.apiGroup !== 'kubevirt.io')) {
+    field(kind, group, obj, `${path}.kind`, `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine"`, 'FieldValueNotSupported');
+  }
+}
+
+/** KubeVirt's VirtualMachineSnapshot admitter. */
+const snapshots: AdmissionHook = {
+  kinds: [{ group: 'snapshot.kubevirt.io', kind: 'VirtualMachineSnapshot' }],
+  admit(ctx, request) {
+    const snap = request.object;
+    if (request.subresource || !snap) return;
+    const group = 'snapshot.kubevirt.io';
+    if (request.operation === 'UPDATE' && request.oldObject && JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(snap))) {
+      field('VirtualMachineSnapshot', group, snap, 'spec', 'Forbidden: spec in progress and cannot be modified', 'FieldValueForbidden');
+    }
+    if (request.operation !== 'CREATE') return;
+    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineSnapshot', group, snap, 'spec', 'Forbidden: snapshot feature gate not enabled', 'FieldValueForbidden');
+    requireVmSource('VirtualMachineSnapshot', group, snap, 'spec.source', rec(spec(snap).source));
+  },
+};
+
+/** KubeVirt's VirtualMachineRestore admitter: gate, target kind, snapshot exists, one restore per VM at a time. */
+const restores: AdmissionHook = {
+  kinds: [{ group: 'snapshot.kubevirt.io', kind: 'VirtualMachineRestore' }],
+  admit(ctx, request) {
+    const restore = request.object;
+    if (request.subresource || !restore) return;
+    const group = 'snapshot.kubevirt.io';
+    if (request.operation === 'UPDATE' && request.oldObject && JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(restore))) {
+      field('VirtualMachineRestore', group, restore, 'spec', 'Forbidden: spec in progress and cannot be modified', 'FieldValueForbidden');
+    }
+    if (request.operation !== 'CREATE') return;
+    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineRestore', group, restore, 'spec', 'Forbidden: Snapshot/Restore feature gate not enabled', 'FieldValueForbidden');
+    requireVmSource('VirtualMachineRestore', group, restore, 'spec.target', rec(spec(restore).target));
+    const snapshotName = str(spec(restore).virtualMachineSnapshotName) ?? '';
+    const view = storeView(ctx.store);
+    if (!view.get(S.vmSnapshots, request.namespace, snapshotName)) {
+      field('VirtualMachineRestore', group, restore, 'spec.virtualMachineSnapshotName', `Invalid value: "${snapshotName}": VirtualMachineSnapshot "${snapshotName}" does not exist`);
+    }
+    const vm = view.get(S.vms, request.namespace, str(rec(spec(restore).target).name) ?? '');
+    const busy = vm && str(status(vm).restoreInProgress);
+    if (busy && busy !== restore.metadata.name) {
+      field('VirtualMachineRestore', group, restore, 'spec.target', `Forbidden: VirtualMachineRestore "${busy}" in progress`, 'FieldValueForbidden');
+    }
+  },
+};
+
+/** KubeVirt's clone admitter: gate and supported source/target kinds. */
+const clones: AdmissionHook = {
+  kinds: [{ group: 'clone.kubevirt.io', kind: 'VirtualMachineClone' }],
+  admit(ctx, request) {
+    const clone = request.object;
+    if (request.operation !== 'CREATE' || request.subresource || !clone) return;
+    const group = 'clone.kubevirt.io';
+    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineClone', group, clone, 'spec', 'Forbidden: clone requires the Snapshot feature gate', 'FieldValueForbidden');
+    const source = rec(spec(clone).source);
+    if (source.kind !== 'VirtualMachine' && source.kind !== 'VirtualMachineSnapshot') {
+      field('VirtualMachineClone', group, clone, 'spec.source.kind', `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine", "VirtualMachineSnapshot"`, 'FieldValueNotSupported');
+    }
+    const target = rec(spec(clone).target);
+    if (target.kind !== undefined && target.kind !== 'VirtualMachine') {
+      field('VirtualMachineClone', group, clone, 'spec.target.kind', `Unsupported value: "${String(target.kind)}": supported values: "VirtualMachine"`, 'FieldValueNotSupported');
+    }
+  },
+};
+
+/** KubeVirt's export admitter: the VMExport gate and the three supported source kinds. */
+const exportsHook: AdmissionHook = {
+  kinds: [{ group: 'export.kubevirt.io', kind: 'VirtualMachineExport' }],
+  admit(ctx, request) {
+    const exp = request.object;
+    if (request.operation !== 'CREATE' || request.subresource || !exp) return;
+    const group = 'export.kubevirt.io';
+    if (!gates(ctx).enabled('VMExport')) field('VirtualMachineExport', group, exp, 'spec', 'Forbidden: vm export feature gate not enabled', 'FieldValueForbidden');
+    const source = rec(spec(exp).source);
+    const ok =
+      (source.kind === 'PersistentVolumeClaim' && !source.apiGroup) ||
+      (source.kind === 'VirtualMachine' && source.apiGroup === 'kubevirt.io') ||
+      (source.kind === 'VirtualMachineSnapshot' && source.apiGroup === 'snapshot.kubevirt.io');
+    if (!ok) {
+      field('VirtualMachineExport', group, exp, 'spec.source', `Invalid value: "${String(source.apiGroup ?? '')}/${String(source.kind)}": export source must be a PersistentVolumeClaim, a kubevirt.io VirtualMachine or a snapshot.kubevirt.io VirtualMachineSnapshot`);
+    }
+  },
+};
+
+export const storageAdmission: AdmissionHook[] = [pvcResize, dataVolumes, snapshots, restores, clones, exportsHook];
