@@ -166,7 +166,7 @@ export async function handleCreate(ctx: ApiContext, call: ResourceCall): Promise
   checkTypeMeta(call, body);
   const meta = metadataOf(body);
   checkNamespaceMatch(call, meta);
-  const obj = await prepareCreate(ctx, call, body);
+  const obj = prepareCreate(call, body);
   const warnings = ctx.validate(type, obj, fieldValidation(query));
   checkNamespaceWritable(ctx.store, type, call.namespace);
   warnings.push(...admit(ctx, call, 'CREATE', obj));
@@ -189,7 +189,7 @@ function admit(ctx: ApiContext, call: ResourceCall, operation: AdmissionRequest[
 }
 
 /** What create strategies do before storing: canonical TypeMeta, status reset, namespace defaults. */
-async function prepareCreate(_ctx: ApiContext, call: ResourceCall, body: Record<string, unknown>): Promise<KObject> {
+function prepareCreate(call: ResourceCall, body: Record<string, unknown>): KObject {
   const { type } = call;
   const { apiVersion: _a, kind: _k, metadata, ...rest } = body;
   const obj = { apiVersion: apiVersionOf(type), kind: type.kind, metadata, ...rest } as KObject;
@@ -325,7 +325,7 @@ async function applyCreate(ctx: ApiContext, call: ResourceCall, body: Record<str
   }
   meta.name = call.name;
   checkNamespaceMatch(call, meta);
-  const obj = await prepareCreate(ctx, call, body);
+  const obj = prepareCreate(call, body);
   const warnings = ctx.validate(call.type, obj, fieldValidation(call.query));
   checkNamespaceWritable(ctx.store, call.type, call.namespace);
   warnings.push(...admit(ctx, call, 'CREATE', obj));
