@@ -265,8 +265,16 @@ describe('storage over the wire', () => {
     expect(vm?.spec.template.spec.volumes[0]).toEqual({ name: 'rootdisk', persistentVolumeClaim: { claimName: done.status.restores[0].persistentVolumeClaim } });
     await poll('old dv gone', async () => (await get(dvs, 'tpl-rootdisk')) === undefined);
     // The snapshot still holds the data: its VolumeSnapshot outlives the deleted DataVolume's PVC.
-    const vs = await custom.listNamespacedCustomObject({ group: 'snapshot.storage.k8s.io', version: 'v1', namespace: NS, plural: 'volumesnapshots' });
-    expect((vs as Json).items.some((v: Json) => v.spec.source.persistentVolumeClaimName === 'tpl-rootdisk')).toBe(true);
+    const volumeSnapshots = { group: 'snapshot.storage.k8s.io', version: 'v1', namespace: NS, plural: 'volumesnapshots' };
+    const ofTpl = async () =>
+      ((await custom.listNamespacedCustomObject(volumeSnapshots)) as Json).items.filter((v: Json) => v.spec.source.persistentVolumeClaimName === 'tpl-rootdisk');
+    expect(await ofTpl()).toHaveLength(1);
+    // Deleting the snapshot takes its content and VolumeSnapshots with it (deletionPolicy Delete, via the GC).
+    const snap = await get(snapshots, 'tpl-snap');
+    await custom.deleteNamespacedCustomObject({ ...snapshots, name: 'tpl-snap' });
+    const contents = { group: 'snapshot.kubevirt.io', version: 'v1beta1', namespace: NS, plural: 'virtualmachinesnapshotcontents' };
+    await poll('content gone', async () => (await get(contents, snap?.status.virtualMachineSnapshotContentName)) === undefined);
+    await poll('volume snapshots gone', async () => (await ofTpl()).length === 0);
   });
 
   it('exports a stopped VM and serves the image at the link with the token', async () => {
