@@ -23,6 +23,9 @@ export class GuestMachine {
   private readonly serialSinks = new Set<SerialSink>();
   private cancelBoot: (() => void)[] = [];
   private booting = false;
+  /** The VMI is paused: the vCPUs do not run, so nothing is echoed or printed; typed input waits in the buffer. */
+  private paused = false;
+  private readonly pausedInput: (() => void)[] = [];
   /** Wall-clock ms of the last in-guest reboot, which resets `uptime` although the VMI keeps running. */
   private rebootedAt: number | undefined;
   private readonly identity: () => GuestIdentity;
@@ -70,9 +73,9 @@ export class GuestMachine {
     this.screen.clear();
     this.refreshStatusBar();
     for (const line of bootLog(this.identity())) {
-      this.cancelBoot.push(this.clock.after(line.atMs, () => this.print(`${line.text}\r\n`)));
+      this.cancelBoot.push(this.clock.after(line.atMs, () => this.whenRunning(() => this.print(`${line.text}\r\n`))));
     }
-    this.cancelBoot.push(this.clock.after(BOOT_DURATION_MS, () => this.finishBoot()));
+    this.cancelBoot.push(this.clock.after(BOOT_DURATION_MS, () => this.whenRunning(() => this.finishBoot())));
   }
 
   /** The guest is already up (it was running before anyone looked): go straight to the login prompts. */
@@ -125,11 +128,28 @@ export class GuestMachine {
   }
 
   serialInput(data: Buffer): void {
-    this.serial.input(data);
+    this.whenRunning(() => this.serial.input(data));
+  }
+
+  /** Run `step` now, or when the VMI is unpaused (a paused guest makes no progress). */
+  private whenRunning(step: () => void): void {
+    if (this.paused) this.pausedInput.push(step);
+    else step();
+  }
+
+  /** Pause/unpause (the VMI's `Paused` condition); on unpause the input typed meanwhile is processed in order. */
+  setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (!paused) for (const replay of this.pausedInput.splice(0)) replay();
   }
 
   /** An RFB KeyEvent from the VNC viewer. */
   vncKey(keysym: number, down: boolean): void {
+    if (this.paused) {
+      this.whenRunning(() => this.vncKey(keysym, down));
+      return;
+    }
     const outcome = this.keyboard.key(keysym, down);
     if (outcome.kind === 'ctrl-alt-del') this.reboot();
     else if (outcome.kind === 'bytes') this.vga.input(outcome.bytes);

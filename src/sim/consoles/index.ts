@@ -13,7 +13,7 @@ import { renderRgb, SCREEN_HEIGHT, SCREEN_WIDTH } from './rfb/render.js';
 import { matchScreenshotPath, matchStreamPath, VmiConsoles } from './vmi-consoles.js';
 import { refuseUpgrade } from './upgrade.js';
 
-export { TAKEOVER_CLOSE, VMI_STOPPED_CLOSE, PLAIN_KUBEVIRT } from './vmi-consoles.js';
+export { MIGRATED_CLOSE, TAKEOVER_CLOSE, VMI_STOPPED_CLOSE, PLAIN_KUBEVIRT } from './vmi-consoles.js';
 export { EXEC_PROTOCOLS } from './pod-exec.js';
 export { SCREEN_WIDTH, SCREEN_HEIGHT } from './rfb/render.js';
 

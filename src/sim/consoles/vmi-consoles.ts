@@ -29,6 +29,8 @@ const SCREENSHOT_PATH = /^\/apis\/subresources\.kubevirt\.io\/(?:v1|v1alpha3)\/n
 
 /** Close sent to the previous viewer when a new connection to the same VMI console arrives. */
 export const TAKEOVER_CLOSE = { code: 1000, reason: 'replaced by a new connection to the same console' } as const;
+/** Close sent to viewers when the VMI migrates to another node (the guest keeps running; reconnect). */
+export const MIGRATED_CLOSE = { code: 1000, reason: 'VMI migrated to another node' } as const;
 /** Close sent to viewers when the VMI stops. */
 export const VMI_STOPPED_CLOSE = { code: 1000, reason: 'VMI is not running' } as const;
 
@@ -39,6 +41,8 @@ const FINAL_PHASES = new Set(['Succeeded', 'Failed']);
 interface RunningGuest {
   uid: string;
   machine: GuestMachine;
+  /** The node whose virt-handler serves the consoles; a change means the VMI migrated. */
+  node: string | undefined;
 }
 
 export function matchStreamPath(pathname: string): { namespace: string; name: string; kind: StreamKind } | undefined {
@@ -119,7 +123,7 @@ export class VmiConsoles {
    * a pending phase to Running; a VMI that was already Running when first seen (seeded fleets, a restarted
    * simulator) is a machine that has long been up and sits at its login prompt.
    */
-  machineFor(vmi: KObject, boot = false): GuestMachine {
+  machineFor(vmi: KObject, boot = true): GuestMachine {
     const key = `${vmi.metadata.namespace}/${vmi.metadata.name}`;
     const existing = this.guests.get(key);
     if (existing && existing.uid === vmi.metadata.uid) return existing.machine;
@@ -131,7 +135,8 @@ export class VmiConsoles {
       this.clock,
       () => this.guestShutDown(namespace!, name, uid),
     );
-    this.guests.set(key, { uid: vmi.metadata.uid, machine });
+    this.guests.set(key, { uid: vmi.metadata.uid, machine, node: nodeOf(vmi) });
+    machine.setPaused(isPaused(vmi));
     if (boot) machine.boot();
     else machine.alreadyRunning();
     return machine;
@@ -147,13 +152,13 @@ export class VmiConsoles {
     } catch (err) {
       return refuseUpgrade(socket, err);
     }
-    const machine = this.machineFor(vmi);
+    const machine = this.machineFor(vmi, false);
     void this.acceptor.accept(req, socket, head).then((ws) => this.attach(ws, target.kind, target.namespace, target.name, machine));
   }
 
   /** PNG of the VNC screen (the `vnc/screenshot` subresource). */
   screenshotOf(namespace: string, name: string): GuestMachine {
-    return this.machineFor(this.validate(namespace, name, 'vnc', new URLSearchParams()));
+    return this.machineFor(this.validate(namespace, name, 'vnc', new URLSearchParams()), false);
   }
 
   private attach(ws: WebSocket, kind: StreamKind, namespace: string, name: string, machine: GuestMachine): void {
@@ -210,23 +215,55 @@ export class VmiConsoles {
   private onStoreEvent(event: StoreEvent): void {
     if (event.key !== VMIS) return;
     const vmi = event.object;
-    const key = `${vmi.metadata.namespace}/${vmi.metadata.name}`;
+    const { namespace, name, uid } = vmi.metadata;
+    const key = `${namespace}/${name}`;
     const running = event.type !== 'DELETED' && phaseOf(vmi) === 'Running';
     const guest = this.guests.get(key);
     if (running) {
-      if (!guest || guest.uid !== vmi.metadata.uid) this.machineFor(vmi, this.starting.delete(vmi.metadata.uid));
+      if (guest && guest.uid !== uid) this.dropGuest(key, VMI_STOPPED_CLOSE);
+      // Guests are created eagerly only to stream a boot log; VMIs that were already up get one on first connect
+      // (a 10 000-VM fleet costs nothing until someone opens a console).
+      if (this.starting.delete(uid)) this.machineFor(vmi);
+      const current = this.guests.get(key);
+      if (!current) return;
+      current.machine.setPaused(isPaused(vmi));
+      const node = nodeOf(vmi);
+      if (current.node !== undefined && node !== current.node) {
+        // The console is proxied by virt-handler on the VMI's node; after a migration that stream is gone.
+        this.closeSessions(namespace!, name, MIGRATED_CLOSE);
+      }
+      current.node = node;
       return;
     }
-    if (event.type === 'DELETED' || FINAL_PHASES.has(phaseOf(vmi) ?? '')) this.starting.delete(vmi.metadata.uid);
-    else this.starting.add(vmi.metadata.uid);
+    if (event.type === 'DELETED' || FINAL_PHASES.has(phaseOf(vmi) ?? '')) this.starting.delete(uid);
+    else this.starting.add(uid);
+    if (guest) this.dropGuest(key, VMI_STOPPED_CLOSE);
+  }
+
+  private dropGuest(key: string, close: { code: number; reason: string }): void {
+    const guest = this.guests.get(key);
     if (!guest) return;
     guest.machine.shutdown();
     this.guests.delete(key);
+    const [namespace, name] = key.split('/') as [string, string];
+    this.closeSessions(namespace, name, close);
+  }
+
+  private closeSessions(namespace: string, name: string, close: { code: number; reason: string }): void {
     for (const kind of ['vnc', 'console'] as const) {
-      const ws = this.sessions.get(sessionKey(kind, vmi.metadata.namespace!, vmi.metadata.name));
-      ws?.close(VMI_STOPPED_CLOSE.code, VMI_STOPPED_CLOSE.reason);
+      this.sessions.get(sessionKey(kind, namespace, name))?.close(close.code, close.reason);
     }
   }
+}
+
+function isPaused(vmi: KObject): boolean {
+  const conditions = (vmi.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Paused' && c.status === 'True');
+}
+
+function nodeOf(vmi: KObject): string | undefined {
+  const node = (vmi.status as { nodeName?: unknown } | undefined)?.nodeName;
+  return typeof node === 'string' ? node : undefined;
 }
 
 function sessionKey(kind: StreamKind, namespace: string, name: string): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCluster } from '../../../src/sim/index.js';
-import { VMI_STOPPED_CLOSE } from '../../../src/sim/consoles/index.js';
-import { consolePath, plantVmi, setVmiPhase, StreamSocket, wsUrl, startConsolesCluster } from './harness.js';
+import { MIGRATED_CLOSE, VMI_STOPPED_CLOSE } from '../../../src/sim/consoles/index.js';
+import { consolePath, NS, plantVmi, setVmiPhase, StreamSocket, VMIS, wsUrl, startConsolesCluster } from './harness.js';
 
 let cluster: EmbeddedCluster;
 
@@ -11,6 +11,8 @@ beforeAll(async () => {
   plantVmi(cluster, 'db', { ip: '10.244.3.4' });
   plantVmi(cluster, 'keep', { ip: '10.244.3.5' });
   plantVmi(cluster, 'editor', { ip: '10.244.3.7' });
+  plantVmi(cluster, 'frozen', { ip: '10.244.3.8' });
+  plantVmi(cluster, 'mover', { ip: '10.244.3.9' });
   plantVmi(cluster, 'gone', { ip: '10.244.3.6' });
   plantVmi(cluster, 'noserial', { devices: { autoattachSerialConsole: false } });
   plantVmi(cluster, 'broken', { phase: 'Failed' });
@@ -108,6 +110,33 @@ describe('serial console subresource', () => {
     expect(log).toContain('Cloud-init v. 24.4 finished');
     expect(log).toContain('\r\nFedora Linux 42 (Cloud Edition)\r\nKernel 6.14.0-63.fc42.x86_64 on an x86_64 (ttyS0)\r\n\r\nfresh login: ');
     tty.close();
+  });
+
+  it('a paused VMI does not answer; what was typed is processed on unpause', async () => {
+    const tty = await login('frozen');
+    const setPaused = (paused: boolean) =>
+      cluster.store.mutate(VMIS, NS, 'frozen', (v) => {
+        (v.status as { conditions?: unknown[] }).conditions = paused ? [{ type: 'Paused', status: 'True', reason: 'PausedByUser' }] : [];
+      });
+    setPaused(true);
+    tty.send('hostname\r');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(tty.pending()).toBe(0);
+    setPaused(false);
+    expect(await tty.readUntil(PROMPT)).toBe('hostname\r\nfrozen\r\n[fedora@frozen ~]$ ');
+    tty.close();
+  });
+
+  it('a migration ends the console stream; reconnecting finds the same running shell', async () => {
+    const tty = await login('mover');
+    await run(tty, 'cd /var');
+    cluster.store.mutate(VMIS, NS, 'mover', (v) => {
+      (v.status as { nodeName: string }).nodeName = 'node-2';
+    });
+    expect(await tty.waitClosed()).toEqual({ code: MIGRATED_CLOSE.code, reason: MIGRATED_CLOSE.reason });
+    const again = await StreamSocket.open(wsUrl(cluster, consolePath('mover')));
+    expect(await again.readUntil(PROMPT)).toBe('\r\n[fedora@mover var]$ ');
+    again.close();
   });
 
   it('closes the console when the VMI stops', async () => {

@@ -101,16 +101,17 @@ describe('VNC subresource (RFB 3.8)', () => {
   it('Ctrl-Alt-Del reboots the guest: the screen clears, shows boot messages, then a login prompt again', async () => {
     const client = await openRfb('reboot-me');
     client.type('someone');
+    await client.updateUntil((t) => t.includes('reboot-me login: someone'));
     client.key(0xffe3, true); // Control_L
     client.key(0xffe9, true); // Alt_L
     client.key(0xffff, true); // Delete
     client.key(0xffff, false);
     client.key(0xffe9, false);
     client.key(0xffe3, false);
-    const booting = await client.updateUntil((t) => t.includes('Linux version'));
-    expect(booting).not.toContain('someone'); // the screen was cleared
-    expect(booting.split('\n')[0]).toContain('booting');
-    await client.updateUntil((t) => t.includes('reboot-me login:'));
+    // How much of the boot log is still on screen depends on how fast the client polls; its end always is.
+    const rebooted = await client.updateUntil((t) => t.includes('Reached target multi-user.target') && t.includes('reboot-me login:'));
+    expect(rebooted).not.toContain('someone'); // the screen was cleared
+    expect(rebooted).toContain('[  OK  ]');
     client.stream.close();
   });
 
