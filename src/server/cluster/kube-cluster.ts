@@ -38,6 +38,7 @@ export class KubeCluster implements ClusterPort {
     this.info = {
       name: options.name ?? cluster?.name ?? context,
       context,
+      contexts: kubeConfig.getContexts().map((c) => c.name),
       server: cluster?.server ?? '',
       demo: options.demo ?? false,
     };

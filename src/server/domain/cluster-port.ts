@@ -80,6 +80,8 @@ export interface ClusterInfo {
   /** A display name for the cluster (kubeconfig cluster name, or "embedded demo cluster"). */
   name: string;
   context: string;
+  /** Every context of the kubeconfig (Corral serves one at a time; `--context` picks it). */
+  contexts: string[];
   server: string;
   /** True when this is Corral's embedded simulated cluster. */
   demo: boolean;

@@ -91,6 +91,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       demo: cluster.info.demo,
       cluster: cluster.info.name,
       context: cluster.info.context,
+      contexts: cluster.info.contexts,
       defaultNamespace: deps.config.defaultNamespace,
     }),
     instancetypes: () => instanceTypes(deps),

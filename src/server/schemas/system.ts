@@ -17,6 +17,7 @@ export const Capabilities = z.object({
   demo: z.boolean().describe('true: this is the embedded demo cluster, not a real one'),
   cluster: z.string(),
   context: z.string(),
+  contexts: z.array(z.string()).describe('every context in the kubeconfig; restart with --context NAME to switch'),
   defaultNamespace: z.string(),
 });
 

@@ -33,7 +33,7 @@ export function makeVmi(name: string, namespace = 'tailvm', status: Record<strin
 }
 
 export class FakeCluster implements ClusterPort {
-  readonly info = { name: 'fake', context: 'fake', server: 'http://fake', demo: true };
+  readonly info = { name: 'fake', context: 'fake', contexts: ['fake'], server: 'http://fake', demo: true };
   readonly objects = new Map<Kind, Map<string, KObject>>();
   readonly writes: { verb: string; kind: Kind | SubresourceTarget; namespace?: string; name: string; body?: unknown }[] = [];
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
