@@ -1,13 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { apiAction, apiCreate, apiDelete, uniqueName, vmRow, waitForStatus, waitLive } from './helpers';
+import { apiCreate, apiDelete, uniqueName, vmRow, waitForStatus, waitLive } from './helpers';
 
 test('bulk-start two stopped VMs and read the result per VM', async ({ page, request, baseURL }) => {
   const prefix = uniqueName('bulk');
   const names = [`${prefix}-a`, `${prefix}-b`];
   try {
-    for (const n of names) await apiCreate(request, baseURL, n);
-    for (const n of names) await waitForStatus(request, n, 'Running');
-    for (const n of names) await apiAction(request, baseURL, n, 'stop');
+    for (const n of names) await apiCreate(request, baseURL, n, false);
     for (const n of names) await waitForStatus(request, n, 'Stopped');
 
     await page.goto(`/?q=${prefix}`);

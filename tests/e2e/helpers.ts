@@ -12,8 +12,9 @@ export function origin(baseURL: string | undefined): Record<string, string> {
   return { Origin: new URL(baseURL ?? 'http://localhost').origin, 'Content-Type': 'application/json' };
 }
 
-export async function apiCreate(request: APIRequestContext, baseURL: string | undefined, name: string, image = 'cirros') {
-  const res = await request.post('/api/vms', { headers: origin(baseURL), data: { name, namespace: NS, image, cpu: 1, mem: '512Mi' } });
+/** Creates a small catalog VM, powered on unless `start` is false (the server's own default is stopped). */
+export async function apiCreate(request: APIRequestContext, baseURL: string | undefined, name: string, start = true) {
+  const res = await request.post('/api/vms', { headers: origin(baseURL), data: { name, namespace: NS, image: 'cirros', cpu: 1, mem: '512Mi', start } });
   expect(res.status(), await res.text()).toBe(201);
 }
 

@@ -14,6 +14,7 @@ const form = (over: Partial<CreateForm> = {}): CreateForm => ({
   preference: '',
   sshKey: '',
   cloudInit: '',
+  start: false,
   ...over,
 });
 
@@ -40,6 +41,10 @@ describe('validateForm', () => {
 describe('toCreateInput', () => {
   it('sends exactly one source and omits empty optionals', () => {
     expect(toCreateInput(form())).toEqual({ name: 'web', image: 'fedora', cpu: 2, mem: '4Gi' });
+  });
+  it('asks the server to power on only when chosen', () => {
+    expect(toCreateInput(form({ start: true })).start).toBe(true);
+    expect('start' in toCreateInput(form())).toBe(false);
   });
   it('sends disk for disk-creating sources and drops cpu/mem under an instancetype', () => {
     expect(

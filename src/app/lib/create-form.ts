@@ -43,6 +43,8 @@ export interface CreateForm {
   preference: string;
   sshKey: string;
   cloudInit: string;
+  /** Power on right after creation (the server's default is to create it stopped, like Proxmox). */
+  start: boolean;
 }
 
 export const FORM_FIELDS = ['source', 'name', 'namespace', 'cpu', 'mem', 'disk', 'node', 'instancetype', 'preference', 'sshKey', 'cloudInit'] as const;
@@ -106,6 +108,7 @@ export function toCreateInput(form: CreateForm): VmCreateInput {
   if (form.node) input.node = form.node;
   if (form.sshKey.trim()) input.sshKey = form.sshKey.trim();
   if (form.cloudInit.trim()) input.cloudInit = form.cloudInit;
+  if (form.start) input.start = true;
   return input;
 }
 

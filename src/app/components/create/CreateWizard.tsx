@@ -90,6 +90,7 @@ export function CreateWizard() {
     preference: '',
     sshKey: '',
     cloudInit: '',
+    start: true,
   });
   const errors = validateForm(form);
   const namespaces = useMemo(() => {
@@ -446,6 +447,10 @@ export function CreateWizard() {
               </div>
             )}
             <div className="wizard-foot">
+              <label style={{ marginRight: 'auto', display: 'flex', gap: 6, alignItems: 'center' }}>
+                <input type="checkbox" checked={form.start} onChange={(e) => set('start', e.target.checked)} style={{ minHeight: 0 }} />
+                Start after creation
+              </label>
               <button type="button" onClick={() => setStep('source')}>
                 ← Back
               </button>
