@@ -5,6 +5,7 @@
  */
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
+import { nowTimestamp } from '../store/object-store.js';
 import type { KObject, StoreEvent } from '../store/types.js';
 import { guestImageOf } from './guest-images.js';
 import type { HotplugVolumes } from './hotplug.js';
@@ -96,6 +97,10 @@ export class VmiController {
         return;
       case 'Running':
         this.watchRunning(vmi);
+        return;
+      case 'Succeeded':
+      case 'Failed':
+        this.completePods(vmi);
         return;
       default:
         return;
@@ -196,6 +201,26 @@ export class VmiController {
     }
     this.scheduleAgent(vmi);
     this.hotplug.reconcile(vmi);
+  }
+
+  /** The domain ended (guest poweroff or crash): virt-launcher exits, so its pod completes and frees the node. */
+  private completePods(vmi: KObject): void {
+    const now = nowTimestamp();
+    for (const pod of this.pods.podsOf(vmi)) {
+      const phase = digString(pod, 'status', 'phase');
+      if (phase === 'Succeeded' || phase === 'Failed' || pod.metadata.deletionTimestamp) continue;
+      this.ctx.store.mutate(K.pods, pod.metadata.namespace, pod.metadata.name, (p) => {
+        const st = status(p);
+        st.phase = vmiPhase(vmi) === 'Failed' ? 'Failed' : 'Succeeded';
+        for (const type of ['Ready', 'ContainersReady']) setCondition(p, { type, status: 'False', reason: 'PodCompleted' });
+        st.containerStatuses = digArray(p, 'status', 'containerStatuses').map((c) => ({
+          ...c,
+          ready: false,
+          started: false,
+          state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: digString(c, 'state', 'running', 'startedAt') ?? now, finishedAt: now } },
+        }));
+      });
+    }
   }
 
   private fail(vmi: KObject, why: string): void {

@@ -1,3 +1,4 @@
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVm, eventually, getVm, getVmi, isGone, startHarness, verb, vmBody, waitForStatus, type Harness, type Wire } from './harness.js';
 
@@ -132,5 +133,33 @@ describe('VM lifecycle', () => {
       expect(await isGone(getVm(h, 'tailvm', 'pinned'))).toBe(true);
       expect(await isGone(getVmi(h, 'tailvm', 'pinned'))).toBe(true);
     });
+  });
+
+  it('a guest poweroff restarts a VM with runStrategy Always but leaves a Manual one stopped', async () => {
+    const poweroff = (name: string) =>
+      h.custom.patchNamespacedCustomObject(
+        { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachineinstances', name, body: { status: { phase: 'Succeeded' } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    const before = await getVmi(h, 'tailvm', 'alpha');
+    await poweroff('alpha');
+    await eventually(async () => {
+      const vmi = await getVmi(h, 'tailvm', 'alpha');
+      expect(vmi.metadata.uid).not.toBe(before.metadata.uid);
+      expect(vmi.status.phase).toBe('Running');
+    });
+
+    await createVm(h, vmBody('manual', { runStrategy: 'Manual' }));
+    await waitForStatus(h, 'tailvm', 'manual', 'Stopped');
+    expect((await verb(h, 'virtualmachines', 'tailvm', 'manual', 'start', {})).status).toBe(202);
+    await waitForStatus(h, 'tailvm', 'manual', 'Running');
+    await poweroff('manual');
+    await waitForStatus(h, 'tailvm', 'manual', 'Stopped');
+    await eventually(async () => {
+      const pod = await launcherPod('manual');
+      expect(pod.status.phase).toBe('Succeeded');
+    });
+    expect((await verb(h, 'virtualmachines', 'tailvm', 'manual', 'start', {})).status).toBe(202);
+    await waitForStatus(h, 'tailvm', 'manual', 'Running');
   });
 });
