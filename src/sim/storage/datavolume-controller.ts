@@ -530,13 +530,10 @@ function runUpload(rt: Runtime, dv: KObject): void {
     whenNoKubelet(rt, podObj);
     return;
   }
-  {
-    const current = dv;
-    annotatePvc(rt, current, { [CDI_ANN.podPhase]: 'Running', [CDI_ANN.uploadReady]: 'true' });
-    patchStatus(rt, current, (st) => {
-      st.phase = 'UploadReady';
-      setCondition(st, { type: 'Running', status: 'True', reason: 'Pod is running' }, { heartbeat: true });
-    });
-    recordEvent(rt.store, current, 'UploadReady', `Upload ready`, { component: 'datavolume-upload-controller' });
-  }
+  annotatePvc(rt, dv, { [CDI_ANN.podPhase]: 'Running', [CDI_ANN.uploadReady]: 'true' });
+  patchStatus(rt, dv, (st) => {
+    st.phase = 'UploadReady';
+    setCondition(st, { type: 'Running', status: 'True', reason: 'Pod is running' }, { heartbeat: true });
+  });
+  recordEvent(rt.store, dv, 'UploadReady', 'Upload ready', { component: 'datavolume-upload-controller' });
 }

@@ -105,6 +105,32 @@ describe('DataVolume import', () => {
     expect(h.store.get(S.pvcs, NS, 'empty')?.metadata.annotations?.[CDI_ANN.source]).toBe('none');
   });
 
+  it('imports from a registry, and restarts for an image that does not exist', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('fedora', { registry: { url: 'docker://quay.io/containerdisks/fedora:42' } }));
+    h.store.create(S.dataVolumes, dv('ghost', { registry: { url: 'docker://quay.io/containerdisks/does-not-exist:1' } }));
+    await waitFor('Succeeded', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'fedora')) === 'Succeeded', 20_000);
+    expect(h.store.get(S.pvcs, NS, 'fedora')?.metadata.annotations?.[CDI_ANN.source]).toBe('registry');
+    const ghost = await waitFor('restart', () => {
+      const o = h!.store.get(S.dataVolumes, NS, 'ghost');
+      return Number(st(o).restartCount) >= 1 ? o : undefined;
+    }, 20_000);
+    const running = (st(ghost).conditions as { type: string; message?: string }[]).find((c) => c.type === 'Running');
+    expect(running?.message).toContain('manifest unknown');
+  });
+
+  it('readies an upload DataVolume with its upload server pod', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.dataVolumes, dv('up', { upload: {} }));
+    const ready = await waitFor('UploadReady', () => {
+      const o = h!.store.get(S.dataVolumes, NS, 'up');
+      return phaseOf(o) === 'UploadReady' ? o : undefined;
+    });
+    expect(phaseOf(h.store.get(S.pods, NS, 'cdi-upload-up'))).toBe('Running');
+    expect(h.store.get(S.pvcs, NS, 'up')?.metadata.annotations?.[CDI_ANN.source]).toBe('upload');
+    expect((st(ready).conditions as { type: string; status: string }[]).find((c) => c.type === 'Running')?.status).toBe('True');
+  });
+
   it('waits in WaitForFirstConsumer on such a class', async () => {
     h = await startHarness({
       speed: 40,
