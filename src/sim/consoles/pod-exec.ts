@@ -15,7 +15,7 @@ import type { KObject } from '../store/types.js';
 import { podIdentity } from './guest-identity.js';
 import { isKnownCommand } from './shell/commands.js';
 import { TerminalSession } from './shell/terminal-session.js';
-import { isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } from './upgrade.js';
+import { decodeSegment, isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } from './upgrade.js';
 
 const PODS = '/pods';
 const NODES = '/nodes';
@@ -45,7 +45,9 @@ export interface ExecRequest {
 
 export function matchExecPath(pathname: string): { namespace: string; name: string } | undefined {
   const m = EXEC_PATH.exec(pathname);
-  return m ? { namespace: decodeURIComponent(m[1]!), name: decodeURIComponent(m[2]!) } : undefined;
+  const namespace = m && decodeSegment(m[1]!);
+  const name = m && decodeSegment(m[2]!);
+  return namespace && name ? { namespace, name } : undefined;
 }
 
 const flag = (q: URLSearchParams, name: string) => ['true', '1'].includes((q.get(name) ?? '').toLowerCase());

@@ -32,6 +32,18 @@ export function refuseUpgrade(socket: Duplex, error: unknown): void {
   socket.end(head + body);
 }
 
+/**
+ * Path segment decoding that never throws: a malformed escape (`%zz`) makes the path simply not match, so the
+ * apiserver answers 404 instead of an exception escaping the upgrade handler.
+ */
+export function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The request is a WebSocket upgrade at all (a plain GET on a streaming subresource is a client error). */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
   return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';

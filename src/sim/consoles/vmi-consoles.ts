@@ -19,7 +19,7 @@ import type { KObject, StoreEvent } from '../store/types.js';
 import { GuestMachine } from './guest-machine.js';
 import { vmiIdentity } from './guest-identity.js';
 import { RfbServer } from './rfb/rfb-server.js';
-import { isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } from './upgrade.js';
+import { decodeSegment, isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } from './upgrade.js';
 
 export const VMIS = 'kubevirt.io/virtualmachineinstances';
 export const PLAIN_KUBEVIRT = 'plain.kubevirt.io';
@@ -48,12 +48,16 @@ interface RunningGuest {
 export function matchStreamPath(pathname: string): { namespace: string; name: string; kind: StreamKind } | undefined {
   const m = STREAM_PATH.exec(pathname);
   if (!m) return undefined;
-  return { namespace: decodeURIComponent(m[1]!), name: decodeURIComponent(m[2]!), kind: m[3] as StreamKind };
+  const namespace = decodeSegment(m[1]!);
+  const name = decodeSegment(m[2]!);
+  return namespace && name ? { namespace, name, kind: m[3] as StreamKind } : undefined;
 }
 
 export function matchScreenshotPath(pathname: string): { namespace: string; name: string } | undefined {
   const m = SCREENSHOT_PATH.exec(pathname);
-  return m ? { namespace: decodeURIComponent(m[1]!), name: decodeURIComponent(m[2]!) } : undefined;
+  const namespace = m && decodeSegment(m[1]!);
+  const name = m && decodeSegment(m[2]!);
+  return namespace && name ? { namespace, name } : undefined;
 }
 
 function phaseOf(vmi: KObject): string | undefined {

@@ -159,5 +159,7 @@ describe('serial console subresource', () => {
       body: { message: 'No serial consoles are present.' },
     });
     await expect(StreamSocket.open(wsUrl(cluster, consolePath('absent')))).rejects.toMatchObject({ status: 404, body: { reason: 'NotFound' } });
+    // A malformed escape in the path is a plain 404, not an exception in the upgrade handler.
+    await expect(StreamSocket.open(wsUrl(cluster, consolePath('%zz')))).rejects.toMatchObject({ status: 404 });
   });
 });
