@@ -21,7 +21,7 @@ export function ConsoleNotice({ state, running, canTakeOver, onTakeOver, onRecon
     );
   }
   if (phase === 'open') return null;
-  if (phase === 'connecting' && !verdict) {
+  if (phase === 'connecting') {
     return (
       <div className="console-notice" role="status" data-testid="console-notice">
         Connecting…
