@@ -9,10 +9,10 @@ import { invalid } from '../store/errors.js';
 import type { KObject } from '../store/types.js';
 import { featureGateEnabled } from './feature-gates.js';
 import { S } from './keys.js';
-import { admitPvcUpdate } from './pvc-controller.js';
+import { admitPvcUpdate, capacityStorage, requestedStorage } from './pvc-controller.js';
 import { storeView } from './runtime.js';
 import { probeHttpSource, probeRegistrySource } from './sources.js';
-import { rec, spec, status, str } from './util.js';
+import { rec, spec, status, storageBytes, str } from './util.js';
 
 function gates(ctx: SimContext): { enabled(gate: string): boolean } {
   const view = storeView(ctx.store);
@@ -37,7 +37,7 @@ const SOURCE_KINDS = ['http', 'registry', 'blank', 'pvc', 'upload', 'snapshot', 
 /** CDI's DataVolume webhook: exactly one source, well-formed URLs, a size unless cloning. */
 const dataVolumes: AdmissionHook = {
   kinds: [{ group: 'cdi.kubevirt.io', kind: 'DataVolume' }],
-  admit(_ctx, request) {
+  admit(ctx, request) {
     const dv = request.object;
     if (request.operation !== 'CREATE' || request.subresource || !dv) return;
     const source = rec(spec(dv).source);
@@ -53,7 +53,17 @@ const dataVolumes: AdmissionHook = {
     }
     const storage = rec(spec(dv).pvc).resources ? rec(spec(dv).pvc) : rec(spec(dv).storage);
     const size = rec(rec(storage.resources).requests).storage;
-    if (!source.pvc && !spec(dv).sourceRef && size === undefined) fail(spec(dv).pvc ? 'spec.pvc.resources.requests.storage' : 'spec.storage.resources.requests.storage', 'missing storage size');
+    const sizePath = spec(dv).pvc ? 'spec.pvc.resources.requests.storage' : 'spec.storage.resources.requests.storage';
+    if (!source.pvc && !spec(dv).sourceRef && size === undefined) fail(sizePath, 'missing storage size');
+    if (size !== undefined && storageBytes(size) === undefined) fail(sizePath, `Invalid value: "${String(size)}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    if (source.pvc && size !== undefined) {
+      const from = rec(source.pvc);
+      const sourcePvc = storeView(ctx.store).get(S.pvcs, str(from.namespace) ?? request.namespace, str(from.name) ?? '');
+      const sourceBytes = sourcePvc ? storageBytes(capacityStorage(sourcePvc) ?? requestedStorage(sourcePvc)) : undefined;
+      if (sourceBytes !== undefined && (storageBytes(size) ?? 0) < sourceBytes) {
+        fail(sizePath, 'target resources requests storage size is smaller than the source');
+      }
+    }
   },
 };
 

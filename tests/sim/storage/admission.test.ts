@@ -77,5 +77,15 @@ describe('storage admission', () => {
     expect(admit({ operation: 'CREATE', object: dv({ source: { registry: { url: 'quay.io/x:1' } }, ...size }) })?.details?.causes?.[0]?.field).toBe('spec.source.registry.url');
     expect(admit({ operation: 'CREATE', object: dv({ source: { blank: {} }, storage: {} }) })?.code).toBe(422);
     expect(admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: {} }) })).toBeUndefined();
+    expect(admit({ operation: 'CREATE', object: dv({ source: { blank: {} }, storage: { resources: { requests: { storage: 'lots' } } } }) })?.code).toBe(422);
+    h.store.create(S.pvcs, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'golden', namespace: NS },
+      spec: { resources: { requests: { storage: '20Gi' } } },
+    });
+    const smaller = admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, ...size }) });
+    expect(smaller?.message).toContain('smaller than the source');
+    expect(admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: { resources: { requests: { storage: '20Gi' } } } }) })).toBeUndefined();
   });
 });
