@@ -80,6 +80,19 @@ describe('services on a fake cluster', () => {
     services.close();
   });
 
+  it('keeps namespace/name order as VMs arrive and drops deleted ones', async () => {
+    const cluster = new FakeCluster();
+    const services = createCorralServices(cluster);
+    expect(services.vms.list()).toEqual([]);
+    cluster.put('VirtualMachine', makeVm('b'));
+    cluster.put('VirtualMachine', makeVm('a'));
+    cluster.put('VirtualMachine', makeVm('c', 'alpha'));
+    expect(services.vms.list().map((r) => `${r.namespace}/${r.name}`)).toEqual(['alpha/c', 'tailvm/a', 'tailvm/b']);
+    await cluster.remove('VirtualMachine', 'tailvm', 'a');
+    expect(JSON.parse(services.vms.listJson().toString()).map((r: { name: string }) => r.name)).toEqual(['c', 'b']);
+    services.close();
+  });
+
   it('a create that fails part-way removes what it created and says so', async () => {
     const cluster = new FakeCluster();
     cluster.put('Namespace', { metadata: { name: 'tailvm' } });

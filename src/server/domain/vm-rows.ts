@@ -158,12 +158,21 @@ export class FleetView {
     return this.nodeMap().get(name)?.row;
   }
 
+  /** Rows in namespace/name order (for reads). */
   private vmMap(): Map<string, Cached<VmRow>> {
-    if (this.vms && this.vmsUnsorted) {
-      // New VMs were appended; restore namespace/name order once, at read time, not per insert.
-      this.vms = new Map([...this.vms.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const map = this.rawVmMap();
+    if (this.vmsUnsorted) {
+      // New VMs were appended; restore the order once, at read time, never per insert (a 10k-VM sync would be
+      // quadratic otherwise).
+      this.vms = new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
       this.vmsUnsorted = false;
+      return this.vms;
     }
+    return map;
+  }
+
+  /** Rows in whatever order they were added (for updates). */
+  private rawVmMap(): Map<string, Cached<VmRow>> {
     if (!this.vms) {
       const entries = this.cluster.cache
         .list('VirtualMachine')
@@ -194,7 +203,7 @@ export class FleetView {
 
   private refreshVm(key: string): void {
     if (!this.vms && this.listeners.size === 0) return; // nothing built, nobody listening: build lazily later
-    const map = this.vmMap();
+    const map = this.rawVmMap();
     const [namespace = '', name = ''] = key.split('/');
     const vm = this.cluster.cache.get('VirtualMachine', namespace, name);
     const before = map.get(key);
