@@ -57,6 +57,8 @@ export class RfbServer {
   /** Lines the scroll region moved up since the client last saw it (sent as one CopyRect). */
   private scrolled = 0;
   private readonly unlisten: () => void;
+  /** Raw pixels of the whole screen as last sent, reused while nothing changes (viewers polling full frames). */
+  private fullFrame: Buffer | undefined;
   /** Counters the tests and the docs quote: how much went over the wire. */
   readonly stats = { updates: 0, rects: 0, bytes: 0 };
 
@@ -223,6 +225,11 @@ export class RfbServer {
       this.writeUpdate([]);
       return;
     }
+    if (coversScreen) {
+      this.fullFrame ??= renderRaw(this.options.screen, rect, this.colours);
+      this.writeUpdate([rawRect(rect, this.fullFrame)]);
+      return;
+    }
     this.writeUpdate([rawRect(rect, renderRaw(this.options.screen, rect, this.colours))]);
   }
 
@@ -278,12 +285,14 @@ export class RfbServer {
   }
 
   private markDirty(row: number, c0: number, c1: number): void {
+    this.fullFrame = undefined;
     const span = this.dirty[row];
     this.dirty[row] = span ? [Math.min(span[0], c0), Math.max(span[1], c1)] : [c0, c1];
     this.scheduleFlush(UPDATE_COALESCE_MS);
   }
 
   private markScrolled(n: number): void {
+    this.fullFrame = undefined;
     const height = ROWS - SCROLL_TOP;
     if (!this.copyRect || this.scrolled + n >= height) {
       this.scrolled = 0;
@@ -297,6 +306,7 @@ export class RfbServer {
   }
 
   private markAllDirty(): void {
+    this.fullFrame = undefined;
     this.scrolled = 0;
     for (let r = 0; r < ROWS; r++) this.dirty[r] = [0, COLS - 1];
   }
