@@ -137,19 +137,25 @@ interface Volume {
   dataVolume?: { name?: string };
 }
 
+/** Pod and VMI volumes; built-in kinds are not schema-validated, so anything but an array of objects is none. */
+function volumesOf(obj: KObject): Volume[] {
+  const volumes = (obj.spec as { volumes?: unknown } | undefined)?.volumes;
+  return Array.isArray(volumes) ? volumes.filter((v): v is Volume => typeof v === 'object' && v !== null) : [];
+}
+
 /** Claims in use: referenced by a pod that has not finished, or by a VMI (as PVC or DataVolume). */
 function claimsInUse(store: ObjectStore): Set<string> {
   const used = new Set<string>();
   for (const pod of store.list(PODS)) {
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') continue;
-    for (const v of ((pod.spec as { volumes?: Volume[] } | undefined)?.volumes ?? [])) {
+    for (const v of volumesOf(pod)) {
       if (v.persistentVolumeClaim?.claimName) used.add(`${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
     }
   }
   if (store.typeOf('kubevirt.io', 'VirtualMachineInstance')) {
     for (const vmi of store.list(VMIS)) {
-      for (const v of ((vmi.spec as { volumes?: Volume[] } | undefined)?.volumes ?? [])) {
+      for (const v of volumesOf(vmi)) {
         const claim = v.persistentVolumeClaim?.claimName ?? v.dataVolume?.name;
         if (claim) used.add(`${vmi.metadata.namespace}/${claim}`);
       }

@@ -12,7 +12,7 @@ import type { KObject, NewObject } from '../store/types.js';
 import { resourceKey } from '../store/types.js';
 import type { KindSpec } from '../resources/kinds.js';
 import { applyPatch, jsonPatch, mergePatch, PATCH_TYPES, strategicMerge } from './patch.js';
-import { parseSelectors } from './selectors.js';
+import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
 import { isPlainObject, isProtobufBody, parseJson, protobufUnsupported, readBody, sendJson, sendJsonText } from './wire.js';
@@ -94,6 +94,46 @@ function checkNamespaceMatch(call: ResourceCall, meta: Record<string, unknown>):
   meta.namespace = call.namespace;
 }
 
+function decodeError(field: string, want: string, value: unknown): ApiError {
+  const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  return badRequest(`json: cannot unmarshal ${got} into Go struct field ObjectMeta.metadata.${field} of type ${want}`);
+}
+
+/**
+ * ObjectMeta shape and content checks the apiserver does for every kind: wrong JSON types are decode errors (400),
+ * invalid label keys/values, annotation keys and owner references are 422 Invalid.
+ */
+function checkMetadata(type: KindSpec, meta: Record<string, unknown>): void {
+  const causes: { field: string; message: string }[] = [];
+  for (const field of ['name', 'generateName', 'namespace', 'resourceVersion'] as const) {
+    if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') throw decodeError(field, 'string', meta[field]);
+  }
+  for (const field of ['labels', 'annotations'] as const) {
+    const map = meta[field];
+    if (map === undefined || map === null) continue;
+    if (!isPlainObject(map)) throw decodeError(field, 'map[string]string', map);
+    for (const [k, v] of Object.entries(map)) {
+      if (typeof v !== 'string') throw decodeError(field, 'string', v);
+      if (!validKey(k)) causes.push({ field: `metadata.${field}`, message: `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      else if (field === 'labels' && !validValue(v)) {
+        causes.push({ field: 'metadata.labels', message: `Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      }
+    }
+  }
+  if (meta.finalizers !== undefined && meta.finalizers !== null) {
+    if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string')) throw decodeError('finalizers', '[]string', meta.finalizers);
+  }
+  if (meta.ownerReferences !== undefined && meta.ownerReferences !== null) {
+    if (!Array.isArray(meta.ownerReferences) || !meta.ownerReferences.every(isPlainObject)) throw decodeError('ownerReferences', '[]v1.OwnerReference', meta.ownerReferences);
+    for (const ref of meta.ownerReferences as Record<string, unknown>[]) {
+      for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
+        if (typeof ref[f] !== 'string' || !ref[f]) causes.push({ field: `metadata.ownerReferences.${f}`, message: `Invalid value: "": ${f} must not be empty` });
+      }
+    }
+  }
+  if (causes.length) throw invalid(type.kind, type.group, typeof meta.name === 'string' ? meta.name : '', causes);
+}
+
 /** New content may only go into a namespace that exists and is not being deleted. */
 function checkNamespaceWritable(store: ObjectStore, type: KindSpec, namespace: string | undefined): void {
   if (!type.namespaced || !namespace) return;
@@ -165,6 +205,7 @@ export async function handleCreate(ctx: ApiContext, call: ResourceCall): Promise
   const body = await bodyObject(call.req);
   checkTypeMeta(call, body);
   const meta = metadataOf(body);
+  checkMetadata(type, meta);
   checkNamespaceMatch(call, meta);
   const obj = prepareCreate(call, body);
   const warnings = ctx.validate(type, obj, fieldValidation(query));
@@ -234,6 +275,7 @@ export async function handleUpdate(ctx: ApiContext, call: ResourceCall): Promise
   const body = await bodyObject(call.req);
   checkTypeMeta(call, body);
   const meta = metadataOf(body);
+  checkMetadata(type, meta);
   checkUpdateIdentity(call, meta);
   checkNamespaceMatch(call, meta);
   const current = ctx.store.mustGet(keyOf(type), call.namespace, call.name!);
@@ -303,6 +345,7 @@ export async function handlePatch(ctx: ApiContext, call: ResourceCall): Promise<
   if (!isPlainObject(patched)) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request');
   const next = patched as KObject;
   if (!isPlainObject(next.metadata)) next.metadata = { ...current.metadata, resourceVersion: current.metadata.resourceVersion };
+  checkMetadata(type, next.metadata);
   const merged = mergeForWrite(call, current, next);
   const warnings = ctx.validate(type, merged, fieldValidation(query));
   warnings.push(...admit(ctx, call, 'UPDATE', merged, current));
@@ -324,6 +367,7 @@ async function applyCreate(ctx: ApiContext, call: ResourceCall, body: Record<str
     throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${call.name})`);
   }
   meta.name = call.name;
+  checkMetadata(call.type, meta);
   checkNamespaceMatch(call, meta);
   const obj = prepareCreate(call, body);
   const warnings = ctx.validate(call.type, obj, fieldValidation(call.query));

@@ -11,7 +11,8 @@ export type Matcher = (obj: KObject) => boolean;
 const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-function validKey(key: string): boolean {
+/** A qualified name (`prefix/name`), as label and annotation keys must be. */
+export function validKey(key: string): boolean {
   const slash = key.indexOf('/');
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (slash >= 0) {
@@ -21,7 +22,8 @@ function validKey(key: string): boolean {
   return name.length > 0 && name.length <= 63 && NAME_PART.test(name);
 }
 
-const validValue = (v: string) => v === '' || (v.length <= 63 && NAME_PART.test(v));
+/** A label value: empty or ≤ 63 alphanumerics with `-_.` inside. */
+export const validValue = (v: string) => v === '' || (v.length <= 63 && NAME_PART.test(v));
 
 /** Split on commas that are not inside `( … )`. */
 function splitTopLevel(text: string): string[] {

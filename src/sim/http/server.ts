@@ -52,6 +52,25 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
+/** The request target as a URL; the path is taken verbatim (a leading `//` is a path, not a host). */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? '/';
+  if (!target.startsWith('/')) throw new ApiError(400, 'BadRequest', `invalid request target "${target}"`);
+  try {
+    return new URL(`http://localhost${target}`);
+  } catch {
+    throw new ApiError(400, 'BadRequest', `invalid request target "${target}"`);
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, 'BadRequest', `invalid path segment "${segment}"`);
+  }
+}
+
 export interface ApiServerOptions {
   ctx: SimContext;
   modules: SimModule[];
@@ -116,7 +135,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (!doc) throw notFoundPath();
       return sendJson(res, 200, doc);
     }
-    const segments = path.split('/').slice(1).map(decodeURIComponent);
+    const segments = path.split('/').slice(1).map(decodeSegment);
     let group: string;
     let version: string | undefined;
     let rest: string[];
@@ -253,8 +272,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const server = createServer({ keepAlive: true }, (req, res) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
       try {
+        const url = requestUrl(req);
         if (url.pathname.startsWith('/_sim/')) {
           await handleControl({ ctx, faults, watches }, req, res, url);
           return;
@@ -280,7 +299,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   server.headersTimeout = 66_000;
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = requestUrl(req);
+    } catch {
+      socket.destroy();
+      return;
+    }
     const decision = faults.decide(url.pathname);
     if (decision.action === 'hang') return;
     if (decision.action === 'refuse' || decision.action === 'fail') {

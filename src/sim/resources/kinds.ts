@@ -86,26 +86,31 @@ function kind(d: Def): KindSpec {
 const core = (d: Omit<Def, 'group' | 'version' | 'builtin'>) => kind({ ...d, group: '', version: 'v1', builtin: true });
 const readyCondition = '.status.conditions[?(@.type=="Ready")].status';
 
+/** Core kinds are not schema-validated, so readers must not trust list shapes. */
+function list<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
 function podReady(pod: KObject): string {
-  const statuses = ((pod.status as { containerStatuses?: { ready?: boolean }[] } | undefined)?.containerStatuses ?? []);
-  const containers = ((pod.spec as { containers?: unknown[] } | undefined)?.containers ?? []).length;
+  const statuses = list<{ ready?: boolean }>((pod.status as { containerStatuses?: unknown } | undefined)?.containerStatuses);
+  const containers = list((pod.spec as { containers?: unknown } | undefined)?.containers).length;
   return `${statuses.filter((s) => s.ready).length}/${containers}`;
 }
 
 function podRestarts(pod: KObject): number {
-  const statuses = (pod.status as { containerStatuses?: { restartCount?: number }[] } | undefined)?.containerStatuses ?? [];
-  return statuses.reduce((n, s) => n + (s.restartCount ?? 0), 0);
+  const statuses = list<{ restartCount?: number }>((pod.status as { containerStatuses?: unknown } | undefined)?.containerStatuses);
+  return statuses.reduce((n, s) => n + (typeof s.restartCount === 'number' ? s.restartCount : 0), 0);
 }
 
 function podStatus(pod: KObject): string {
   if (pod.metadata.deletionTimestamp) return 'Terminating';
   const status = pod.status as { phase?: string; reason?: string; containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } | undefined;
-  const waiting = status?.containerStatuses?.find((s) => s.state?.waiting?.reason)?.state?.waiting?.reason;
+  const waiting = list<{ state?: { waiting?: { reason?: string } } }>(status?.containerStatuses).find((s) => s.state?.waiting?.reason)?.state?.waiting?.reason;
   return waiting ?? status?.reason ?? status?.phase ?? 'Pending';
 }
 
 function accessModes(pvc: KObject): string {
-  const modes = ((pvc.status as { accessModes?: string[] } | undefined)?.accessModes ?? []);
+  const modes = list<string>((pvc.status as { accessModes?: unknown } | undefined)?.accessModes);
   const short: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
   return modes.map((m) => short[m] ?? m).join(',');
 }
@@ -118,7 +123,7 @@ function nodeRoles(node: KObject): string {
 }
 
 function nodeStatus(node: KObject): string {
-  const conditions = (node.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+  const conditions = list<{ type: string; status: string }>((node.status as { conditions?: unknown } | undefined)?.conditions);
   const ready = conditions.find((c) => c.type === 'Ready');
   let s = ready?.status === 'True' ? 'Ready' : 'NotReady';
   if ((node.spec as { unschedulable?: boolean } | undefined)?.unschedulable) s += ',SchedulingDisabled';
@@ -127,12 +132,12 @@ function nodeStatus(node: KObject): string {
 
 function nodeAddress(type: string) {
   return (node: KObject) =>
-    ((node.status as { addresses?: { type: string; address: string }[] } | undefined)?.addresses ?? []).find((a) => a.type === type)
+    list<{ type: string; address: string }>((node.status as { addresses?: unknown } | undefined)?.addresses).find((a) => a.type === type)
       ?.address ?? '<none>';
 }
 
 function servicePorts(svc: KObject): string {
-  const ports = ((svc.spec as { ports?: { port: number; protocol?: string; nodePort?: number }[] } | undefined)?.ports ?? []);
+  const ports = list<{ port: number; protocol?: string; nodePort?: number }>((svc.spec as { ports?: unknown } | undefined)?.ports);
   if (!ports.length) return '<none>';
   return ports.map((p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`).join(',');
 }
@@ -200,7 +205,7 @@ export const KINDS: KindSpec[] = [
     columns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
       { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP' },
-      { name: 'External-IP', type: 'string', value: (s) => ((s.spec as { externalIPs?: string[] } | undefined)?.externalIPs ?? []).join(',') || '<none>' },
+      { name: 'External-IP', type: 'string', value: (s) => list<string>((s.spec as { externalIPs?: unknown } | undefined)?.externalIPs).join(',') || '<none>' },
       { name: 'Port(s)', type: 'string', value: servicePorts },
       age,
     ] }),

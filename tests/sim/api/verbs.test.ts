@@ -304,3 +304,36 @@ describe('pod log', () => {
     expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/missing/log')).status).toBe(404);
   });
 });
+
+describe('metadata checks', () => {
+  it('wrong metadata types are 400 decode errors; bad label values and owner references are 422', async () => {
+    const labelsNotMap = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: 'x' } });
+    expect(labelsNotMap.status).toBe(400);
+    const numberValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: { a: 1 } } });
+    expect(numberValue.status).toBe(400);
+    const badValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: { a: 'not ok!' } } });
+    expect(badValue.status).toBe(422);
+    expect(badValue.json.details.causes[0].field).toBe('metadata.labels');
+    const badFinalizers = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', finalizers: 'x' } });
+    expect(badFinalizers.status).toBe(400);
+    const badOwner = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' }] } });
+    expect(badOwner.status).toBe(422);
+    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'm2' } } });
+    const patched = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/m2', { metadata: { labels: { a: 7 } } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(patched.status).toBe(400);
+    expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/configmaps?labelSelector=a')).status).toBe(200);
+  });
+
+  it('odd shapes in built-in kinds do not break Table output or the GC', async () => {
+    await raw(h, 'POST', '/api/v1/namespaces/verbs/pods', { metadata: { name: 'odd' }, spec: { containers: 'x', volumes: 5 } });
+    const table = await raw(h, 'GET', '/api/v1/namespaces/verbs/pods?fieldSelector=metadata.name%3Dodd', undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    expect(table.status).toBe(200);
+    expect(table.json.rows[0].cells.slice(0, 3)).toEqual(['odd', '0/0', 'Pending']);
+  });
+
+  it('a malformed request target or path encoding is 400, not a crash', async () => {
+    const res = await raw(h, 'GET', '/api/v1/namespaces/%E0%A4%A/configmaps');
+    expect(res.status).toBe(400);
+    expect((await raw(h, 'GET', '/version')).status).toBe(200);
+  });
+});
