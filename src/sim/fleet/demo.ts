@@ -87,11 +87,11 @@ export function seedDemo(store: ObjectStore): void {
   importedDataVolume(store, 'db-rootdisk', 'docker://quay.io/containerdisks/ubuntu:24.04', '20Gi', 'nfs', ['ReadWriteMany'], 'db');
   store.create(K.pvcs, pvc('files-data', '50Gi', 'longhorn', ['ReadWriteOnce'], { 'corral.dev/vm': 'files' }));
 
-  seedVm(store, ips, vmManifest({ name: 'web', namespace: NS, runStrategy: 'Always', tags: ['prod', 'web'], containerDisk: 'quay.io/containerdisks/fedora:42', instancetype: 'u1.medium', preference: 'fedora', bridgeNetwork: 'lan' }), 'Running', 'corral-1');
-  seedVm(store, ips, vmManifest({ name: 'api', namespace: NS, runStrategy: 'Always', tags: ['prod', 'web'], containerDisk: 'quay.io/containerdisks/ubuntu:24.04', instancetype: 'u1.small', preference: 'ubuntu' }), 'Running', 'corral-3');
-  seedVm(store, ips, vmManifest({ name: 'db', namespace: NS, runStrategy: 'Always', tags: ['prod', 'db'], dataVolume: 'db-rootdisk', sockets: 2, memory: '4Gi', preference: 'ubuntu' }), 'Running', 'corral-2');
-  seedVm(store, ips, vmManifest({ name: 'files', namespace: NS, runStrategy: 'Always', tags: ['prod'], containerDisk: 'quay.io/containerdisks/debian:12', dataPvc: 'files-data', sockets: 1, memory: '2Gi', node: 'corral-1' }), 'Running', 'corral-1');
-  seedVm(store, ips, vmManifest({ name: 'ci-runner', namespace: NS, runStrategy: 'Always', tags: ['dev'], containerDisk: 'quay.io/containerdisks/centos-stream:9', sockets: 4, memory: '8Gi' }), 'Paused', 'corral-2');
+  seedVm(store, ips, vmManifest({ name: 'web', namespace: NS, runStrategy: 'Always', tags: ['prod', 'web'], containerDisk: 'quay.io/containerdisks/fedora:42', instancetype: 'u1.medium', preference: 'fedora', bridgeNetwork: 'lan' }), 'Running', 'corral-1', { events: true });
+  seedVm(store, ips, vmManifest({ name: 'api', namespace: NS, runStrategy: 'Always', tags: ['prod', 'web'], containerDisk: 'quay.io/containerdisks/ubuntu:24.04', instancetype: 'u1.small', preference: 'ubuntu' }), 'Running', 'corral-3', { events: true });
+  seedVm(store, ips, vmManifest({ name: 'db', namespace: NS, runStrategy: 'Always', tags: ['prod', 'db'], dataVolume: 'db-rootdisk', sockets: 2, memory: '4Gi', preference: 'ubuntu' }), 'Running', 'corral-2', { events: true });
+  seedVm(store, ips, vmManifest({ name: 'files', namespace: NS, runStrategy: 'Always', tags: ['prod'], containerDisk: 'quay.io/containerdisks/debian:12', dataPvc: 'files-data', sockets: 1, memory: '2Gi', node: 'corral-1' }), 'Running', 'corral-1', { events: true });
+  seedVm(store, ips, vmManifest({ name: 'ci-runner', namespace: NS, runStrategy: 'Always', tags: ['dev'], containerDisk: 'quay.io/containerdisks/centos-stream:9', sockets: 4, memory: '8Gi' }), 'Paused', 'corral-2', { events: true });
   seedVm(store, ips, vmManifest({ name: 'sandbox', namespace: NS, runStrategy: 'Halted', tags: ['dev'], containerDisk: 'quay.io/containerdisks/cirros:6.2', sockets: 1, memory: '512Mi' }), 'Controlled');
   seedVm(
     store,

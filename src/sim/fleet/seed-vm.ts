@@ -3,6 +3,7 @@
  * instead of walking the state machines with timers. This is what lets a 10,000-VM fleet seed in seconds; the
  * controllers then adopt the objects (the VM controller derives the VM status from the VMI as usual).
  */
+import { recordEvent } from '../events.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { nowTimestamp } from '../store/object-store.js';
 import type { KObject, NewObject } from '../store/types.js';
@@ -47,7 +48,12 @@ function stableSuffix(seed: string): string {
  * Create `vm`; for `Running`/`Paused` also its VMI and launcher pod on `nodeName`, already booted (guest agent
  * connected when the image has one). `Controlled` leaves the VM to the controllers (stopped, provisioning …).
  */
-export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: SeedState, nodeName?: string): KObject {
+export interface SeedOptions {
+  /** Also record the Events the start would have produced (the demo does; 10,000 VMs do not need them). */
+  events?: boolean;
+}
+
+export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: SeedState, nodeName?: string, options: SeedOptions = {}): KObject {
   if (state === 'Controlled') {
     // A halted VM's status needs no VMI: write it with the VM (the controller computes the others).
     if ((vm.spec as Json | undefined)?.runStrategy === 'Halted') applyVmStatus(vm as KObject, undefined, { observedGeneration: 1 });
@@ -99,8 +105,14 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
   delete pod.metadata.generateName;
   markPodRunning(pod, node, podIp);
   const podCreated = store.create(K.pods, pod);
-  store.mutate(K.vmis, vmi.metadata.namespace, vmi.metadata.name, (v) => {
+  const running = store.mutate(K.vmis, vmi.metadata.namespace, vmi.metadata.name, (v) => {
     status(v).activePods = { [podCreated.metadata.uid]: node.metadata.name };
   });
+  if (options.events && running) {
+    recordEvent(store, created, 'SuccessfulCreate', `Started the virtual machine by creating the new virtual machine instance ${vmi.metadata.name}`);
+    recordEvent(store, podCreated, 'Scheduled', `Successfully assigned ${vmi.metadata.namespace}/${podCreated.metadata.name} to ${node.metadata.name}`, { component: 'default-scheduler' });
+    recordEvent(store, running, 'Created', 'VirtualMachineInstance defined.', { component: 'virt-handler' });
+    recordEvent(store, running, 'Started', 'VirtualMachineInstance started.', { component: 'virt-handler' });
+  }
   return created;
 }

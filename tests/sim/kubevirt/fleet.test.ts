@@ -83,6 +83,10 @@ describe('demo fleet', () => {
     expect(db.status.conditions.find((c: Wire) => c.type === 'LiveMigratable').status).toBe('True');
     const files = vmis.find((v) => v.metadata.name === 'files')!;
     expect(files.status.conditions.find((c: Wire) => c.type === 'LiveMigratable').reason).toBe('DisksNotLiveMigratable');
+    const events = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=web' })).items;
+    expect(events.map((e) => `${e.involvedObject.kind}/${e.reason}`)).toEqual(
+      expect.arrayContaining(['VirtualMachine/SuccessfulCreate', 'VirtualMachineInstance/Created', 'VirtualMachineInstance/Started']),
+    );
   });
 
   it('has the LAN network, data volumes and two containers', async () => {
