@@ -150,6 +150,36 @@ describe('VirtualMachineExport', () => {
     await ready('web-export');
   });
 
+  it('exports a VM snapshot: one volume per backed-up PVC, content from the snapshot', async () => {
+    await startWithServer();
+    h!.store.create(S.volumeSnapshotClasses, {
+      apiVersion: 'snapshot.storage.k8s.io/v1',
+      kind: 'VolumeSnapshotClass',
+      metadata: { name: 'snap' },
+      driver: 'driver.longhorn.io',
+      deletionPolicy: 'Delete',
+    });
+    await diskReady();
+    h!.store.create(S.vms, vm('web', 'web-rootdisk'));
+    h!.store.create(S.vmSnapshots, {
+      apiVersion: 'snapshot.kubevirt.io/v1beta1',
+      kind: 'VirtualMachineSnapshot',
+      metadata: { name: 'snap', namespace: NS },
+      spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' } },
+    });
+    h!.store.create(S.vmExports, vmExport('web-export', { apiGroup: 'snapshot.kubevirt.io', kind: 'VirtualMachineSnapshot', name: 'snap' }));
+    const exp = await ready('web-export');
+    expect(st(exp).virtualMachineName).toBe('web');
+    const raw = Buffer.from(await (await fetch(linkOf(exp, 'raw'), { headers: { 'x-kubevirt-export-token': token() } })).arrayBuffer());
+    expect(raw.toString('utf8')).toContain('content: http:https://example.org/web.img');
+  });
+
+  it('is Skipped for a source kind it cannot export', async () => {
+    await startWithServer();
+    h!.store.create(S.vmExports, vmExport('odd', { kind: 'ConfigMap', name: 'x' }));
+    await waitFor('Skipped', () => phaseOf(h!.store.get(S.vmExports, NS, 'odd')) === 'Skipped');
+  });
+
   it('exports a PVC directly and is deleted at its TTL', async () => {
     await startWithServer();
     await diskReady();

@@ -229,6 +229,23 @@ describe('VirtualMachineRestore', () => {
   });
 });
 
+describe('VirtualMachineRestore patches', () => {
+  it('applies spec.patches to the restored VM, and fails the restore for a patch that does not apply', async () => {
+    h = await startHarness({ seed: (s) => seed(s) });
+    await vmWithDisk();
+    await readySnapshot('snap');
+    h.store.create(S.vmRestores, restore('patched', 'snap', { patches: [JSON.stringify({ op: 'add', path: '/metadata/labels/restored', value: 'yes' })] }));
+    await waitFor('complete', () => st(h!.store.get(S.vmRestores, NS, 'patched')).complete === true);
+    expect(h.store.get(S.vms, NS, 'web')?.metadata.labels?.restored).toBe('yes');
+    h.store.create(S.vmRestores, restore('broken', 'snap', { patches: [JSON.stringify({ op: 'replace', path: '/spec/nope/deeper', value: 1 })] }));
+    const failed = await waitFor('failed', () => {
+      const o = h!.store.get(S.vmRestores, NS, 'broken');
+      return conditionOf(o, 'Failure')?.status === 'True' ? o : undefined;
+    });
+    expect(String(conditionOf(failed, 'Failure')?.message)).toContain('invalid spec.patches');
+  });
+});
+
 describe('VirtualMachineClone', () => {
   it('creates a new Halted VM with new MACs and firmware UUID, filtered labels and copied disks', async () => {
     h = await startHarness({ seed: (s) => seed(s) });
