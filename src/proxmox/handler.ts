@@ -18,7 +18,7 @@ import { registerSnapshots } from './endpoints/snapshots';
 import { Params, paramsFromJson } from './params';
 import { RouteTable, splitPath } from './routing';
 import { ProxmoxState } from './state';
-import { ProxmoxError, notImplemented, sendData, sendError } from './wire';
+import { ProxmoxError, RawJson, notImplemented, sendData, sendError, sendRawData } from './wire';
 
 export const API_PREFIX = '/api2/json';
 const MAX_BODY = 1024 * 1024;
@@ -112,7 +112,9 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
         throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
       const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
-      sendData(res, await endpoint.handle(ctx));
+      const result = await endpoint.handle(ctx);
+      if (result instanceof RawJson) sendRawData(res, result);
+      else sendData(res, result);
     } catch (err) {
       if (!(err instanceof ProxmoxError)) log(`[proxmox] ${method} ${rawUrl} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       sendError(res, err);

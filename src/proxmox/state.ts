@@ -16,7 +16,7 @@ import { hasPrivilege } from './auth/roles';
 import { UpidRegistry } from './tasks';
 import { upidNode } from './translate/upid';
 import { VmidIndex, labelVmid, type VmRef } from './vmid-index';
-import { vmNotFound, paramError } from './wire';
+import { envelopeBuffer, vmNotFound, paramError } from './wire';
 
 /** Journal actions that hold a PVE lock on their VM while they run. */
 const LOCK_OF_ACTION: Record<string, string> = {
@@ -42,6 +42,15 @@ export class ProxmoxState {
   private readonly locks = new Map<string, Map<string, string>>();
   private readonly deleted = new Set<string>();
   private readonly unsubscribers: (() => void)[] = [];
+  /**
+   * `/cluster/resources` qemu rows as JSON, split around `uptime` (the one field that changes by itself), so a
+   * list of 10,000 VMs is a join of cached strings. An entry is dropped when its VM row changes (fleet delta:
+   * VM, VMI, disks), when a task on it starts or ends (lock), or when nodes change (the home node).
+   */
+  private readonly rowJson = new Map<string, { head: string; tail: string; since: number; running: boolean }>();
+  /** Bumped on every invalidation; the joined list is reused while it and the wall-clock second are unchanged. */
+  private version = 0;
+  private listJson: { version: number; second: number; json: string; body?: Buffer } | undefined;
 
   constructor(
     readonly services: CorralServices,
@@ -50,7 +59,12 @@ export class ProxmoxState {
     this.vmids = new VmidIndex((ref, vmid) => this.persistVmid(ref, vmid));
     this.unsubscribers.push(
       services.fleet.subscribe((delta) => {
-        if (delta.type !== 'vm') return;
+        this.version++;
+        if (delta.type !== 'vm') {
+          this.rowJson.clear();
+          return;
+        }
+        this.rowJson.delete(delta.op === 'delete' ? `${delta.namespace}/${delta.name}` : `${delta.vm.namespace}/${delta.vm.name}`);
         if (delta.op === 'delete') {
           this.deleted.delete(`${delta.namespace}/${delta.name}`);
           this.vmids.remove(delta);
@@ -75,6 +89,8 @@ export class ProxmoxState {
   }
 
   private trackLock(task: Task): void {
+    this.version++;
+    this.rowJson.delete(task.target);
     const lock = LOCK_OF_ACTION[task.action];
     if (!lock) return;
     let byTask = this.locks.get(task.target);
@@ -93,8 +109,50 @@ export class ProxmoxState {
     return byTask ? [...byTask.values()].pop() : undefined;
   }
 
+  /** A VM's cached resource row for `now`, built by `build` (with uptime 0) when missing. */
+  cachedRowJson(key: string, now: number, build: () => { row: Record<string, unknown>; since: number }): string {
+    let entry = this.rowJson.get(key);
+    if (!entry) {
+      const { row, since } = build();
+      const running = row.status === 'running' && since > 0;
+      const json = JSON.stringify({ ...row, uptime: -1 });
+      const at = json.indexOf('"uptime":-1');
+      entry = { head: json.slice(0, at + 9), tail: json.slice(at + 11), since, running };
+      this.rowJson.set(key, entry);
+    }
+    const uptime = entry.running ? Math.max(0, Math.floor((now - entry.since) / 1000)) : 0;
+    return entry.head + uptime + entry.tail;
+  }
+
+  /**
+   * The JSON array of every qemu resource row at `now`. Uptimes are whole seconds, so a list built in this
+   * second with no change since is exactly what a fresh build would give.
+   */
+  vmResourcesJson(now: number, build: (key: string, vmid: number, row: VmRow) => { row: Record<string, unknown>; since: number }): string {
+    const second = Math.floor(now / 1000);
+    if (this.listJson && this.listJson.version === this.version && this.listJson.second === second) return this.listJson.json;
+    const version = this.version;
+    const parts: string[] = [];
+    for (const { vmid, row } of this.vmRowsWithIds()) {
+      const key = `${row.namespace}/${row.name}`;
+      parts.push(this.cachedRowJson(key, now, () => build(key, vmid, row)));
+    }
+    const json = `[${parts.join(',')}]`;
+    this.listJson = { version, second, json };
+    return json;
+  }
+
+  /** The same list as a complete encoded `{"data": […]}` body, encoded once per list build. */
+  vmResourcesBody(now: number, build: Parameters<ProxmoxState['vmResourcesJson']>[1]): Buffer {
+    const json = this.vmResourcesJson(now, build);
+    const cache = this.listJson;
+    if (cache && cache.json === json) return (cache.body ??= envelopeBuffer(json));
+    return envelopeBuffer(json);
+  }
+
   /** Forget a VM at once after a successful delete; its cache entry may linger while finalisers run. */
   markDeleted(ref: VmRef): void {
+    this.version++;
     this.deleted.add(`${ref.namespace}/${ref.name}`);
     this.vmids.remove(ref);
   }

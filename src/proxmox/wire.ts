@@ -62,6 +62,25 @@ export function sendData(res: ServerResponse, data: unknown): void {
   writeJson(res, 200, 'OK', { data: data === undefined ? null : data });
 }
 
+/** JSON already serialized (a cached list): sent inside the envelope as is, or a whole cached envelope body. */
+export class RawJson {
+  constructor(
+    readonly json: string,
+    /** The complete encoded `{"data": …}` body, when the caller keeps one cached. */
+    readonly body?: Buffer,
+  ) {}
+}
+
+export function envelopeBuffer(json: string): Buffer {
+  return Buffer.from(`{"data":${json}}`);
+}
+
+export function sendRawData(res: ServerResponse, raw: RawJson): void {
+  const payload = raw.body ?? envelopeBuffer(raw.json);
+  res.writeHead(200, 'OK', { 'Content-Type': PVE_CONTENT_TYPE, 'Content-Length': payload.length, 'Cache-Control': 'max-age=0' });
+  res.end(payload);
+}
+
 /** Any error as Proxmox renders it; unexpected exceptions become 500 with their message, never a crash. */
 export function sendError(res: ServerResponse, err: unknown): void {
   const pve = toProxmoxError(err);

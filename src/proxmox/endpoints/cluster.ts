@@ -7,7 +7,7 @@ import { pveState } from '../translate/status';
 import { isoVolumes, pveStorages, findStorage, ISO_STORAGE } from '../storage-map';
 import { resourceRow } from '../vm-view';
 import { taskListRow, taskLog, taskStatus } from '../tasks';
-import { ProxmoxError, paramError } from '../wire';
+import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, nodeAcl, rootAcl, storageAcl, type EndpointContext, type Routes } from './context';
 import { rowContext } from './qemu';
 
@@ -120,11 +120,20 @@ export function registerCluster(table: Routes): void {
       const type = ctx.args.string('type');
       if (type !== undefined && !['vm', 'node', 'storage', 'sdn', 'pool'].includes(type))
         throw paramError({ type: `value '${type}' does not have a value in the enumeration 'vm, storage, node, sdn, pool'` });
-      const out: Record<string, unknown>[] = [];
-      if (!type || type === 'node') out.push(...nodeFacts(ctx).map(nodeRow));
-      if (!type || type === 'vm') for (const { vmid, row } of ctx.state.vmRowsWithIds()) out.push(resourceRow(rowContext(ctx, vmid, row)));
-      if (!type || type === 'storage') for (const n of nodeFacts(ctx)) out.push(...(await storageRows(ctx, n.node)));
-      return out;
+      const buildRow = (_key: string, vmid: number, row: Parameters<typeof rowContext>[2]) => {
+        const rc = rowContext(ctx, vmid, row);
+        return { row: resourceRow(rc), since: rc.runtime.runningSince };
+      };
+      // The hot path of Terraform and Ansible (every read): a cached, already encoded body.
+      if (type === 'vm') return new RawJson('', ctx.state.vmResourcesBody(Date.now(), buildRow));
+      const parts: string[] = [];
+      if (!type || type === 'node') for (const n of nodeFacts(ctx)) parts.push(JSON.stringify(nodeRow(n)));
+      if (!type || type === 'vm') {
+        const vms = ctx.state.vmResourcesJson(Date.now(), buildRow);
+        if (vms.length > 2) parts.push(vms.slice(1, -1));
+      }
+      if (!type || type === 'storage') for (const n of nodeFacts(ctx)) for (const s of await storageRows(ctx, n.node)) parts.push(JSON.stringify(s));
+      return new RawJson(`[${parts.join(',')}]`);
     },
   });
   define(table, 'GET', '/cluster/tasks', {

@@ -320,11 +320,13 @@ export function registerQemu(table: Routes): void {
   });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/status/current', {
     privilege: VM_AUDIT(),
-    handle: async (ctx) => {
+    handle: (ctx) => {
       const vm = resolve(ctx);
       const rc = rowContext(ctx, vm.vmid, vm.row);
-      const agent = (await currentConfig(ctx, vm)).agent;
-      return statusCurrent(rc, typeof agent === 'string' && agentEnabled(agent));
+      // Only the agent setting is needed from the config: read it from the extras, not the whole config.
+      const manifest = corralSync(() => ctx.state.services.vms.manifest(vm.ref.namespace, vm.ref.name));
+      const agent = parseExtras(manifest.metadata.annotations?.[EXTRAS_ANNOTATION]).options.agent;
+      return statusCurrent(rc, agent !== undefined && agentEnabled(agent));
     },
   });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/status/{action}', { privilege: VM_AUDIT('VM.PowerMgmt'), handle: power });

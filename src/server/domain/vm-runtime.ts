@@ -16,6 +16,8 @@ export interface VmRuntime {
   active: boolean;
   /** Seconds since the instance reached Running (0 when not running). */
   uptimeSeconds: number;
+  /** When the instance reached Running (epoch ms), 0 when unknown or not running. */
+  runningSince: number;
   /** Guest memory currently plugged, bytes (0 when not running). */
   guestMemoryBytes: number;
   /** The guest agent is connected (KubeVirt's AgentConnected condition). */
@@ -24,7 +26,7 @@ export interface VmRuntime {
   node: string;
 }
 
-const NOT_RUNNING: VmRuntime = { active: false, uptimeSeconds: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '' };
+const NOT_RUNNING: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '' };
 
 export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now = Date.now()): VmRuntime {
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
@@ -41,6 +43,7 @@ export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now
   return {
     active: true,
     uptimeSeconds: Number.isFinite(since) ? Math.max(0, Math.floor((now - since) / 1000)) : 0,
+    runningSince: Number.isFinite(since) ? since : 0,
     guestMemoryBytes: Number.isFinite(memory) ? Math.round(memory) : 0,
     agentConnected: asArray(status.conditions).some((c) => asDict(c).type === 'AgentConnected' && asDict(c).status === 'True'),
     interfaces: asArray(status.interfaces).map((raw) => {
