@@ -11,6 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
 const usage = `usage: corral web [--port N] [--host ADDR] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
+       corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
@@ -18,7 +19,7 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--demo] [--kubeconfig
   --port N            listen port (default $PORT or 8006)
   --no-ui             serve the API only`;
 
-if (command !== 'web') {
+if (command !== 'web' && command !== 'proxmox') {
   console.error(command === undefined || command === '--help' || command === '-h' ? usage : `unknown command: ${command}\n\n${usage}`);
   process.exit(command === '--help' || command === '-h' ? 0 : 2);
 }
@@ -31,7 +32,9 @@ if (nodeBin === projectNode && !existsSync(projectNode)) {
   process.exit(1);
 }
 
-const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'server.ts'), ...rest], {
+// `corral proxmox serve …` is the Proxmox VE API on its own port (src/proxmox/cli.ts).
+const entry = command === 'proxmox' ? join(root, 'src', 'proxmox', 'cli.ts') : join(root, 'server.ts');
+const child = spawn(nodeBin, ['--import', 'tsx', entry, ...rest], {
   cwd: root,
   stdio: 'inherit',
   env: { NODE_ENV: 'production', ...process.env },
