@@ -118,4 +118,19 @@ describe('pod exec (channel.k8s.io)', () => {
     expect(JSON.parse(status.slice(1))).toEqual({ metadata: {}, status: 'Success' });
     expect((await socket.waitClosed()).code).toBe(1000);
   });
+
+  it('v5: a resize message is accepted and closing stdin ([255, 0]) ends an interactive shell', async () => {
+    const socket = await StreamSocket.open(wsUrl(cluster, `/api/v1/namespaces/${NS}/pods/app-0/exec?command=sh&stdin=true&stdout=true&stderr=true`), [
+      'v5.channel.k8s.io',
+    ]);
+    expect(socket.ws.protocol).toBe('v5.channel.k8s.io');
+    socket.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":100,"Height":30}')]));
+    socket.send(Buffer.concat([Buffer.from([4]), Buffer.from('not json')]));
+    socket.send(Buffer.concat([Buffer.from([0]), Buffer.from('hostname\nfalse\n')]));
+    socket.send(Buffer.from([255, 0]));
+    const out = await socket.readUntil('}]}}');
+    expect(out).toContain('\x01app-0\n');
+    expect(out).toContain('"reason":"NonZeroExitCode"');
+    expect((await socket.waitClosed()).code).toBe(1000);
+  });
 });
