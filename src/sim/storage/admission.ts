@@ -102,6 +102,16 @@ const restores: AdmissionHook = {
     if (request.operation !== 'CREATE') return;
     if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineRestore', group, restore, 'spec', 'Forbidden: Snapshot/Restore feature gate not enabled', 'FieldValueForbidden');
     requireVmSource('VirtualMachineRestore', group, restore, 'spec.target', rec(spec(restore).target));
+    for (const [i, patch] of (Array.isArray(spec(restore).patches) ? (spec(restore).patches as unknown[]) : []).entries()) {
+      let op: unknown;
+      try {
+        op = typeof patch === 'string' ? JSON.parse(patch) : undefined;
+      } catch {
+        op = undefined;
+      }
+      const ok = ['add', 'replace', 'remove', 'test'].includes(String(rec(op).op)) && String(rec(op).path ?? '').startsWith('/');
+      if (!ok) field('VirtualMachineRestore', group, restore, `spec.patches[${i}]`, `Invalid value: ${JSON.stringify(patch)}: not a JSON patch operation (add, replace, remove, test)`);
+    }
     const snapshotName = str(spec(restore).virtualMachineSnapshotName) ?? '';
     const view = storeView(ctx.store);
     if (!view.get(S.vmSnapshots, request.namespace, snapshotName)) {

@@ -68,6 +68,21 @@ describe('storage admission', () => {
     expect(admit({ operation: 'UPDATE', object: before, oldObject: before })).toBeUndefined();
   });
 
+  it('refuses restore patches that are not JSON patch operations', async () => {
+    h = await startHarness();
+    h.store.create(S.vmSnapshots, {
+      apiVersion: 'snapshot.kubevirt.io/v1beta1',
+      kind: 'VirtualMachineSnapshot',
+      metadata: { name: 'snap', namespace: NS },
+      spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' } },
+    });
+    const restore = (patches: unknown[]) =>
+      obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineRestore', { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }, virtualMachineSnapshotName: 'snap', patches });
+    expect(admit({ operation: 'CREATE', object: restore([JSON.stringify({ op: 'add', path: '/metadata/labels/x', value: 'y' })]) })).toBeUndefined();
+    expect(admit({ operation: 'CREATE', object: restore(['{not json']) })?.details?.causes?.[0]?.field).toBe('spec.patches[0]');
+    expect(admit({ operation: 'CREATE', object: restore([JSON.stringify({ op: 'move', path: '/a' })]) })?.code).toBe(422);
+  });
+
   it('checks DataVolume sources and sizes like CDI', async () => {
     h = await startHarness();
     const dv = (spec: Record<string, unknown>) => obj('cdi.kubevirt.io/v1beta1', 'DataVolume', spec);
