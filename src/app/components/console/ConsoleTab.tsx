@@ -3,6 +3,7 @@
 // combination menu, "type clipboard", reconnect with backoff and Take over when another viewer holds the console.
 import type RFB from '@novnc/novnc';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSession } from '../../lib/session';
 import type { VmTabProps } from '../vm/tabs';
 import { ConsoleHolder } from './ConsoleHolders';
 import { ConsoleNotice } from './ConsoleNotice';
@@ -28,11 +29,14 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
   const [fit, setFit] = useState(true);
   const fitRef = useRef(fit);
   fitRef.current = fit;
+  const readOnlyRef = useRef(readOnly);
+  readOnlyRef.current = readOnly;
   const [desktop, setDesktop] = useState('');
   const [pasteOpen, setPasteOpen] = useState(false);
   const [actionError, setActionError] = useState('');
 
   const RFBClass = useNoVnc();
+  const { loaded } = useSession();
 
   const attach = useCallback(
     (ws: WebSocket) => {
@@ -43,7 +47,7 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
       const rfb = new RFBClass(target, ws, { shared: true });
       rfb.scaleViewport = fitRef.current;
       rfb.clipViewport = !fitRef.current;
-      rfb.viewOnly = readOnly;
+      rfb.viewOnly = readOnlyRef.current;
       rfb.focusOnClick = true;
       rfb.background = 'transparent';
       rfb.addEventListener('desktopname', (e) => setDesktop((e as CustomEvent<{ name: string }>).detail.name));
@@ -57,10 +61,16 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
         }
       };
     },
-    [RFBClass, readOnly],
+    // readOnly is read through a ref: whoami answering must not reconnect the console.
+    [RFBClass],
   );
 
   const { state, reconnect, takeOver } = useConsoleConnection({ kind: 'vnc', namespace, name, enabled: running && RFBClass !== null, attach });
+
+  // Callers count as read-only until whoami answers: unlock the keyboard of the live session when it does.
+  useEffect(() => {
+    if (rfbRef.current) rfbRef.current.viewOnly = readOnly;
+  }, [readOnly]);
 
   const toggleFit = () => {
     const next = !fit;
@@ -147,7 +157,7 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
         <ConsoleHolder namespace={namespace} name={name} kind="vnc" />
       </div>
       <ConsoleNotice state={state} running={running} canTakeOver={!readOnly} onTakeOver={takeOver} onReconnect={() => reconnect(false)} />
-      {readOnly && <div className="console-notice">Read-only: you can watch this console; your keyboard and mouse are not sent.</div>}
+      {readOnly && loaded && <div className="console-notice">Read-only: you can watch this console; your keyboard and mouse are not sent.</div>}
       {actionError && (
         <div className="console-notice error" role="alert">
           {actionError}

@@ -4,6 +4,7 @@
 import type { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSession } from '../../lib/session';
 import { useTRPCClient } from '../../lib/trpc';
 import type { VmTabProps } from '../vm/tabs';
 import { ConsoleHolder } from './ConsoleHolders';
@@ -34,6 +35,8 @@ function useXterm(): XtermModules | null {
 
 export function TerminalTab({ vm, readOnly }: VmTabProps) {
   const client = useTRPCClient();
+  // readOnly is true until whoami answers; only explain a refusal once we know.
+  const { loaded } = useSession();
   const mods = useXterm();
   const hostRef = useRef<HTMLDivElement>(null);
   const termRef = useRef<Terminal | null>(null);
@@ -167,11 +170,11 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
         <span className="header-spacer" />
         <ConsoleHolder namespace={vm.namespace} name={vm.name} kind="serial" />
       </div>
-      {readOnly ? (
+      {readOnly && loaded ? (
         <div className="console-notice error" role="alert" data-testid="console-notice">
           Read-only: the serial console needs admin rights (your login is not in CORRAL_ADMINS). You can still download the retained log.
         </div>
-      ) : (
+      ) : readOnly ? null : (
         <ConsoleNotice state={state} running={vm.running} canTakeOver onTakeOver={takeOver} onReconnect={() => reconnect(false)} />
       )}
       {downloadError && (
