@@ -6,6 +6,7 @@
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
 import type { KObject } from '../store/types.js';
+import { ApiError } from '../store/errors.js';
 import { kubevirtConfig } from './config.js';
 import { K } from './keys.js';
 import type { Json } from './objects.js';
@@ -87,8 +88,16 @@ export class LiveUpdater {
     if (kubevirtConfig(this.ctx.store).rolloutStrategy !== 'LiveUpdate' || frozenPart(before) !== frozenPart(after)) {
       reasons.push(NON_LIVE);
     } else {
-      const cpu = this.planCpu(vmi, after);
-      const memory = this.planMemory(vmi, before, after);
+      let cpu: number | string | undefined;
+      let memory: number | string | undefined;
+      try {
+        cpu = this.planCpu(vmi, after);
+        memory = this.planMemory(vmi, before, after);
+      } catch (err) {
+        // A malformed quantity in the edited template cannot be applied live; say why instead of failing the sync.
+        if (!(err instanceof ApiError)) throw err;
+        cpu = err.message;
+      }
       if (typeof cpu === 'string') reasons.push(cpu);
       if (typeof memory === 'string') reasons.push(memory);
       if (!reasons.length) {
@@ -121,7 +130,7 @@ export class LiveUpdater {
     const wantedText = dig(after, 'domain', 'memory', 'guest') as string | undefined;
     if (wantedText === dig(before, 'domain', 'memory', 'guest')) return undefined;
     const current = sizingOf(digRecord(vmi, 'spec', 'domain'));
-    const wanted = wantedText ? memoryBytes(wantedText) : 0;
+    const wanted = wantedText ? sizingOf({ memory: { guest: wantedText } }).guestBytes : 0;
     if (wanted === current.guestBytes) return undefined;
     if (!isConditionTrue(vmi, 'LiveMigratable')) return 'memory updated in template spec. Memory-hotplug is only available for migratable VMs';
     if (!wantedText || wanted < memoryBytes(String(dig(vmi, 'status', 'memory', 'guestAtBoot') ?? current.guestBytes))) {

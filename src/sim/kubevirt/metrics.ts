@@ -18,6 +18,15 @@ import { guestMemoryBytes } from './vmi-status.js';
 const SAMPLE_MS = 15_000;
 const MAX_CATCH_UP_STEPS = 64;
 
+/** A malformed limit must not take the whole metrics answer down: fall back to the defaults. */
+function safe(parse: () => number): number {
+  try {
+    return parse();
+  } catch {
+    return 0;
+  }
+}
+
 interface Walk {
   bucket: number;
   level: number;
@@ -99,8 +108,8 @@ export class SimMetrics implements MetricsProvider {
     return digArray(pod, 'spec', 'containers').map((c: Json) => {
       const id = `${pod.metadata.uid}/${String(c.name)}`;
       const resources = (c.resources ?? {}) as { limits?: Record<string, string>; requests?: Record<string, string> };
-      const cpuCap = cpuMillis(resources.limits?.cpu ?? resources.requests?.cpu ?? '1') / 1000 || 1;
-      const memCap = memoryBytes(resources.limits?.memory ?? resources.requests?.memory ?? '512Mi') || 512 * 2 ** 20;
+      const cpuCap = safe(() => cpuMillis(resources.limits?.cpu ?? resources.requests?.cpu ?? '1') / 1000) || 1;
+      const memCap = safe(() => memoryBytes(resources.limits?.memory ?? resources.requests?.memory ?? '512Mi')) || 512 * 2 ** 20;
       const cores = Math.min(cpuCap, cpuCap * (0.01 + (hash32(`${id}/cpu`) % 200) / 1000) * this.level(`${id}/cpu`));
       const bytes = memCap * (0.2 + (hash32(`${id}/mem`) % 400) / 1000) * (0.95 + (this.level(`${id}/mem`) - 1) * 0.05);
       return { name: String(c.name), cores, bytes };

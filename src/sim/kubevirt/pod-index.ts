@@ -21,14 +21,23 @@ export interface NodeUsage {
   pods: number;
 }
 
+/** A quantity the apiserver should have rejected counts as zero here rather than wedging the scheduler. */
+function tolerant(parse: (v: string | undefined) => number, value: string | undefined): number {
+  try {
+    return parse(value);
+  } catch {
+    return 0;
+  }
+}
+
 export function podRequests(pod: KObject): { cpuMillis: number; memoryBytes: number } {
   let cpu = 0;
   let memory = 0;
   for (const container of digArray(pod, 'spec', 'containers')) {
     const requests = (container.resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined) ?? {};
     // Kubernetes defaults requests to limits when only limits are given.
-    cpu += cpuMillis(requests.requests?.cpu ?? requests.limits?.cpu);
-    memory += memoryBytes(requests.requests?.memory ?? requests.limits?.memory);
+    cpu += tolerant(cpuMillis, requests.requests?.cpu ?? requests.limits?.cpu);
+    memory += tolerant(memoryBytes, requests.requests?.memory ?? requests.limits?.memory);
   }
   return { cpuMillis: cpu, memoryBytes: memory };
 }

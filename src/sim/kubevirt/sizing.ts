@@ -32,16 +32,28 @@ function positiveInt(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
-/** Sizing of a domain spec (VMI spec.domain or VM template's). */
+/** Parse a quantity of the domain, naming the field when it is malformed (the VM then reports a Failure). */
+function quantityAt(field: string, value: string | number, parse: (v: string | number) => number): number {
+  try {
+    return parse(value);
+  } catch (err) {
+    throw new ApiError(422, 'Invalid', `spec.template.spec.domain.${field}: Invalid value: "${value}": ${(err as Error).message}`);
+  }
+}
+
+/** Sizing of a domain spec (VMI spec.domain or VM template's). Throws a 422 ApiError for malformed quantities. */
 export function sizingOf(domain: Json | undefined): Sizing {
   const cpu = digRecord(domain, 'cpu');
   const sockets = positiveInt(cpu?.sockets, 1);
   const cores = positiveInt(cpu?.cores, 1);
   const threads = positiveInt(cpu?.threads, 1);
   const memory = digRecord(domain, 'memory');
+  const guestField = memory?.guest !== undefined ? 'memory.guest' : 'resources.requests.memory';
   const guestText = (memory?.guest ?? dig(domain, 'resources', 'requests', 'memory')) as string | number | undefined;
-  const guestBytes = guestText === undefined ? DEFAULT_GUEST_MEMORY : memoryBytes(guestText);
+  const guestBytes = guestText === undefined ? DEFAULT_GUEST_MEMORY : quantityAt(guestField, guestText, memoryBytes);
   const maxGuestText = memory?.maxGuest as string | undefined;
+  const cpuRequest = dig(domain, 'resources', 'requests', 'cpu') as string | number | undefined;
+  if (cpuRequest !== undefined) quantityAt('resources.requests.cpu', cpuRequest, cpuMillis);
   return {
     sockets,
     cores,
@@ -49,7 +61,7 @@ export function sizingOf(domain: Json | undefined): Sizing {
     vcpus: sockets * cores * threads,
     maxSockets: positiveInt(cpu?.maxSockets, sockets * MAX_HOTPLUG_RATIO),
     guestBytes,
-    maxGuestBytes: maxGuestText ? memoryBytes(maxGuestText) : guestBytes * MAX_HOTPLUG_RATIO,
+    maxGuestBytes: maxGuestText ? quantityAt('memory.maxGuest', maxGuestText, memoryBytes) : guestBytes * MAX_HOTPLUG_RATIO,
   };
 }
 

@@ -93,4 +93,13 @@ describe('boot sources and sizing', () => {
     expect(vm.status.conditions.find((c: Wire) => c.type === 'Failure').message).toBe('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "z9.gigantic" not found');
     expect(await isGone(getVmi(h, 'tailvm', 'untyped'))).toBe(true);
   });
+
+  it('reports a malformed guest memory quantity instead of starting', async () => {
+    await createVm(h, vmBody('typo', { memory: 'lots' }));
+    await eventually(async () => {
+      const v = await getVm(h, 'tailvm', 'typo');
+      expect(v.status?.conditions?.find((c: Wire) => c.type === 'Failure')?.message).toContain('spec.template.spec.domain.memory.guest: Invalid value: "lots"');
+    });
+    expect(await isGone(getVmi(h, 'tailvm', 'typo'))).toBe(true);
+  });
 });
