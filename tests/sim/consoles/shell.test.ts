@@ -99,6 +99,19 @@ describe('shell commands', () => {
   });
 });
 
+describe('getty per distribution', () => {
+  it('Debian and Ubuntu print their /etc/issue line and a user@host:~$ prompt', () => {
+    let out = '';
+    const session = new TerminalSession({ identity: () => identity, tty: true, loginTty: 'ttyS0', write: (t) => (out += t) });
+    session.showLogin();
+    expect(out).toBe('\r\nDebian GNU/Linux 12 (bookworm) box ttyS0\r\n\r\nbox login: ');
+    session.input('debian\rpw\r');
+    expect(out.endsWith('debian@box:~$ ')).toBe(true);
+    session.input('cd /etc\r');
+    expect(out.endsWith('debian@box:/etc$ ')).toBe(true);
+  });
+});
+
 describe('power commands in a container', () => {
   it('has no init system to ask, like systemctl inside a pod', () => {
     const sh = pipeShell();

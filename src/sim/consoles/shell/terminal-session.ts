@@ -69,7 +69,7 @@ export class TerminalSession {
     const id = this.options.identity();
     this.mode = 'login';
     this.line = '';
-    this.out(`\n${id.os.prettyName}\nKernel ${id.os.kernelRelease} on an x86_64 (${this.options.loginTty})\n\n${id.hostname} login: `);
+    this.out(`\n${issueBanner(id, this.options.loginTty)}\n\n${id.hostname} login: `);
   }
 
   /** The machine is booting or down: input is dropped, nothing is echoed. */
@@ -255,7 +255,7 @@ export class TerminalSession {
     const { user, cwd } = this.state;
     const home = homeOf(user);
     const sigil = user === 'root' ? '#' : '$';
-    if (!this.options.loginTty) return `${user}@${this.options.identity().hostname}:${cwd === home ? '~' : cwd}${sigil} `;
+    if (!this.options.loginTty || debianFamily(this.options.identity())) return `${user}@${this.options.identity().hostname}:${cwd === home ? '~' : cwd}${sigil} `;
     const dir = cwd === home ? '~' : cwd === '/' ? '/' : (cwd.split('/').pop() ?? cwd);
     return `[${user}@${this.options.identity().hostname} ${dir}]${sigil} `;
   }
@@ -268,4 +268,15 @@ export class TerminalSession {
   private lines(text: string): string {
     return this.options.tty ? text.replace(/\r?\n/g, '\r\n') : text;
   }
+}
+
+/** Debian and Ubuntu ship a `/etc/issue` and a bash prompt of their own (`user@host:~$`). */
+function debianFamily(id: GuestIdentity): boolean {
+  return id.os.id === 'debian' || id.os.id === 'ubuntu';
+}
+
+/** What agetty prints from `/etc/issue` before the login prompt, per distribution family. */
+function issueBanner(id: GuestIdentity, tty: string | undefined): string {
+  if (debianFamily(id)) return `${id.os.prettyName} ${id.hostname} ${tty}`;
+  return `${id.os.prettyName}\nKernel ${id.os.kernelRelease} on an x86_64 (${tty})`;
 }
