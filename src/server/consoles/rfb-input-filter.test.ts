@@ -65,6 +65,12 @@ describe('RFB read-only input filter', () => {
     expect(run([handshake, resize, fbur]).equals(Buffer.concat([handshake, fbur]))).toBe(true);
   });
 
+  it('removes ExtendedMouseButtons from SetEncodings so pointer events keep their plain length', () => {
+    const encodings = Buffer.from([2, 0, 0, 3, 0, 0, 0, 0, 0xff, 0xff, 0xfe, 0xc4, 0xff, 0xff, 0xff, 0x21]); // Raw, -316, -223
+    const out = run([handshake, encodings]);
+    expect(out.subarray(handshake.length).equals(Buffer.from([2, 0, 0, 2, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x21]))).toBe(true);
+  });
+
   it('refuses an unknown message type instead of guessing its length', () => {
     const filter = createRfbInputFilter();
     filter.push(handshake);

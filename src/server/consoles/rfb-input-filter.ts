@@ -6,6 +6,9 @@
  * fences and QEMU audio control. KeyEvent, PointerEvent, ClientCutText, xvp (reboot/shutdown), SetDesktopSize
  * and QEMU extended key events are dropped. A message it does not know ends the session, because guessing a
  * length could let input through.
+ *
+ * SetEncodings is rewritten without ExtendedMouseButtons (-316): once a server accepts it, PointerEvent grows a
+ * byte only when its marker bit is set, which this one-way filter could not tell from a plain button-8 press.
  */
 
 type State =
@@ -22,6 +25,23 @@ export interface RfbInputFilter {
 }
 
 const VERSION_LENGTH = 12;
+/** Pseudo-encodings a read-only viewer may not announce (they change client message formats). */
+const STRIPPED_ENCODINGS = new Set([-316]);
+
+function stripEncodings(message: Buffer): Buffer {
+  const count = message.readUInt16BE(2);
+  const kept: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const enc = message.readInt32BE(4 + 4 * i);
+    if (!STRIPPED_ENCODINGS.has(enc)) kept.push(enc);
+  }
+  if (kept.length === count) return message;
+  const out = Buffer.alloc(4 + 4 * kept.length);
+  out[0] = 2;
+  out.writeUInt16BE(kept.length, 2);
+  kept.forEach((enc, i) => out.writeInt32BE(enc, 4 + 4 * i));
+  return out;
+}
 const SECURITY_NONE = 1;
 const SECURITY_VNC_AUTH = 2;
 
@@ -130,7 +150,7 @@ export function createRfbInputFilter(): RfbInputFilter {
         if ('needMore' in m) break;
         if (m.allowed) {
           if (buf.length < m.length) break;
-          out.push(buf.subarray(0, m.length));
+          out.push(buf[0] === 2 ? stripEncodings(buf.subarray(0, m.length)) : buf.subarray(0, m.length));
           buf = buf.subarray(m.length);
         } else if (buf.length >= m.length) {
           buf = buf.subarray(m.length);
