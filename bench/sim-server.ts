@@ -58,6 +58,28 @@ for (let i = 0; i < count; i++) {
   });
 }
 console.log(`ready ${cluster.url}`);
+
+// `update <n>` on stdin: n status-style writes straight into the store (as controllers make them), so the bench can
+// time watch fan-out without the cost of n API round trips. Answers `updated <n>` when done.
+let input = '';
+process.stdin.on('data', (chunk: Buffer) => {
+  input += chunk.toString();
+  let nl;
+  while ((nl = input.indexOf('\n')) >= 0) {
+    const line = input.slice(0, nl).trim();
+    input = input.slice(nl + 1);
+    const m = /^update (\d+)$/.exec(line);
+    if (!m) continue;
+    const n = Number(m[1]);
+    for (let i = 0; i < n; i++) {
+      const name = `vm-${String(i % count).padStart(5, '0')}`;
+      store.mutate(resourceKey('kubevirt.io', 'virtualmachines'), 'bench', name, (vm) => {
+        vm.status = { ...(vm.status as object), observedGeneration: i };
+      });
+    }
+    console.log(`updated ${n}`);
+  }
+});
 process.on('SIGTERM', () => {
   void cluster.close().then(() => process.exit(0));
 });

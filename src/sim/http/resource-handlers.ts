@@ -12,6 +12,7 @@ import type { KObject, NewObject } from '../store/types.js';
 import { resourceKey } from '../store/types.js';
 import type { KindSpec } from '../resources/kinds.js';
 import { applyPatch, jsonPatch, mergePatch, PATCH_TYPES, strategicMerge } from './patch.js';
+import type { ListCache } from './list-cache.js';
 import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
@@ -27,6 +28,7 @@ export type Admitter = (request: AdmissionRequest) => string[];
 
 export interface ApiContext {
   store: ObjectStore;
+  lists: ListCache;
   admit: Admitter;
   watches: WatchRegistry;
   watchSettings: WatchSettings;
@@ -178,13 +180,20 @@ export function handleList(ctx: ApiContext, call: ResourceCall): void {
     return;
   }
   const rv = String(ctx.store.currentRevision());
-  const entries = ctx.store.listJson(keyOf(type), call.namespace).filter((e) => !matcher || matcher(e.object));
+  const selected = () => ctx.store.listJson(keyOf(type), call.namespace).filter((e) => !matcher || matcher(e.object));
   if (wantsTable(call.req.headers.accept)) {
-    sendJsonText(call.res, 200, JSON.stringify(table(type, entries.map((e) => e.object), rv)), TABLE_CONTENT_TYPE);
+    sendJsonText(call.res, 200, JSON.stringify(table(type, selected().map((e) => e.object), rv)), TABLE_CONTENT_TYPE);
     return;
   }
-  const head = `{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":{"resourceVersion":"${rv}"},"items":[`;
-  sendJsonText(call.res, 200, head + entries.map((e) => listItemJson(type, e.object, e.json)).join(',') + ']}');
+  const cacheKey = `${call.namespace ?? ''}\u0000${query.get('labelSelector') ?? ''}\u0000${query.get('fieldSelector') ?? ''}`;
+  const items = ctx.lists.items(keyOf(type), cacheKey, () => selected().map((e) => listItemJson(type, e.object, e.json)).join(','));
+  const head = Buffer.from(`{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":{"resourceVersion":"${rv}"},"items":[`);
+  const tail = Buffer.from(']}');
+  const res = call.res;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(head.length + items.length + tail.length) });
+  res.write(head);
+  res.write(items);
+  res.end(tail);
 }
 
 export function handleGet(ctx: ApiContext, call: ResourceCall): void {

@@ -23,6 +23,7 @@ import {
 } from './discovery.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import { servePodLog } from './pod-log.js';
+import { ListCache } from './list-cache.js';
 import { REVIEW_RESOURCES, serveReview } from './access-reviews.js';
 import {
   handleCreate,
@@ -89,8 +90,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const watches = new WatchRegistry();
   faults.attachWatchDropper(() => watches.closeAll());
   const admissionHooks = modules.flatMap((m) => m.admission ?? []);
+  const lists = new ListCache(ctx.store);
   const api: ApiContext = {
     store: ctx.store,
+    lists,
     admit: (request) => {
       const warnings: string[] = [];
       for (const hook of admissionHooks) {
@@ -296,6 +299,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Long-lived keep-alive like the real apiserver's Go server: a short idle timeout races with clients reusing the
   // connection (they see "other side closed" mid-request under load).
   server.keepAliveTimeout = 65_000;
+  server.on('close', () => lists.close());
   server.headersTimeout = 66_000;
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -280,6 +280,21 @@ describe('lists', () => {
     expect(Number(vms.json.metadata.resourceVersion)).toBeGreaterThan(0);
   });
 
+  it('repeated lists reflect every change and always carry the current resourceVersion (list body cache)', async () => {
+    const path = '/api/v1/namespaces/verbs/configmaps?labelSelector=cache%3Dyes';
+    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'lc1', labels: { cache: 'yes' } } } });
+    const first = await raw(h, 'GET', path);
+    expect(first.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['lc1']);
+    await h.core.createNamespacedSecret({ namespace: 'verbs', body: { metadata: { name: 'other-kind' } } });
+    const unchanged = await raw(h, 'GET', path);
+    expect(unchanged.json.items).toEqual(first.json.items);
+    expect(Number(unchanged.json.metadata.resourceVersion)).toBeGreaterThan(Number(first.json.metadata.resourceVersion));
+    await h.core.patchNamespacedConfigMap({ namespace: 'verbs', name: 'lc1', body: { data: { v: '2' } } }, merge);
+    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'lc2', labels: { cache: 'yes' } } } });
+    const changed = await raw(h, 'GET', path);
+    expect(changed.json.items.map((i: { metadata: { name: string }; data?: unknown }) => [i.metadata.name, i.data ?? null])).toEqual([['lc1', { v: '2' }], ['lc2', null]]);
+  });
+
   it('the v1alpha3 alias serves the same objects', async () => {
     await createVm('alias1');
     const res = await raw(h, 'GET', '/apis/kubevirt.io/v1alpha3/namespaces/verbs/virtualmachines/alias1');
