@@ -8,10 +8,11 @@
  * not share this process's event loop. The change is made on the cluster itself (a merge patch of runStrategy),
  * and its time is when the cluster's watch reports the new printableStatus.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
+import { buildUi } from '../tests/e2e/build-ui';
 
 const VMS = Number(process.env.BENCH_VMS ?? '5000');
 const RUNS = Number(process.env.BENCH_RUNS ?? '5');
@@ -35,9 +36,8 @@ function newestMtime(dir: string): number {
 function buildIfStale(): void {
   const id = join(root, '.next', 'BUILD_ID');
   if (existsSync(id) && statSync(id).mtimeMs > newestMtime(join(root, 'src', 'app'))) return;
-  console.log('building the UI (next build)…');
-  const r = spawnSync(join(root, 'node_modules', '.bin', 'next'), ['build'], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
-  if (r.status !== 0) throw new Error('next build failed');
+  console.log('building the UI…');
+  buildUi(root);
 }
 
 async function startCorral(): Promise<{ url: string; simUrl: string; stop: () => void }> {

@@ -7,13 +7,13 @@
  *   node --import tsx tests/e2e/serve.ts --port 18107 --kubeconfig /tmp/k.yaml        (a second Corral on the same cluster)
  *   [--unreachable-ms 6000]  how long the cluster must fail before Corral reports it unreachable
  *
- * --build runs `next build` first (the tests must exercise the current UI, not a stale .next).
+ * --build builds the UI first (the tests must exercise the current UI, not a stale .next); see build-ui.ts.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildUi } from './build-ui';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values } = parseArgs({
@@ -48,12 +48,7 @@ async function waitForFile(file: string, ms: number): Promise<void> {
 async function main(): Promise<void> {
   Object.assign(process.env, { NODE_ENV: 'production' });
   if (values.build) {
-    const r = spawnSync(join(root, 'node_modules', '.bin', 'next'), ['build'], {
-      cwd: root,
-      stdio: 'inherit',
-      env: process.env,
-    });
-    if (r.status !== 0) fail('next build failed');
+    buildUi(root);
   }
   const closers: (() => Promise<void>)[] = [];
   let kube: { yaml?: string; file?: string };

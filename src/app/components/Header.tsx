@@ -27,7 +27,7 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
       </Link>
       {session.demo && (
         <span className="badge badge-demo" title="This is Corral's embedded simulated cluster, not a real one">
-          demo cluster
+          demo<span className="hide-phone"> cluster</span>
         </span>
       )}
       <LinkBadge link={link} />
