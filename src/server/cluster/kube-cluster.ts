@@ -14,7 +14,7 @@ export interface KubeClusterOptions extends WatchCacheOptions {
   /** Shown in the UI and /api/capabilities. */
   name?: string;
   demo?: boolean;
-  /** Per-request timeout for writes and live reads (default 10 s). */
+  /** Per-request timeout for writes and live reads (default 5 s: a UI request must fail fast, not hang). */
   requestTimeoutMs?: number;
 }
 
@@ -31,7 +31,7 @@ export class KubeCluster implements ClusterPort {
     readonly kubeConfig: KubeConfig,
     options: KubeClusterOptions = {},
   ) {
-    this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 10_000);
+    this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 5_000);
     this.cache = new WatchCache(kubeConfig, this.http, options);
     const context = kubeConfig.getCurrentContext();
     const cluster = kubeConfig.getCurrentCluster();

@@ -37,7 +37,7 @@ describe('loadKubeConfig', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'kc-')), 'config');
     writeFileSync(file, yaml);
     expect(loadKubeConfig({ file }).getCurrentContext()).toBe('lab');
-    expect(loadKubeConfig({}, { KUBECONFIG: file }).getCurrentContext()).toBe('lab');
+    expect(loadKubeConfig({}, { KUBECONFIG: file, NODE_ENV: 'test' }).getCurrentContext()).toBe('lab');
   });
 
   it('names the known contexts when --context is wrong, and a missing file', () => {

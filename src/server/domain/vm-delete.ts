@@ -7,6 +7,7 @@ import type { DeletionPlan } from '../schemas/vms';
 import { CorralError, describeError } from '../errors';
 import type { Kind, KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
+import { sleep } from './deps';
 import { LABEL_VM } from './labels';
 import { runAsTask } from './tasks';
 import { requireVm } from './vm-actions';
@@ -136,6 +137,26 @@ export async function deleteVm(deps: DomainDeps, caller: Caller, namespace: stri
         failed.push(`${item.kind} ${item.name} (${describeError(err)})`);
       }
       tick();
+    }
+    // A DataVolume deleted while CDI was still setting it up can get its worker pod after the plan was made; that
+    // pod would pin the PVC (pvc-protection). Sweep once more for such pods.
+    const claims = new Set(plan.items.filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume').map((i) => i.name));
+    if (claims.size) {
+      await sleep(Math.min(1000, deps.config.pollMs * 5));
+      let pods: Awaited<ReturnType<typeof deps.cluster.fetchList>> = [];
+      try {
+        pods = await deps.cluster.fetchList('Pod', { namespace });
+      } catch (err) {
+        failed.push(`checking for CDI worker pods (${describeError(err)})`);
+      }
+      for (const pod of pods) {
+        if (!pod.metadata.ownerReferences?.some((r) => r.kind === 'PersistentVolumeClaim' && claims.has(r.name))) continue;
+        try {
+          if (await deps.cluster.remove('Pod', namespace, pod.metadata.name ?? '')) removed.push(`Pod/${namespace}/${pod.metadata.name}`);
+        } catch (err) {
+          failed.push(`Pod ${pod.metadata.name} (${describeError(err)})`);
+        }
+      }
     }
     if (failed.length) {
       throw new CorralError(

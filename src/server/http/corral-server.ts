@@ -84,6 +84,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
         req,
         res,
         path: path.slice('/trpc/'.length),
+        maxBodySize: 1024 * 1024,
         createContext: () => createContextInner({ services, identity: identityFor(req), http: { method: req.method ?? 'GET', headers: req.headers } }),
         onError: ({ error }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR') console.error('[corral] /trpc internal error:', error.cause ?? error);
