@@ -104,7 +104,7 @@ export class StreamSocket {
   }
 
   /** Exactly `n` bytes from the stream. */
-  async read(n: number, timeoutMs = 5000): Promise<Buffer> {
+  async read(n: number, timeoutMs = 15_000): Promise<Buffer> {
     await this.until(() => this.buffer.length >= n, timeoutMs, `${n} bytes`);
     const head = this.buffer.subarray(0, n);
     this.buffer = this.buffer.subarray(n);
@@ -112,7 +112,7 @@ export class StreamSocket {
   }
 
   /** Consume text up to and including `pattern`; returns everything consumed. */
-  async readUntil(pattern: string | RegExp, timeoutMs = 5000): Promise<string> {
+  async readUntil(pattern: string | RegExp, timeoutMs = 15_000): Promise<string> {
     const find = () => {
       const text = this.buffer.toString('latin1');
       if (typeof pattern === 'string') {
@@ -133,7 +133,7 @@ export class StreamSocket {
     return this.buffer.length;
   }
 
-  waitClosed(timeoutMs = 5000): Promise<{ code: number; reason: string }> {
+  waitClosed(timeoutMs = 15_000): Promise<{ code: number; reason: string }> {
     return this.until(() => this.closed !== undefined, timeoutMs, 'close').then(() => this.closed!);
   }
 
@@ -238,7 +238,7 @@ export class RfbTestClient {
     }
   }
 
-  async readUpdate(timeoutMs = 5000): Promise<RfbUpdate> {
+  async readUpdate(timeoutMs = 15_000): Promise<RfbUpdate> {
     const header = await this.stream.read(4, timeoutMs);
     if (header[0] !== 0) throw new Error(`expected FramebufferUpdate, got message type ${header[0]}`);
     const count = header.readUInt16BE(2);
@@ -286,7 +286,7 @@ export class RfbTestClient {
   }
 
   /** Keep requesting incremental updates until the decoded screen satisfies `done` (the screen is read by OCR). */
-  async updateUntil(done: (text: string) => boolean, timeoutMs = 5000): Promise<string> {
+  async updateUntil(done: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     while (!done(this.screenText())) {
       if (Date.now() > deadline) throw new Error(`screen never matched; it shows:\n${this.screenText()}`);
