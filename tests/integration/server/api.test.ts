@@ -100,6 +100,13 @@ describe('POST /api/vms — every source', () => {
     expect(polled.body).toMatchObject({ status: expect.stringMatching(/^(running|done|error)$/), log: expect.any(String), error: expect.any(String) });
     const job = await eventually(() => fetchObj('Job', 'tailvm', 'boot-vm-bootc-build'), 5000, 'build job');
     expect(JSON.stringify(job.spec)).toContain('quay.io/fedora/fedora-bootc:42');
+    // The embedded cluster runs the Job to completion; then the VM is created on the built disk.
+    const done = await eventually(async () => {
+      const t = (await h.get(`/api/tasks/${task}`)).body as { status: string };
+      return t.status !== 'running' ? t : undefined;
+    }, 30_000, 'bootc task end');
+    expect(done).toMatchObject({ status: 'done', error: '' });
+    expect(spec(await fetchObj('VirtualMachine', 'tailvm', 'boot-vm'))).toContain('"dataVolume":{"name":"boot-vm-disk"}');
   });
 
   it('cloudInit goes into a Secret, never into the VM spec; a missing namespace is created', async () => {
