@@ -5,7 +5,8 @@ import { K } from './keys.js';
 import { CREATED_BY_LABEL } from './launcher-pod.js';
 
 export class LauncherPods {
-  private readonly byVmi = new Map<string, Map<string, KObject>>();
+  /** VMI uid → names of its pods (the objects themselves stay in the store). */
+  private readonly byVmi = new Map<string, Set<string>>();
 
   constructor(private readonly store: ObjectStore) {}
 
@@ -24,7 +25,7 @@ export class LauncherPods {
     const names = this.byVmi.get(vmi.metadata.uid);
     if (!names) return [];
     const out: KObject[] = [];
-    for (const name of names.keys()) {
+    for (const name of names) {
       const pod = this.store.get(K.pods, vmi.metadata.namespace, name);
       if (pod && pod.metadata.labels?.[CREATED_BY_LABEL] === vmi.metadata.uid) out.push(pod);
     }
@@ -41,8 +42,8 @@ export class LauncherPods {
   private track(pod: KObject): void {
     const uid = pod.metadata.labels?.[CREATED_BY_LABEL];
     if (!uid) return;
-    const names = this.byVmi.get(uid) ?? new Map<string, KObject>();
-    names.set(pod.metadata.name, pod);
+    const names = this.byVmi.get(uid) ?? new Set<string>();
+    names.add(pod.metadata.name);
     this.byVmi.set(uid, names);
   }
 
