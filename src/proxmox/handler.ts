@@ -18,9 +18,9 @@ import { registerSnapshots } from './endpoints/snapshots';
 import { Params, paramsFromJson } from './params';
 import { RouteTable, splitPath } from './routing';
 import { ProxmoxState } from './state';
-import { ProxmoxError, RawJson, notImplemented, sendData, sendError, sendRawData } from './wire';
+import { API_PREFIX, ProxmoxError, RawJson, notImplemented, sendData, sendError, sendRawData } from './wire';
 
-export const API_PREFIX = '/api2/json';
+export { API_PREFIX } from './wire';
 const MAX_BODY = 1024 * 1024;
 
 export interface ProxmoxOptions {

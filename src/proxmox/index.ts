@@ -5,11 +5,17 @@
  */
 import type { CorralHost } from '@/server/start';
 import { createProxmoxHandler } from './handler';
+import { vncUpgradeHandler } from './vnc';
 
 export { createProxmoxHandler, type ProxmoxHandler, type ProxmoxOptions } from './handler';
 
 export function attachToCorral(host: CorralHost): void {
   const proxmox = createProxmoxHandler({ services: host.services });
   host.http.mountProxmox((req, res) => proxmox.handle(req, res));
+  // vncwebsocket: checked here, then re-dispatched to the server's own /api/vnc/ bridge (consoles plug-in).
+  host.http.registerUpgrade(
+    '/api2/json/',
+    vncUpgradeHandler(proxmox, (req, socket, head) => host.http.server.emit('upgrade', req, socket, head)),
+  );
   host.http.server.once('close', () => proxmox.close());
 }

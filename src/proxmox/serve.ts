@@ -7,8 +7,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
-import { API_PREFIX } from './handler';
-import { PVE_CONTENT_TYPE } from './wire';
+import { API_PREFIX, PVE_CONTENT_TYPE } from './wire';
 
 export interface TlsMaterial {
   cert: string;

@@ -27,6 +27,7 @@ const TYPE_OF_ACTION: Record<string, string> = {
   resize: 'resize',
   'disk-add': 'qmconfig',
   'disk-detach': 'qmconfig',
+  vncproxy: 'vncproxy',
 };
 
 export function taskType(action: string): string {

@@ -5,6 +5,9 @@
  */
 import type { ServerResponse } from 'node:http';
 
+/** Where the API lives on the host root; clients cannot add a path prefix. */
+export const API_PREFIX = '/api2/json';
+
 /** npm proxmox-api compares this header with `===`; no space, upper-case UTF-8. */
 export const PVE_CONTENT_TYPE = 'application/json;charset=UTF-8';
 

@@ -74,6 +74,23 @@ export class TicketSigner {
     return match ? { userid, role: match, issued } : undefined;
   }
 
+  /**
+   * A short-lived ticket for one purpose (PVE's `PVEVNC:` tickets for a console of one VM): `PVEVNC:<HEXTIME>::sig`
+   * over the user, the purpose and the time. Valid `lifetimeS` seconds.
+   */
+  purposeTicket(prefix: string, userid: string, purpose: string): string {
+    const time = hexTime(this.now());
+    return `${prefix}:${time}::${sign(this.ticketKey, `${prefix}:${userid}:${purpose}:${time}`)}`;
+  }
+
+  verifyPurposeTicket(prefix: string, userid: string, purpose: string, ticket: string, lifetimeS: number): boolean {
+    const m = new RegExp(`^${prefix}:([0-9A-F]{8})::([A-Za-z0-9+/=]+)$`).exec(ticket);
+    if (!m) return false;
+    const age = this.now() - parseInt(m[1] as string, 16);
+    if (age > lifetimeS || age < -FUTURE_SKEW_S) return false;
+    return sameSignature(sign(this.ticketKey, `${prefix}:${userid}:${purpose}:${m[1]}`), m[2] as string);
+  }
+
   csrfFor(userid: string, issued: number): string {
     const time = hexTime(issued);
     return `${time}:${sign(this.csrfKey, `${userid}:${time}`)}`;

@@ -16,6 +16,7 @@ import { agentEnabled, assignSlots, qemuListRow, statusCurrent, vmConfig, type R
 import { ProxmoxError, paramError } from '../wire';
 import { define, vmAcl, type EndpointContext, type Routes } from './context';
 import { pveStorages } from '../storage-map';
+import { VNC_PORT, VNC_TICKET_LIFETIME_S, vncTicketFor } from '../vnc';
 
 const VM_AUDIT = (name = 'VM.Audit') => ({ name, path: vmAcl });
 
@@ -291,7 +292,24 @@ function agentRuntime(ctx: EndpointContext) {
   return runtime;
 }
 
+/** `POST …/vncproxy`: a ticket for `…/vncwebsocket` (passed through to Corral's VNC bridge). */
+function vncproxy(ctx: EndpointContext): Record<string, unknown> {
+  const vm = resolve(ctx);
+  if (pveState(vm.row.status).status !== 'running') throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
+  const caller = ctx.state.caller(ctx.principal);
+  const task = ctx.state.services.journal.start('vncproxy', `${vm.ref.namespace}/${vm.ref.name}`, caller.identity.login);
+  task.done(`VNC ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${VNC_TICKET_LIFETIME_S}s`);
+  return {
+    port: String(VNC_PORT),
+    ticket: vncTicketFor(ctx, ctx.principal, vm.vmid),
+    user: ctx.principal.tokenId ?? ctx.principal.userid,
+    cert: '',
+    upid: upid(ctx, task.id, { vmid: vm.vmid, node: ctx.state.vmNode(vm.row) }),
+  };
+}
+
 export function registerQemu(table: Routes): void {
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/vncproxy', { privilege: VM_AUDIT('VM.Console'), handle: vncproxy });
   define(table, 'GET', '/nodes/{node}/qemu', {
     handle: (ctx) => {
       const node = ctx.path.node ?? '';
