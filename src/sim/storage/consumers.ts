@@ -57,8 +57,3 @@ export function firstConsumerNode(rt: Runtime, pvc: KObject): string | undefined
   }
   return undefined;
 }
-
-/** Whether a VMI that has not finished mounts the claim (a running VM holds its RWO disks). */
-export function claimInUse(rt: Runtime, namespace: string | undefined, claim: string): boolean {
-  return rt.list(S.vmis, namespace).some((vmi) => !isFinished(vmi) && vmiClaims(vmi).includes(claim));
-}

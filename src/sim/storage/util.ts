@@ -93,14 +93,6 @@ export function ownerRef(owner: KObject, controller = true): OwnerReference {
   };
 }
 
-export function isOwnedBy(obj: KObject, owner: KObject): boolean {
-  return (obj.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
-}
-
-export function isDeleting(obj: KObject): boolean {
-  return Boolean(obj.metadata.deletionTimestamp);
-}
-
 /** `45.20%` as CDI prints progress (`%.2f%%`), and exactly `100.0%` when done. */
 export function formatProgress(fraction: number): string {
   if (fraction >= 1) return '100.0%';
