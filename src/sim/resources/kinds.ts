@@ -398,6 +398,10 @@ export const KINDS: KindSpec[] = [
     schema: { file: 'cdi', definition: 'v1beta1.StorageProfile' } }),
   kind({ group: 'cdi.kubevirt.io', version: 'v1beta1', kind: 'DataSource', plural: 'datasources', namespaced: true, shortNames: ['das'],
     categories: ['all'], status: true, schema: { file: 'cdi', definition: 'v1beta1.DataSource' } }),
+  kind({ group: 'cdi.kubevirt.io', version: 'v1beta1', kind: 'DataImportCron', plural: 'dataimportcrons', namespaced: true, shortNames: ['dic', 'dics'],
+    categories: ['all'], status: true, schema: { file: 'cdi', definition: 'v1beta1.DataImportCron' } }),
+  kind({ group: 'migrations.kubevirt.io', version: 'v1alpha1', kind: 'MigrationPolicy', plural: 'migrationpolicies', namespaced: false,
+    categories: ['all'], status: true, schema: { file: 'kubevirt', definition: 'v1alpha1.MigrationPolicy' } }),
 ];
 
 /** Resource names of `subresources.kubevirt.io/v1` that have no SubresourceRoute (served as WebSocket upgrades). */

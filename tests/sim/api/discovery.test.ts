@@ -86,6 +86,9 @@ describe('legacy discovery', () => {
     expect(resource(nad, 'network-attachment-definitions')).toMatchObject({ kind: 'NetworkAttachmentDefinition', shortNames: ['net-attach-def'] });
     const cdi = (await raw(h, 'GET', '/apis/cdi.kubevirt.io/v1beta1')).json;
     expect(resource(cdi, 'datavolumes')).toMatchObject({ shortNames: ['dv', 'dvs'] });
+    expect(resource(cdi, 'dataimportcrons')).toMatchObject({ kind: 'DataImportCron', namespaced: true });
+    const migrations = (await raw(h, 'GET', '/apis/migrations.kubevirt.io/v1alpha1')).json;
+    expect(resource(migrations, 'migrationpolicies')).toMatchObject({ kind: 'MigrationPolicy', namespaced: false });
   });
 
   it('subresources.kubevirt.io lists bare names from the modules plus console and vnc', async () => {
