@@ -3,8 +3,9 @@
  * `plain.kubevirt.io`, raw binary frames with no channel byte, and one session per VMI and stream — a new
  * connection closes the previous one, which is how a viewer learns another one took over.
  *
- * Also keeps one GuestMachine per running VMI (created when the VMI starts, so its boot log streams to whoever
- * is attached) and drops it, closing its consoles, when the VMI stops.
+ * Also keeps one GuestMachine per running VMI — created when the VMI starts (so its boot log streams to whoever
+ * is attached) or, for a VMI that was already up, on the first connection — and drops it, closing its consoles,
+ * when the VMI stops.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -166,6 +167,11 @@ export class VmiConsoles {
   }
 
   private attach(ws: WebSocket, kind: StreamKind, namespace: string, name: string, machine: GuestMachine): void {
+    if (this.guests.get(`${namespace}/${name}`)?.machine !== machine) {
+      // The VMI stopped while the handshake was in flight.
+      ws.close(VMI_STOPPED_CLOSE.code, VMI_STOPPED_CLOSE.reason);
+      return;
+    }
     const key = sessionKey(kind, namespace, name);
     const previous = this.sessions.get(key);
     this.sessions.set(key, ws);
