@@ -107,12 +107,16 @@ export class VmController {
         if (!failure) this.popRequest(vm);
       }
     } else if (this.wantsVmi(vm, strategy, vmi)) {
+      if (vmi && vmiPhase(vmi) === 'Failed') this.recordStartFailure(vm, vmi);
       if (vmi && isFinal(vmi) && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
-      else if (!vmi && !blocker) failure = this.createVmi(vm, false);
+      else if (!vmi && !blocker && this.backoffOver(vm)) failure = this.createVmi(vm, false);
     } else if (strategy === 'Halted' && vmi && !vmi.metadata.deletionTimestamp) {
       this.deleteVmi(vm, vmi);
     }
-    if (vmi && vmiPhase(vmi) === 'Running' && !vmi.metadata.deletionTimestamp) this.live.sync(vm, vmi);
+    if (vmi && vmiPhase(vmi) === 'Running' && !vmi.metadata.deletionTimestamp) {
+      this.live.sync(vm, vmi);
+      this.clearStartFailure(vm);
+    }
     this.writeStatus(vm.metadata.uid, namespace, name, blocker, failure);
   }
 
@@ -129,6 +133,38 @@ export class VmController {
       default:
         return false;
     }
+  }
+
+  /**
+   * A VMI that failed is a start failure: KubeVirt backs off 10 s, 20 s, 40 s … 300 s before the next VMI and the
+   * VM shows CrashLoopBackOff meanwhile. Counted once per failed VMI.
+   */
+  private recordStartFailure(vm: KObject, vmi: KObject): void {
+    const previous = digRecord(vm, 'status', 'startFailure');
+    if (previous?.lastFailedVMIUID === vmi.metadata.uid) return;
+    const count = (typeof previous?.consecutiveFailCount === 'number' ? previous.consecutiveFailCount : 0) + 1;
+    const backoffMs = Math.min(300_000, 10_000 * 2 ** (count - 1));
+    const retryAfter = new Date(Date.now() + backoffMs / this.ctx.options.speed).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.ctx.store.mutate(K.vms, vm.metadata.namespace, vm.metadata.name, (v) => {
+      ((v.status ??= {}) as Json).startFailure = { consecutiveFailCount: count, lastFailedVMIUID: vmi.metadata.uid, retryAfterTimestamp: retryAfter };
+    });
+    recordEvent(this.ctx.store, vm, 'FailedCreate', `VirtualMachineInstance ${vmi.metadata.name} failed; retrying in ${backoffMs / 1000}s`, { type: 'Warning' });
+    const { namespace, name } = vm.metadata as { namespace: string; name: string };
+    this.ctx.clock.after(backoffMs, () => this.enqueue(namespace, name));
+  }
+
+  /** Whether the crash-loop backoff (if any) has passed. */
+  private backoffOver(vm: KObject): boolean {
+    const retryAfter = digString(vm, 'status', 'startFailure', 'retryAfterTimestamp');
+    // Timestamps have second precision: allow the last partial second so a due retry is not missed.
+    return !retryAfter || Date.parse(retryAfter) <= Date.now() + 1000;
+  }
+
+  private clearStartFailure(vm: KObject): void {
+    if (!digRecord(vm, 'status', 'startFailure')) return;
+    this.ctx.store.mutate(K.vms, vm.metadata.namespace, vm.metadata.name, (v) => {
+      delete (v.status as Json).startFailure;
+    });
   }
 
   private popRequest(vm: KObject): void {
@@ -349,6 +385,8 @@ export function printableStatus(vm: KObject, vmi: KObject | undefined, blocker: 
   if (blocker && startExpected && !vmi) return blocker.printable;
   const sync = findCondition(vmi, 'Synchronized');
   if (vmi && sync?.status === 'False' && (sync.reason === 'ErrImagePull' || sync.reason === 'ImagePullBackOff')) return sync.reason;
+  const crashLooping = (digRecord(vm, 'status', 'startFailure')?.consecutiveFailCount as number | undefined) ?? 0;
+  if (crashLooping > 0 && (!vmi || phase === 'Failed') && (strategy === 'Always' || strategy === 'RerunOnFailure' || strategy === 'Once')) return 'CrashLoopBackOff';
   if ((!vmi && startExpected) || phase === 'Pending' || phase === 'Scheduling' || phase === 'Scheduled' || (vmi && !phase)) return 'Starting';
   if (!vmi || final) return 'Stopped';
   return 'Unknown';

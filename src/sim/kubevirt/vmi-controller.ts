@@ -18,6 +18,8 @@ import { appendPhaseTransition, applyRunningStatus, guestOsInfoOf, interfacesSta
 import { WorkQueue } from './work-queue.js';
 
 const LAUNCH_DELAY_MS = 300;
+/** Failure injection: a VM with this annotation set to "true" crashes at every boot (CrashLoopBackOff demos/tests). */
+export const FAIL_BOOT_ANNOTATION = 'sim.corral.dev/fail-boot';
 const AGENT_MIN_MS = 15_000;
 const AGENT_SPREAD_MS = 25_000;
 
@@ -163,6 +165,10 @@ export class VmiController {
       this.fail(vmi, 'virt-launcher pod disappeared while the domain was starting');
       return;
     }
+    if (this.ownerVm(vmi)?.metadata.annotations?.[FAIL_BOOT_ANNOTATION] === 'true') {
+      this.fail(vmi, `the domain crashed while booting (${FAIL_BOOT_ANNOTATION})`);
+      return;
+    }
     const running = store.mutate(K.vmis, namespace, name, (v) => applyRunningStatus(store, v, placementOf(pod), undefined));
     if (!running) return;
     recordEvent(store, running, 'Created', 'VirtualMachineInstance defined.', { component: 'virt-handler' });
@@ -187,10 +193,13 @@ export class VmiController {
     });
   }
 
-  private preferenceOf(vmi: KObject): string | undefined {
+  private ownerVm(vmi: KObject): KObject | undefined {
     const owner = (vmi.metadata.ownerReferences ?? []).find((r) => r.kind === 'VirtualMachine');
-    const vm = owner ? this.ctx.store.get(K.vms, vmi.metadata.namespace, owner.name) : undefined;
-    return digString(vm, 'spec', 'preference', 'name');
+    return owner ? this.ctx.store.get(K.vms, vmi.metadata.namespace, owner.name) : undefined;
+  }
+
+  private preferenceOf(vmi: KObject): string | undefined {
+    return digString(this.ownerVm(vmi), 'spec', 'preference', 'name');
   }
 
   private watchRunning(vmi: KObject): void {

@@ -162,4 +162,25 @@ describe('VM lifecycle', () => {
     expect((await verb(h, 'virtualmachines', 'tailvm', 'manual', 'start', {})).status).toBe(202);
     await waitForStatus(h, 'tailvm', 'manual', 'Running');
   });
+
+  it('a VM whose guest keeps crashing backs off in CrashLoopBackOff and recovers once it boots', async () => {
+    const body = vmBody('crashy');
+    body.metadata.annotations = { 'sim.corral.dev/fail-boot': 'true' };
+    await createVm(h, body);
+    const looping = await eventually(async () => {
+      const vm = await getVm(h, 'tailvm', 'crashy');
+      expect(vm.status?.printableStatus).toBe('CrashLoopBackOff');
+      expect(vm.status.startFailure.consecutiveFailCount).toBeGreaterThanOrEqual(2);
+      return vm;
+    });
+    expect(Date.parse(looping.status.startFailure.retryAfterTimestamp)).not.toBeNaN();
+    const events = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=crashy' })).items;
+    expect(events.some((e) => e.reason === 'FailedCreate' && e.type === 'Warning')).toBe(true);
+    await h.custom.patchNamespacedCustomObject(
+      { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachines', name: 'crashy', body: { metadata: { annotations: { 'sim.corral.dev/fail-boot': null } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const running = await waitForStatus(h, 'tailvm', 'crashy', 'Running', 15_000);
+    expect(running.status.startFailure).toBeUndefined();
+  });
 });
