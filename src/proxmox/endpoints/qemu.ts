@@ -2,6 +2,7 @@
 import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from '@/server/domain/labels';
 import { addDisks, changeHardware, composeVm, detachDisks, resizeDisk, setTemplateFlag, vmHardware, type VmBlueprint } from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
+import { cloneVm } from '@/server/domain/vm-clone';
 import { vmRuntime } from '@/server/domain/vm-runtime';
 import { corral, corralSync } from '../errors';
 import { EXTRAS_ANNOTATION, parseExtras, serializeExtras } from '../extras';
@@ -9,7 +10,7 @@ import { Params, splitList } from '../params';
 import { applyBootOrder, checkUnknown, mergeExtras, storedOptions, tagsOf, translateDisks, translateNets, vmName } from '../qemu-params';
 import { pveUser, type ResolvedVm } from '../state';
 import { parseDiskKey, resolveResize, DiskSpecError } from '../translate/disk-spec';
-import { parseNetKey, parseNetSpec, NetSpecError } from '../translate/net-spec';
+import { parseNetKey, parseNetSpec, stableMac, NetSpecError } from '../translate/net-spec';
 import { mibToBytes } from '../translate/size';
 import { pveState } from '../translate/status';
 import { agentEnabled, assignSlots, qemuListRow, statusCurrent, vmConfig, type RowContext } from '../vm-view';
@@ -292,6 +293,33 @@ function agentRuntime(ctx: EndpointContext) {
   return runtime;
 }
 
+/** `POST …/clone {newid, name, description}`: KubeVirt's VirtualMachineClone, labelled with the new vmid. */
+async function clone(ctx: EndpointContext): Promise<string> {
+  const { state, args } = ctx;
+  const vm = resolve(ctx);
+  const newid = state.parseVmid(args.requireString('newid'));
+  if (!state.vmids.isFree(newid)) throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
+  checkUnknown(args, ['newid', 'full', 'target', 'format', 'snapname', 'bwlimit']);
+  const name = vmName(args, newid);
+  if (state.services.fleet.vmRow(vm.ref.namespace, name)) throw paramError({ name: `name '${name}' is already used in namespace ${vm.ref.namespace}` });
+  const hw = corralSync(() => vmHardware(state.services.deps, vm.ref.namespace, vm.ref.name));
+  const extras = parseExtras(hw.annotations[EXTRAS_ANNOTATION]);
+  const slots = assignSlots(hw, extras);
+  const macs = Object.fromEntries(hw.nics.map((n, i) => [n.name, stableMac(vm.ref.namespace, name, parseNetKey(slots.nets.get(n.name) ?? '') ?? i)]));
+  const description = args.string('description');
+  const annotations = description !== undefined ? { [EXTRAS_ANNOTATION]: serializeExtras(mergeExtras(extras, { options: { ...extras.options, description } })) } : undefined;
+  if (!state.vmids.reserve(newid)) throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
+  try {
+    const taskId = await corral(
+      cloneVm(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, { labels: { [LABEL_VMID]: String(newid) }, macs, ...(annotations ? { annotations } : {}) }),
+    );
+    return upid(ctx, taskId, { vmid: vm.vmid, node: state.vmNode(vm.row) });
+  } catch (err) {
+    state.vmids.release(newid);
+    throw err;
+  }
+}
+
 /** `POST …/vncproxy`: a ticket for `…/vncwebsocket` (passed through to Corral's VNC bridge). */
 function vncproxy(ctx: EndpointContext): Record<string, unknown> {
   const vm = resolve(ctx);
@@ -309,6 +337,7 @@ function vncproxy(ctx: EndpointContext): Record<string, unknown> {
 }
 
 export function registerQemu(table: Routes): void {
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/clone', { privilege: VM_AUDIT('VM.Clone'), handle: clone });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/vncproxy', { privilege: VM_AUDIT('VM.Console'), handle: vncproxy });
   define(table, 'GET', '/nodes/{node}/qemu', {
     handle: (ctx) => {
