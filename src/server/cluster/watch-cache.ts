@@ -9,6 +9,7 @@
 import { type KubernetesListObject, type KubernetesObject, ListWatch, Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { CachedKind, ChangeEvent, ChangeType, ClusterCache, KObject } from '../domain/cluster-port';
 import { CACHED_KINDS } from '../domain/cluster-port';
+import { CorralError } from '../errors';
 import type { KubeHttp } from './kube-http';
 import { RESOURCES, resourcePath } from './resources';
 
@@ -312,6 +313,22 @@ export class WatchCache implements ClusterCache {
   /** client-node stopped this informer: restart it after a growing delay, keeping the cached objects. */
   private failed(state: InformerState, err: unknown): void {
     if (this.stopped) return;
+    if (err instanceof CorralError && err.code === 'NOT_FOUND') {
+      // The kind's CRD is not installed (e.g. a cluster without CDI): that is an empty kind, not an outage.
+      // Count it as synced and look again now and then, in case it gets installed.
+      if (!state.synced) this.log(`${state.kind} is not served by this cluster (CRD not installed); treating it as empty`);
+      state.synced = true;
+      state.failingSince = undefined;
+      state.lastError = '';
+      state.backoffMs = this.maxBackoffMs;
+      if (state.timer) clearTimeout(state.timer);
+      state.timer = setTimeout(() => {
+        state.timer = undefined;
+        if (!this.stopped) void this.run(state, false);
+      }, this.maxBackoffMs * 2);
+      state.timer.unref?.();
+      return;
+    }
     const message = err instanceof Error ? err.message : String((err as { message?: unknown })?.message ?? err);
     state.failingSince ??= Date.now();
     if (message !== state.lastError) this.log(`watch on ${state.kind} failed (${message}); retrying`);

@@ -37,7 +37,16 @@ class CreateTransaction {
   ) {}
 
   async create(kind: Kind, object: KObject): Promise<KObject> {
-    const out = await this.deps.cluster.create(kind, object);
+    let out: KObject;
+    try {
+      out = await this.deps.cluster.create(kind, object);
+    } catch (err) {
+      // 404 on a create means the kind itself is not served (its CRD is missing), not a missing object.
+      if (err instanceof CorralError && err.code === 'NOT_FOUND' && kind === 'DataVolume') {
+        throw new CorralError('NOT_IMPLEMENTED', 'this cluster does not serve DataVolumes: install CDI (containerized-data-importer) for import, iso, pvc and bootc sources', { cause: err });
+      }
+      throw err;
+    }
     const name = out.metadata.name ?? object.metadata.name ?? '';
     this.created.push({ kind, namespace: object.metadata.namespace, name });
     this.task.log(`created ${kind} ${name}`);
