@@ -48,6 +48,23 @@ describe('guest agent', () => {
     }
   });
 
+  it('freezes and thaws filesystems through the agent and survives a soft reboot', async () => {
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'freeze', {})).status).toBe(200);
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus).toBe('frozen');
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'unfreeze', {})).status).toBe(200);
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus).toBe('thawed');
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'tiny', 'freeze', {})).status).toBe(409);
+
+    const uid = (await getVmi(h, 'tailvm', 'fed')).metadata.uid as string;
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'softreboot', {})).status).toBe(200);
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).status).toBe(500);
+    await eventually(async () => {
+      const vmi = await getVmi(h, 'tailvm', 'fed');
+      expect(vmi.metadata.uid).toBe(uid);
+      expect(vmi.status.conditions.find((c: Wire) => c.type === 'AgentConnected')).toMatchObject({ status: 'True' });
+    });
+  });
+
   it('the verbs only accept their method', async () => {
     expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', {}, 'PUT')).status).toBe(405);
     expect((await verb(h, 'virtualmachines', 'tailvm', 'fed', 'start', undefined, 'GET')).status).toBe(405);
