@@ -82,7 +82,8 @@ async function timeToSelector(browser: Browser, url: string, selector: string | 
   await page.goto(url, { waitUntil: selector ? 'commit' : 'load' });
   let ms: number;
   if (selector) {
-    await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, { timeout: 60_000 });
+    // Generous: the warm-up run right after start-up may wait for the server's first snapshot of the whole fleet.
+    await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, { timeout: 180_000 });
     ms = await page.evaluate(() => (window as unknown as { __seenAt: number }).__seenAt);
   } else {
     ms = await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.duration ?? Number.NaN);

@@ -83,6 +83,16 @@ describe('FleetState', () => {
     expect(s.tasks()).toHaveLength(2);
   });
 
+  it('takes a REST prefill only before the first snapshot', () => {
+    const s = new FleetState();
+    expect(s.prefill([vm('a')], [node('n1')])).toBe(true);
+    expect(s.synced).toBe(true);
+    expect(s.vms.size).toBe(1);
+    s.apply({ type: 'snapshot', vms: [vm('b'), vm('c')], nodes: [], tasks: [], demo: true, cluster: 'demo' });
+    expect(s.prefill([vm('old')], [])).toBe(false);
+    expect(s.vms.list().map((v) => v.name)).toEqual(['b', 'c']);
+  });
+
   it('tracks cluster readiness', () => {
     const s = new FleetState();
     s.apply({ type: 'ready', ready: false });

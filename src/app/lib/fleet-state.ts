@@ -49,6 +49,20 @@ export class FleetState {
     this.notifier.changed();
   }
 
+  /**
+   * A first picture of the fleet from the plain-JSON REST lists, shown while the stream's snapshot (the same data
+   * through superjson, several times slower to produce at thousands of VMs) is on its way. Ignored once a
+   * snapshot has arrived, so it can never overwrite newer data.
+   */
+  prefill(vms: VmRow[], nodes: NodeRow[]): boolean {
+    if (this.synced) return false;
+    this.vms.replaceAll(vms);
+    this.nodes.replaceAll(nodes);
+    this.synced = true;
+    this.notifier.changed();
+    return true;
+  }
+
   tasks(): TaskRow[] {
     if (!this.taskList) {
       const sorted = [...this.tasksById.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));

@@ -69,6 +69,21 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     return () => sub.unsubscribe();
   }, [client, state, generation]);
 
+  // One-shot prefill (not polling): plain JSON lists render the table while the snapshot is still on its way.
+  useEffect(() => {
+    const abort = new AbortController();
+    const get = async <T,>(path: string): Promise<T> => {
+      const res = await fetch(path, { signal: abort.signal, headers: { accept: 'application/json' } });
+      if (!res.ok) throw new Error(`${path}: ${res.status}`);
+      return (await res.json()) as T;
+    };
+    Promise.all([get<VmRow[]>('/api/vms'), get<NodeRow[]>('/api/nodes')]).then(
+      ([vms, nodes]) => state.prefill(vms, nodes),
+      () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
+    );
+    return () => abort.abort();
+  }, [state]);
+
   const retry = useCallback(() => {
     setLink(everLive.current ? 'reconnecting' : 'connecting');
     setGeneration((g) => g + 1);
