@@ -177,6 +177,13 @@ describe('lookups and state', () => {
     expect(r.body).toEqual({ error: expect.stringContaining('is not running') });
   });
 
+  it('GET /api/vms filters by namespace and tag; a bad filter is 400', async () => {
+    const inNs = (await h.get('/api/vms?namespace=fresh-ns')).body as { name: string }[];
+    expect(inNs.map((r) => r.name)).toEqual(['ci-vm']);
+    expect((await h.get('/api/vms?tag=no-such-tag')).body).toEqual([]);
+    expect(await h.get('/api/vms?namespace=Bad_NS')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^namespace: /) } });
+  });
+
   it('unknown route → 404 {"error"}', async () => {
     expect(await h.get('/api/nothing-here')).toMatchObject({ status: 404, body: { error: 'Not found' } });
   });
