@@ -7,13 +7,14 @@
  *   capacity   — the sim renders frames slower than the bridge can carry them, so the VNC ratio mostly shows that
  *                the bridge keeps up; a blast server (64 KiB binary frames as fast as the socket takes them) behind
  *                the same gateway shows the bridge's own ceiling, again as a ratio to reading it directly.
- * By default the embedded cluster and the blast server run in child processes, as a real cluster would (Corral
- * never shares a process with KubeVirt); BENCH_SIM=inproc puts the cluster in Corral's process, as `npm start`
- * does, where the bridge and the cluster compete for one event loop. Direct and bridged runs alternate (KubeVirt
- * allows one session per console, so they cannot overlap) and the medians are reported.
+ * By default the measuring clients (this process), Corral with the bridge, the embedded cluster and the blast
+ * server are four processes, as browser, Corral and cluster are in a real deployment. BENCH_SIM=inproc runs
+ * everything in one process (the `npm start` layout plus the clients, which then share the bridge's event loop).
+ * Direct and bridged runs alternate (KubeVirt allows one session per console, so they cannot overlap) and the
+ * medians are reported.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,31 +212,88 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
 
-async function main(): Promise<void> {
-  const sim = await startCluster();
+interface Bridge {
+  /** Corral's base URL (REST + /api/vnc, /api/tty). */
+  url: string;
+  /** A console gateway in front of the blast server. */
+  blastFront: string;
+  close(): Promise<void>;
+}
+
+/** Corral with the consoles plug-in, plus a gateway in front of the blast server, in this process. */
+async function startBridgeHere(kubeconfigYaml: string, blasterUrl: string): Promise<Bridge> {
   const corral = await startCorral({
-    kube: { yaml: sim.kubeconfig },
+    kube: { yaml: kubeconfigYaml },
     demo: true,
     port: 0,
     host: '127.0.0.1',
     next: false,
     plugins: false,
   });
+  await corral.cluster.cache.waitForSync(30_000);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfigYaml);
+  attachToCorral({ http: corral.http, services: corral.services, kubeConfig, identityFor });
+  const blastKc = new KubeConfig();
+  blastKc.loadFromOptions({
+    clusters: [{ name: 'b', server: blasterUrl, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'b', cluster: 'b', user: 'u' }],
+    currentContext: 'b',
+  });
+  const gateway = createConsoleGateway({
+    cluster: () => blastKc,
+    resolveCaller: () => ({ login: 'bench', name: 'bench', admin: true }),
+  });
+  const front = http.createServer();
+  front.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    url: corral.url,
+    blastFront: `ws://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    async close() {
+      gateway.close();
+      front.close();
+      await corral.close();
+    },
+  };
+}
+
+/**
+ * The bridge in its own process, like a real deployment (browser, Corral and cluster are three programs): the
+ * measuring clients then do not share Corral's event loop. BENCH_SIM=inproc keeps everything in this process.
+ */
+async function startBridge(cluster: Cluster, blasterUrl: string): Promise<Bridge> {
+  if (process.env.BENCH_SIM === 'inproc') return startBridgeHere(cluster.kubeconfig, blasterUrl);
+  const file = join(mkdtempSync(join(tmpdir(), 'corral-bench-')), 'kubeconfig.yaml');
+  writeFileSync(file, cluster.kubeconfig);
+  const { child, match } = await spawnReady(
+    [fileURLToPath(import.meta.url), '--bridge', file, blasterUrl],
+    /bridge (\S+) (\S+)\n/,
+  );
+  return { url: match[1]!, blastFront: match[2]!, close: () => stopChild(child) };
+}
+
+async function main(): Promise<void> {
+  const sim = await startCluster();
+  const blaster = await startRemoteBlaster();
+  const bridge = await startBridge(sim, blaster.url);
   try {
-    await corral.cluster.cache.waitForSync(30_000);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(sim.kubeconfig);
-    attachToCorral({ http: corral.http, services: corral.services, kubeConfig, identityFor });
     let vm: { namespace: string; name: string } | undefined;
     for (let i = 0; i < 300 && !vm; i++) {
-      vm = corral.services.vms.list().find((r) => r.status === 'Running');
+      const rows = (await (await fetch(`${bridge.url}/api/vms`)).json()) as {
+        namespace: string;
+        name: string;
+        status: string;
+      }[];
+      vm = rows.find((r) => r.status === 'Running');
       if (!vm) await new Promise((r) => setTimeout(r, 100));
     }
     if (!vm) throw new Error('no running VM in the demo fleet');
     await new Promise((r) => setTimeout(r, 1500)); // past the simulated boot log
     const direct = (sub: string) =>
       `${sim.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/${vm.namespace}/virtualmachineinstances/${vm.name}/${sub}`;
-    const bridged = (kind: string) => `${corral.url.replace('http', 'ws')}/api/${kind}/${vm.namespace}/${vm.name}`;
+    const bridged = (kind: string) => `${bridge.url.replace('http', 'ws')}/api/${kind}/${vm.namespace}/${vm.name}`;
 
     const tput = { direct: [] as number[], bridged: [] as number[] };
     const rtt = { direct: [] as number[], bridged: [] as number[] };
@@ -246,22 +304,6 @@ async function main(): Promise<void> {
       rtt.bridged.push(...(await echoRtts(bridged('tty'))));
     }
     // The bridge's own ceiling: the same gateway code in front of the blast server.
-    const blaster = await startRemoteBlaster();
-    const blastKc = new KubeConfig();
-    blastKc.loadFromOptions({
-      clusters: [{ name: 'b', server: blaster.url, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'b', cluster: 'b', user: 'u' }],
-      currentContext: 'b',
-    });
-    const gateway = createConsoleGateway({
-      cluster: () => blastKc,
-      resolveCaller: () => ({ login: 'bench', name: 'bench', admin: true }),
-    });
-    const front = http.createServer();
-    front.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    const frontUrl = `ws://127.0.0.1:${(front.address() as AddressInfo).port}`;
     const cap = { direct: [] as number[], bridged: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       cap.direct.push(
@@ -269,19 +311,18 @@ async function main(): Promise<void> {
           `${blaster.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/b/virtualmachineinstances/b/vnc`,
         ),
       );
-      cap.bridged.push(await blastThroughput(`${frontUrl}/api/vnc/b/b`));
+      cap.bridged.push(await blastThroughput(`${bridge.blastFront}/api/vnc/b/b`));
       await new Promise((r) => setTimeout(r, 100));
     }
-    gateway.close();
-    front.close();
-    await blaster.close();
 
     const mb = (x: number) => (x / 1e6).toFixed(1);
     const capRatio = median(cap.bridged) / median(cap.direct);
     const ratio = median(tput.bridged) / median(tput.direct);
     const added = median(rtt.bridged) - median(rtt.direct);
     console.log(
-      `cluster and blast server: ${process.env.BENCH_SIM === 'inproc' ? "in Corral's process" : 'child processes'}`,
+      process.env.BENCH_SIM === 'inproc'
+        ? 'layout: clients, Corral, embedded cluster and blast server in one process'
+        : 'layout: clients | Corral | embedded cluster | blast server, each its own process',
     );
     console.log(
       `console bridge bench: VM ${vm.namespace}/${vm.name}, ${ROUNDS} rounds, ${FRAMES} full frames and ${ECHOES} echoes per round`,
@@ -306,13 +347,20 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await corral.close();
+    await bridge.close();
+    await blaster.close();
     await sim.close();
   }
 }
 
 if (process.argv.includes('--blaster')) {
   void startBlaster().then((b) => process.stdout.write(`blaster ${b.url}\n`));
+} else if (process.argv.includes('--bridge')) {
+  const [file, blasterUrl] = process.argv.slice(process.argv.indexOf('--bridge') + 1);
+  void startBridgeHere(readFileSync(file!, 'utf8'), blasterUrl!).then((b) => {
+    process.stdout.write(`bridge ${b.url} ${b.blastFront}\n`);
+    process.on('SIGTERM', () => void b.close().then(() => process.exit(0)));
+  });
 } else {
   runMain();
 }
