@@ -168,6 +168,38 @@ describe('bad input and vmids', () => {
   });
 });
 
+describe('a Terraform bpg/proxmox-shaped create', () => {
+  it('accepts the provider’s full form body and reads back what it needs', async () => {
+    const body = {
+      acpi: 1, agent: 'enabled=0,fstrim_cloned_disks=0,type=virtio', balloon: 0, bios: 'seabios', boot: 'order=scsi0;net0', cores: 1,
+      cpu: 'qemu64', keyboard: 'en-us', memory: 512, name: 'tf-vm', net0: 'model=virtio,bridge=vmbr0,firewall=0', numa: 0, onboot: 1,
+      ostype: 'l26', protection: 0, scsi0: 'file=local-lvm:8,size=8589934592,aio=io_uring,backup=1,iothread=0,ssd=0,discard=ignore,cache=none,replicate=1',
+      scsihw: 'virtio-scsi-pci', sockets: 1, tablet: 1, template: 0, vmid: 700, tags: 'terraform;web', description: 'managed by terraform',
+    };
+    const created = await admin.post('/nodes/corral-1/qemu', body);
+    expect(created.status).toBe(200);
+    expect((await waitTask(admin, created.body.data as string)).exitstatus).toBe('OK');
+    const resources = (await admin.get('/cluster/resources', { type: 'vm' })).body.data as { vmid: number; node: string; tags?: string }[];
+    const row = resources.find((r) => r.vmid === 700);
+    expect(row?.tags).toBe('terraform;web');
+    const config = (await admin.get(`/nodes/${row?.node}/qemu/700/config`)).body.data as Record<string, unknown>;
+    expect(config).toMatchObject({ acpi: 1, balloon: 0, bios: 'seabios', cpu: 'qemu64', numa: 0, onboot: 1, protection: 0, tablet: 1, sockets: 1, cores: 1, memory: '512', boot: 'order=scsi0;net0' });
+    expect(config.agent).toBe('enabled=0,fstrim_cloned_disks=0,type=virtio');
+    expect(config.scsi0).toBe('local-lvm:tf-vm-scsi0,aio=io_uring,backup=1,cache=none,discard=ignore,format=raw,iothread=0,replicate=1,ssd=0,size=8G');
+    expect(config.net0).toMatch(/^virtio=BC:24:11(:[0-9A-F]{2}){3},bridge=vmbr0,firewall=0$/);
+    expect(config).not.toHaveProperty('template');
+    // bpg's update: only changed keys plus delete=; answers data: null.
+    const put = await admin.put(`/nodes/${row?.node}/qemu/700/config`, { memory: 1024, delete: 'description,tags', digest: String(config.digest) });
+    expect([put.status, put.body.data]).toEqual([200, null]);
+    const after = (await admin.get(`/nodes/${row?.node}/qemu/700/config`)).body.data as Record<string, unknown>;
+    expect(after.memory).toBe('1024');
+    expect(after).not.toHaveProperty('description');
+    expect(after).not.toHaveProperty('tags');
+    const stale = await admin.put(`/nodes/${row?.node}/qemu/700/config`, { memory: 2048, digest: String(config.digest) });
+    expect([stale.status, stale.reason]).toEqual([500, 'detected modified configuration - file changed by other user? Try again.']);
+  });
+});
+
 describe('mounting', () => {
   it('serves the same API inside corral web at /api2/json', async () => {
     const r = await fetch(`${h.corral.url}/api2/json/version`, { headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` } });
