@@ -13,7 +13,7 @@ test('bulk-start two stopped VMs and read the result per VM', async ({ page, req
     await expect(page.locator('[data-vm]')).toHaveCount(2);
     for (const n of names) await vmRow(page, n).getByRole('checkbox').check();
     await expect(page.getByTestId('bulk-bar')).toContainText('2 selected');
-    await page.getByTestId('bulk-bar').getByRole('button', { name: 'Start' }).click();
+    await page.getByTestId('bulk-bar').getByRole('button', { name: 'Start', exact: true }).click();
 
     const results = page.getByTestId('bulk-results');
     await expect(results).toContainText('start: 2 ok, 0 failed');
@@ -23,7 +23,7 @@ test('bulk-start two stopped VMs and read the result per VM', async ({ page, req
 
     // A second start is refused by the server per VM, and the UI says which and why.
     for (const n of names) await vmRow(page, n).getByRole('checkbox').check();
-    await page.getByTestId('bulk-bar').getByRole('button', { name: 'Start' }).click();
+    await page.getByTestId('bulk-bar').getByRole('button', { name: 'Start', exact: true }).click();
     await expect(results).toContainText('start: 0 ok, 2 failed');
   } finally {
     for (const n of names) await apiDelete(request, baseURL, n);

@@ -37,12 +37,12 @@ test('create from the catalog, watch it run live, tag, filter, stop and delete',
     await expect(page).toHaveURL(/q=tag%3Ae2etag/);
 
     await page.goto(`/vms/${NS}/${name}`);
-    const stop = page.getByTestId('vm-toolbar').getByRole('button', { name: 'Stop' });
+    const stop = page.getByTestId('vm-toolbar').getByRole('button', { name: 'Stop', exact: true });
     await stop.click();
     await expect(page.getByTestId('vm-status')).toHaveText('Stopped', { timeout: 60_000 });
     await expect(stop).toBeDisabled();
     await expect(stop).toHaveAttribute('title', 'Stop: already stopped');
-    const start = page.getByTestId('vm-toolbar').getByRole('button', { name: 'Start' });
+    const start = page.getByTestId('vm-toolbar').getByRole('button', { name: 'Start', exact: true });
     await expect(start).toBeEnabled();
 
     await page.getByTestId('vm-toolbar').getByRole('button', { name: 'Delete' }).click();
