@@ -1,6 +1,6 @@
 /** `/nodes/{node}/qemu/…`: list, create, destroy, power, config, resize, unlink, template, agent. */
 import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from '@/server/domain/labels';
-import { addDisks, changeHardware, composeVm, detachDisks, resizeDisk, setTemplateFlag, vmHardware, type VmBlueprint } from '@/server/domain/vm-hardware';
+import { addDisks, changeHardware, changeNics, composeVm, detachDisks, resizeDisk, setTemplateFlag, vmHardware, type VmBlueprint } from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
 import { cloneVm } from '@/server/domain/vm-clone';
 import { vmRuntime } from '@/server/domain/vm-runtime';
@@ -174,9 +174,16 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   }
   const netKeys = args.keys().filter((k) => parseNetKey(k) !== undefined);
   const netExtras = { ...extras.nets };
+  const newNetKeys = netKeys.filter((k) => !slotToNic.has(k));
+  const addedNets = translateNets(
+    new Params(newNetKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])),
+    vm.ref.namespace,
+    vm.ref.name,
+    cctx.hw.nics.some((n) => n.network === 'pod' && !deletes.includes(slots.nets.get(n.name) ?? '')),
+  );
   for (const k of netKeys) {
     const nicName = slotToNic.get(k);
-    if (!nicName) throw paramError({ [k]: 'adding NICs to an existing VM is not supported through this API' });
+    if (!nicName) continue;
     let spec;
     try {
       spec = parseNetSpec(args.raw(k) ?? '');
@@ -192,6 +199,7 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     netExtras[k] = { bridge, options: spec.options, ...(nic && nic.model !== spec.model ? { model: spec.model } : {}) };
   }
   const deleteDisks: string[] = [];
+  const deleteNics: string[] = [];
   const options = { ...extras.options, ...storedOptions(args) };
   const diskExtras = { ...extras.disks };
   let clearTags = false;
@@ -202,7 +210,10 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
       else if (diskExtras[key]?.empty) delete diskExtras[key];
       else throw paramError({ delete: `no such disk '${key}'` });
     } else if (parseNetKey(key) !== undefined) {
-      throw paramError({ delete: `removing NICs is not supported through this API ('${key}')` });
+      const nic = slotToNic.get(key);
+      if (!nic) throw paramError({ delete: `no such NIC '${key}'` });
+      deleteNics.push(nic);
+      delete netExtras[key];
     } else if (key === 'tags') clearTags = true;
     else delete options[key]; // PVE ignores deleting a key that is not set
   }
@@ -211,6 +222,7 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     throw err;
   });
   for (const [k, ex] of Object.entries(added.extras)) diskExtras[k] = ex;
+  for (const [k, ex] of Object.entries(addedNets.extras)) netExtras[k] = ex;
 
   const labels: Record<string, string | null> = {};
   if (args.has('tags') || clearTags) {
@@ -236,6 +248,8 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   if (cfgTask) taskIds.push(cfgTask);
   if (added.plans.length) taskIds.push(await corral(addDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, added.plans)));
   if (deleteDisks.length) taskIds.push(await corral(detachDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, deleteDisks, false)));
+  if (addedNets.plans.length || deleteNics.length)
+    taskIds.push(await corral(changeNics(services.deps, caller, vm.ref.namespace, vm.ref.name, addedNets.plans, deleteNics)));
   const last = taskIds[taskIds.length - 1];
   return last ? upid(ctx, last) : undefined;
 }

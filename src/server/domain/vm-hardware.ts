@@ -137,6 +137,17 @@ export function readHardware(deps: DomainDeps, vm: KObject): VmHardware {
   };
 }
 
+/**
+ * The VM as the apiserver has it now, for read-modify-write of spec lists: the cache may not have seen a patch
+ * made a moment ago, and a stale resourceVersion would make the write fail with a conflict.
+ */
+async function liveVm(deps: DomainDeps, namespace: string, name: string): Promise<KObject> {
+  requireVm(deps, namespace, name);
+  const vm = await deps.cluster.fetch('VirtualMachine', namespace, name);
+  if (!vm) throw new CorralError('NOT_FOUND', `VM ${namespace}/${name} not found`);
+  return vm;
+}
+
 export function vmHardware(deps: DomainDeps, namespace: string, name: string): VmHardware {
   return readHardware(deps, requireVm(deps, namespace, name));
 }
@@ -400,7 +411,7 @@ export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespac
  * is replaced as a whole list, so concurrent edits are caught by the apiserver's resourceVersion check.
  */
 export async function addDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, disks: DiskPlan[], task?: TaskHandle): Promise<string> {
-  const vm = requireVm(deps, namespace, name);
+  const vm = await liveVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
   for (const d of disks) if (hw.disks.some((x) => x.name === d.name)) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a disk ${d.name}`);
   const bp: VmBlueprint = { name, namespace, sockets: 1, cores: 1, memoryBytes: 0, disks, nics: [], labels: {}, annotations: {}, start: false };
@@ -442,9 +453,41 @@ export async function addDisks(deps: DomainDeps, caller: Caller, namespace: stri
   return own.id;
 }
 
+/**
+ * Adds and removes NICs in the VM spec (interfaces + networks, replaced as whole lists under the VM's
+ * resourceVersion). A running VM picks them up at its next restart (or live, where KubeVirt hot-plugs them).
+ */
+export async function changeNics(deps: DomainDeps, caller: Caller, namespace: string, name: string, add: NicPlan[], remove: string[]): Promise<string> {
+  const vm = await liveVm(deps, namespace, name);
+  const tspec = templateSpec(vm);
+  const interfaces = asArray(asDict(asDict(tspec.domain).devices).interfaces).map(asDict);
+  const networks = asArray(tspec.networks).map(asDict);
+  for (const n of add) if (interfaces.some((i) => asString(i.name) === n.name)) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a NIC ${n.name}`);
+  const missing = remove.filter((r) => !interfaces.some((i) => asString(i.name) === r));
+  if (missing.length) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no NIC ${missing.join(', ')}`);
+  if (add.filter((n) => n.network === 'pod').length + networks.filter((n) => n.pod && !remove.includes(asString(n.name))).length > 1)
+    throw new CorralError('BAD_REQUEST', 'only one NIC can be on the pod network');
+  const composed = asDict(asDict(asDict(buildComposedVm({ name, namespace, sockets: 1, cores: 1, memoryBytes: 0, disks: [], nics: add, labels: {}, annotations: {}, start: false }).spec).template).spec);
+  return runAsTask(deps.journal, 'config', `${namespace}/${name}`, caller.identity.login, async (task) => {
+    await deps.cluster.patch('VirtualMachine', namespace, name, {
+      metadata: { resourceVersion: vm.metadata.resourceVersion },
+      spec: {
+        template: {
+          spec: {
+            domain: { devices: { interfaces: [...interfaces.filter((i) => !remove.includes(asString(i.name))), ...asArray(asDict(asDict(composed.domain).devices).interfaces)] } },
+            networks: [...networks.filter((n) => !remove.includes(asString(n.name))), ...asArray(composed.networks)],
+          },
+        },
+      },
+    });
+    task.done([add.length ? `added ${add.map((n) => n.name).join(', ')}` : '', remove.length ? `removed ${remove.join(', ')}` : ''].filter(Boolean).join('; '));
+    return task.id;
+  });
+}
+
 /** Detaches disks from the spec; `purge` also deletes the DataVolume/PVC behind each (PVE `unlink force=1`). */
 export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskNames: string[], purge: boolean): Promise<string> {
-  const vm = requireVm(deps, namespace, name);
+  const vm = await liveVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
   const doomed = hw.disks.filter((d) => diskNames.includes(d.name));
   const missing = diskNames.filter((n) => !doomed.some((d) => d.name === n));
