@@ -113,6 +113,16 @@ describe('bridgeSockets', () => {
     expect(onEnd).toHaveBeenCalledWith({ initiator: 'upstream', code: 1000, reason: 'VMI stopped' });
   });
 
+  it('closes with a close frame behind the data in flight, never cutting the socket off', () => {
+    const { client, upstream } = pair();
+    client.autoFlush = false; // data still queued toward the browser when the cluster closes
+    bridgeSockets(client.asSocket(), upstream.asSocket(), { keepaliveMs: 0 });
+    upstream.receive(Buffer.alloc(1000, 1));
+    upstream.peerClose(1000, 'done');
+    expect(client.closedWith).toEqual({ code: 1000, reason: 'done' });
+    expect(client.terminated).toBe(false);
+  });
+
   it('maps an abnormal upstream drop (1006) to 1011 with an explanation, and 1005 to 1000', () => {
     const a = pair();
     bridgeSockets(a.client.asSocket(), a.upstream.asSocket(), { keepaliveMs: 0 });

@@ -114,11 +114,14 @@ export function bridgeSockets(client: BridgeSocket, upstream: BridgeSocket, opti
     ended = true;
     if (keepalive) clearInterval(keepalive);
     detach();
-    if (toClient && client.readyState === OPEN) client.close(toClient.code, truncateReason(toClient.reason));
-    if (toUpstream && upstream.readyState === OPEN) upstream.close(CloseCode.normal, '');
-    // A leg that is still CONNECTING/CLOSING cannot take a close frame; make sure nothing lingers.
-    if (toClient && client.readyState !== OPEN && client.readyState !== 3) client.terminate();
-    if (toUpstream && upstream.readyState !== OPEN && upstream.readyState !== 3) upstream.terminate();
+    // Close an open leg with a close frame, queued behind the data already sent so nothing in flight is lost;
+    // only a leg that cannot take a close frame (still connecting) is cut off.
+    const closeLeg = (socket: BridgeSocket, code: number, reason: string) => {
+      if (socket.readyState === OPEN) socket.close(code, truncateReason(reason));
+      else if (socket.readyState === 0) socket.terminate();
+    };
+    if (toClient) closeLeg(client, toClient.code, toClient.reason);
+    if (toUpstream) closeLeg(upstream, CloseCode.normal, '');
     options.onEnd?.(end);
   };
 
