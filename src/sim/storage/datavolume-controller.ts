@@ -71,6 +71,10 @@ export function startDataVolumeController(rt: Runtime): void {
   rt.on(S.pvcs, (ev) => {
     const owner = ev.object.metadata.ownerReferences?.find((r) => r.kind === 'DataVolume');
     if (owner) enqueue(ev.object.metadata.namespace, owner.name);
+    if (ev.type !== 'DELETED' && ev.object.metadata.deletionTimestamp) {
+      const claim = ev.object;
+      rt.enqueue(`pvc-cleanup:${objId('pvc', claim)}`, () => removeWorkerPods(rt, claim));
+    }
     // A clone may be waiting for this PVC to appear as its source.
     if (ev.type === 'ADDED') {
       for (const dv of rt.list(S.dataVolumes)) if (status(dv).phase === 'Pending') enqueue(dv.metadata.namespace, dv.metadata.name);
@@ -84,6 +88,20 @@ export function startDataVolumeController(rt: Runtime): void {
     }
   });
   for (const dv of rt.list(S.dataVolumes)) enqueue(dv.metadata.namespace, dv.metadata.name);
+}
+
+/**
+ * CDI deletes the importer / upload pod of a PVC that is being deleted [src: CDI import-controller.go cleanup].
+ * The pod's owner reference alone cannot do it: the claim is not gone while pvc-protection holds it, and
+ * pvc-protection holds it because the pod uses it.
+ */
+function removeWorkerPods(rt: Runtime, claim: KObject): void {
+  for (const pod of rt.list(S.pods, claim.metadata.namespace)) {
+    const ownedByClaim = (pod.metadata.ownerReferences ?? []).some((r) => r.uid === claim.metadata.uid);
+    if (ownedByClaim && pod.metadata.annotations?.[SIM_CONTROLLED_POD_ANNOTATION]?.startsWith('cdi-')) {
+      deletePod(rt, pod.metadata.namespace ?? 'default', pod.metadata.name);
+    }
+  }
 }
 
 function patchStatus(rt: Runtime, dv: KObject, change: (st: Record<string, unknown>) => void): void {
