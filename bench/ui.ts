@@ -71,13 +71,14 @@ async function waitReady(url: string): Promise<number> {
 async function timeToSelector(browser: Browser, url: string, selector: string | null): Promise<number> {
   const context = await browser.newContext();
   const page = await context.newPage();
+  // No named inner functions in code sent to the page: tsx (esbuild keepNames) wraps them in a `__name()` helper
+  // that does not exist in the browser.
   await page.addInitScript((sel) => {
     const w = window as unknown as { __seenAt?: number };
     if (!sel) return;
-    const check = () => {
+    new MutationObserver(() => {
       if (w.__seenAt === undefined && document.querySelector(sel)) w.__seenAt = performance.now();
-    };
-    new MutationObserver(check).observe(document, { childList: true, subtree: true });
+    }).observe(document, { childList: true, subtree: true });
   }, selector);
   await page.goto(url, { waitUntil: selector ? 'commit' : 'load' });
   let ms: number;
