@@ -5,10 +5,11 @@
  *   --context NAME      a context of that kubeconfig
  *   --port N            listen port (default PORT or 8006)
  *   --host ADDR         listen address (default 0.0.0.0)
+ *   --cert FILE --key FILE  PEM certificate and key: serve HTTPS (TLS 1.2/1.3) instead of HTTP
  * NODE_ENV=production serves the built UI (building it first when .next/BUILD_ID is missing); otherwise Next dev.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: process.env.PORT ?? '8006' },
     host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
     'no-ui': { type: 'boolean', default: false },
+    cert: { type: 'string' },
+    key: { type: 'string' },
   },
   strict: true,
 });
@@ -41,6 +44,20 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 const dev = process.env.NODE_ENV !== 'production';
+
+if (!!values.cert !== !!values.key) {
+  console.error('--cert and --key go together');
+  process.exit(2);
+}
+function readPem(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    console.error(`${flag} ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
+}
+const tls = values.cert && values.key ? { cert: readPem('--cert', values.cert), key: readPem('--key', values.key) } : undefined;
 
 function ensureBuilt(): void {
   if (dev || values['no-ui'] || existsSync(join(root, '.next', 'BUILD_ID'))) return;
@@ -74,10 +91,11 @@ async function main(): Promise<void> {
     port,
     host: values.host,
     next: values['no-ui'] ? false : { dev, dir: root },
+    ...(tls ? { tls } : {}),
   });
   closers.unshift(() => corral.close());
   const where = values.demo ? 'the embedded demo cluster' : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
-  console.log(`[corral] listening on http://localhost:${corral.port} — ${where}`);
+  console.log(`[corral] listening on ${tls ? 'https' : 'http'}://localhost:${corral.port} — ${where}`);
 
   let stopping = false;
   const stop = (signal: string) => {

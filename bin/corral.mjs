@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `corral` command. `corral web [--port N] [--demo] [--kubeconfig FILE] [--context NAME]` runs the server.
+// The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME]` runs the server.
 // It always runs server.ts on the project's own Node 24 (node_modules/.bin/node, from the `node` npm package)
 // with tsx, because the system Node may be too old for @kubernetes/client-node 2.
 import { spawn } from 'node:child_process';
@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
-const usage = `usage: corral web [--port N] [--host ADDR] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
+const usage = `usage: corral web [--port N] [--host ADDR] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
        corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
   --context NAME      kubeconfig context (default: current-context)
   --port N            listen port (default $PORT or 8006)
+  --cert, --key       PEM certificate and key: serve HTTPS, TLS 1.3 available (proxmoxer and Terraform need it)
   --no-ui             serve the API only`;
 
 if (command !== 'web' && command !== 'proxmox') {

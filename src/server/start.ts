@@ -35,6 +35,8 @@ export interface StartOptions {
   requestTimeoutMs?: number;
   unreachableAfterMs?: number;
   syncTimeoutMs?: number;
+  /** PEM certificate and key: the whole port (UI, REST, tRPC, /api2/json, WebSockets) speaks HTTPS. */
+  tls?: { cert: string; key: string };
 }
 
 export interface RunningCorral {
@@ -90,7 +92,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   await cluster.cache.start();
   cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000).catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
-  const http = createCorralHttpServer({ services });
+  const http = createCorralHttpServer({ services, ...(options.tls ? { tls: options.tls } : {}) });
   const hostname = options.host ?? '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
@@ -105,7 +107,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   if (options.next) closeNext = await attachNext(http, options.next, hostname === '0.0.0.0' ? 'localhost' : hostname, port);
   const urlHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,
     port,
     http,
     services,

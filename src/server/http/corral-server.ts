@@ -5,6 +5,7 @@
  * /api/tty/); in dev, /_next/ upgrades go to Next's HMR through a private "upgrade bus" server, others are closed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import type { CorralServices } from '../domain/services';
@@ -35,6 +36,8 @@ export interface CorralHttpOptions {
   services: CorralServices;
   /** Why the server is not ready beyond the cache (e.g. "Next.js still building"). */
   extraReadiness?: () => string | undefined;
+  /** PEM certificate and key: serve HTTPS (TLS 1.2 and 1.3) instead of plain HTTP on the one port. */
+  tls?: { cert: string; key: string };
 }
 
 export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpServer {
@@ -101,12 +104,17 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
   };
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       console.error('[corral] request failed:', err);
       sendJsonError(res, 500, err instanceof Error ? err.message : String(err));
     });
-  });
+  };
+  // TLS 1.3 must be on offer: Terraform's bpg/proxmox provider refuses anything older by default. HTTP/1.1 only,
+  // because Proxmox clients read their errors from the reason phrase, which HTTP/2 does not have.
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' }, onRequest)
+    : createServer(onRequest);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     sockets.add(socket);
