@@ -56,7 +56,7 @@ export interface SeedOptions {
 export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: SeedState, nodeName?: string, options: SeedOptions = {}): KObject {
   if (state === 'Controlled') {
     // A halted VM's status needs no VMI: write it with the VM (the controller computes the others).
-    if ((vm.spec as Json | undefined)?.runStrategy === 'Halted') applyVmStatus(vm as KObject, undefined, { observedGeneration: 1 });
+    if ((vm.spec as Json | undefined)?.runStrategy === 'Halted') applyVmStatus(store, vm as KObject, undefined, { observedGeneration: 1 });
     return store.create(K.vms, vm);
   }
   const node = nodeName ? store.get(K.nodes, undefined, nodeName) : undefined;
@@ -92,7 +92,7 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
   const image = guestImageOf(store, vmiDraft, digString(vmDraft, 'spec', 'preference', 'name'));
   applyRunningStatus(store, vmiDraft, { node: node.metadata.name, podIp }, image.hasAgent ? image : undefined);
   if (state === 'Paused') setCondition(vmiDraft, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
-  applyVmStatus(vmDraft, vmiDraft, { observedGeneration: 1 });
+  applyVmStatus(store, vmDraft, vmiDraft, { observedGeneration: 1 });
 
   const created = store.create(K.vms, vm);
   (spec.domain as Json).firmware = { uuid: created.metadata.uid };

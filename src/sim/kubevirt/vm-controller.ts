@@ -7,6 +7,8 @@
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
 import { ApiError } from '../store/errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { volumeSnapshotStatuses } from '../storage/index.js';
 import type { KObject, NewObject, StoreEvent } from '../store/types.js';
 import { K, VM_FINALIZER, VMI_FINALIZER } from './keys.js';
 import type { Json } from './objects.js';
@@ -317,7 +319,7 @@ export class VmController {
     // Compute on a draft carrying only a copy of the status: most reconciles change nothing, and a store write
     // (which clones the whole VM) is then skipped entirely.
     const draft: KObject = { ...previous, status: JSON.parse(JSON.stringify(previous.status ?? {})) as Json };
-    applyVmStatus(draft, vmi, { blocker, failure, observedGeneration: this.live.observedGeneration(draft, vmi) });
+    applyVmStatus(store, draft, vmi, { blocker, failure, observedGeneration: this.live.observedGeneration(draft, vmi) });
     const st = draft.status as Json;
     if (!vmi) this.live.clear(draft);
     if (JSON.stringify(st) === JSON.stringify(previous.status ?? {})) return;
@@ -339,6 +341,7 @@ export class VmController {
  * Shared with the fleet seeder, which writes VMs with the status the controller would compute.
  */
 export function applyVmStatus(
+  store: ObjectStore,
   vm: KObject,
   vmi: KObject | undefined,
   opts: { blocker?: VolumeBlocker; failure?: string; observedGeneration: number },
@@ -351,7 +354,8 @@ export function applyVmStatus(
   st.ready = vmi !== undefined && isConditionTrue(vmi, 'Ready') && vmiPhase(vmi) === 'Running';
   st.desiredGeneration = vm.metadata.generation ?? 1;
   st.observedGeneration = opts.observedGeneration;
-  st.volumeSnapshotStatuses = snapshotStatuses(vm);
+  // The storage side knows which StorageClasses have a VolumeSnapshotClass; the VM controller only writes it.
+  st.volumeSnapshotStatuses = volumeSnapshotStatuses(store, vm);
   syncConditions(vm, vmi, opts.failure ?? (opts.blocker && isErrorBlocker(opts.blocker) ? opts.blocker.message : undefined));
 }
 
@@ -415,11 +419,4 @@ function syncConditions(vm: KObject, vmi: KObject | undefined, failure: string |
     .map((c, i) => ({ c, i }))
     .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
     .map(({ c }) => c);
-}
-
-function snapshotStatuses(vm: KObject): Json[] {
-  return digArray(vm, 'spec', 'template', 'spec', 'volumes').map((v) => {
-    const name = String(v.name);
-    return claimOf(v) ? { name, enabled: true } : { name, enabled: false, reason: `Snapshot is not supported for this volumeSource type [${name}]` };
-  });
 }
