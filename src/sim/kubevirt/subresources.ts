@@ -79,6 +79,8 @@ function setVmiGrace(ctx: SimContext, vmi: KObject, seconds: number): void {
 function start(ctx: SimContext, req: Request): SubresourceResult {
   const options = body(req);
   const vm = ctx.store.mustGet(K.vms, req.namespace, req.name);
+  const restore = (vm.status as Json | undefined)?.restoreInProgress;
+  if (typeof restore === 'string') throw conflict('virtualmachine', req.name, `Cannot start VM until restore "${restore}" completes`);
   const vmi = ownedVmi(ctx, vm);
   if (isRunningVmi(vmi)) throw conflict('virtualmachine', req.name, 'VM is already running');
   const strategy = runStrategyOf(vm);

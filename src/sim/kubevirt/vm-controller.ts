@@ -96,6 +96,8 @@ export class VmController {
     const strategy = runStrategyOf(vm);
     const requests = stateChangeRequests(vm);
     const blocker = this.volumeBlocker(vm);
+    // A VirtualMachineRestore is rewriting the VM and its volumes: KubeVirt starts no VMI until it is done.
+    const restoring = digString(vm, 'status', 'restoreInProgress') !== undefined;
     let failure: string | undefined;
 
     const first = requests[0];
@@ -104,14 +106,14 @@ export class VmController {
       if (!vmi || (first.uid && vmi.metadata.uid !== first.uid)) this.popRequest(vm);
     } else if (first?.action === 'Start') {
       if (vmi && isFinal(vmi) && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
-      else if (!vmi && !blocker) {
+      else if (!vmi && !blocker && !restoring) {
         failure = this.createVmi(vm, first.data?.startPaused === 'true');
         if (!failure) this.popRequest(vm);
       }
     } else if (this.wantsVmi(vm, strategy, vmi)) {
       if (vmi && vmiPhase(vmi) === 'Failed') this.recordStartFailure(vm, vmi);
       if (vmi && isFinal(vmi) && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
-      else if (!vmi && !blocker && this.backoffOver(vm)) failure = this.createVmi(vm, false);
+      else if (!vmi && !blocker && !restoring && this.backoffOver(vm)) failure = this.createVmi(vm, false);
     } else if (strategy === 'Halted' && vmi && !vmi.metadata.deletionTimestamp) {
       this.deleteVmi(vm, vmi);
     }
