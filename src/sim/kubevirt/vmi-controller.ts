@@ -13,7 +13,7 @@ import { K, VMI_FINALIZER } from './keys.js';
 import { launcherPod } from './launcher-pod.js';
 import type { LauncherPods } from './launcher-pods.js';
 import type { Json } from './objects.js';
-import { digArray, digString, findCondition, hash32, removeCondition, setCondition, status } from './objects.js';
+import { digArray, digRecord, digString, findCondition, hash32, removeCondition, serves, setCondition, status } from './objects.js';
 import { appendPhaseTransition, applyRunningStatus, guestOsInfoOf, interfacesStatus, isFinal, placementOf, vmiPhase } from './vmi-status.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -55,7 +55,24 @@ export class VmiController {
     } else if (event.key === K.pods) {
       const owner = (event.object.metadata.ownerReferences ?? []).find((r) => r.kind === 'VirtualMachineInstance');
       if (owner) this.enqueue(event.object.metadata.namespace ?? 'default', owner.name);
+    } else if (event.key === K.dataVolumes) {
+      // A VMI held in Scheduling for this DataVolume may go on now.
+      const namespace = event.object.metadata.namespace ?? 'default';
+      for (const vmi of this.ctx.store.list(K.vmis, namespace)) {
+        if (dataVolumeNames(vmi).includes(event.object.metadata.name)) this.enqueue(namespace, vmi.metadata.name);
+      }
     }
+  }
+
+  /**
+   * The first of the VMI's DataVolumes that has not Succeeded. The VM controller lets a VMI be created for a
+   * WaitForFirstConsumer DataVolume (its launcher pod is what makes the claim bind, then CDI imports), so the VMI
+   * itself must wait for the import before the domain boots from the disk.
+   */
+  private unreadyDataVolume(vmi: KObject): string | undefined {
+    const store = this.ctx.store;
+    if (!serves(store, K.dataVolumes)) return undefined;
+    return dataVolumeNames(vmi).find((name) => digString(store.get(K.dataVolumes, vmi.metadata.namespace, name), 'status', 'phase') !== 'Succeeded');
   }
 
   private once(vmi: KObject, stage: string, delayMs: number, fn: () => void): void {
@@ -134,6 +151,7 @@ export class VmiController {
     const pullFailure = digArray(pod, 'status', 'containerStatuses')
       .map((c) => ({ reason: digString(c, 'state', 'waiting', 'reason'), message: digString(c, 'state', 'waiting', 'message') }))
       .find((w) => w.reason === 'ErrImagePull' || w.reason === 'ImagePullBackOff');
+    const diskPending = this.unreadyDataVolume(vmi) !== undefined;
     store.mutate(K.vmis, namespace, name, (v) => {
       const before = JSON.stringify(v.status);
       if (scheduled?.status === 'False') {
@@ -145,7 +163,7 @@ export class VmiController {
         setCondition(v, { type: 'Synchronized', status: 'False', reason: pullFailure.reason, message: pullFailure.message });
       }
       const node = digString(pod, 'spec', 'nodeName');
-      if (node && digString(pod, 'status', 'phase') === 'Running') {
+      if (node && digString(pod, 'status', 'phase') === 'Running' && !diskPending) {
         appendPhaseTransition(v, 'Scheduled');
         status(v).nodeName = node;
         status(v).activePods = { [pod.metadata.uid]: node };
@@ -270,4 +288,12 @@ export class VmiController {
     }
     if (this.pods.podsOf(vmi).length === 0) store.removeFinalizer(K.vmis, namespace, name, VMI_FINALIZER);
   }
+}
+
+/** Names of the DataVolumes the VMI boots from (hot-plugged ones attach later and do not hold the start). */
+function dataVolumeNames(vmi: KObject): string[] {
+  return digArray(vmi, 'spec', 'volumes')
+    .filter((v) => v.dataVolume !== undefined && digRecord(v, 'dataVolume')?.hotpluggable !== true)
+    .map((v) => digString(v, 'dataVolume', 'name'))
+    .filter((name): name is string => name !== undefined);
 }
