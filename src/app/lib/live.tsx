@@ -9,6 +9,9 @@ import { vmKey } from './fleet-store';
 import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
 
+/** How long the stream waits for the prefill before opening anyway. */
+const PREFILL_WAIT_MS = 3000;
+
 export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'failed';
 
 interface LiveContextValue {
@@ -40,7 +43,12 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   const [generation, setGeneration] = useState(0);
   const everLive = useRef(false);
 
+  // The stream opens once the prefill has answered (or after PREFILL_WAIT_MS): at thousands of VMs both are
+  // megabytes of work for the server, and the plain-JSON list is the one that gets rows on screen soonest.
+  const [prefillDone, setPrefillDone] = useState(false);
+
   useEffect(() => {
+    if (!prefillDone) return;
     const sub = client.live.fleet.subscribe(undefined, {
       onData: (value) => {
         const event = unwrap(value);
@@ -67,7 +75,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       },
     });
     return () => sub.unsubscribe();
-  }, [client, state, generation]);
+  }, [client, state, generation, prefillDone]);
 
   // One-shot prefill (not polling): plain JSON lists render the table while the snapshot is still on its way.
   useEffect(() => {
@@ -77,11 +85,20 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       if (!res.ok) throw new Error(`${path}: ${res.status}`);
       return (await res.json()) as T;
     };
-    Promise.all([get<VmRow[]>('/api/vms'), get<NodeRow[]>('/api/nodes')]).then(
-      ([vms, nodes]) => state.prefill(vms, nodes),
-      () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
-    );
-    return () => abort.abort();
+    const fallback = setTimeout(() => setPrefillDone(true), PREFILL_WAIT_MS);
+    Promise.all([get<VmRow[]>('/api/vms'), get<NodeRow[]>('/api/nodes')])
+      .then(
+        ([vms, nodes]) => state.prefill(vms, nodes),
+        () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
+      )
+      .finally(() => {
+        clearTimeout(fallback);
+        if (!abort.signal.aborted) setPrefillDone(true);
+      });
+    return () => {
+      clearTimeout(fallback);
+      abort.abort();
+    };
   }, [state]);
 
   const retry = useCallback(() => {
