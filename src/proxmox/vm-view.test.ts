@@ -6,8 +6,8 @@ import { EXTRAS_ANNOTATION, serializeExtras } from './extras';
 import { agentEnabled, assignSlots, configDigest, resourceRow, statusCurrent, vmConfig } from './vm-view';
 
 const G = 1024 ** 3;
-const stopped: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '' };
-const running: VmRuntime = { ...stopped, active: true, uptimeSeconds: 42, runningSince: 1, guestMemoryBytes: 2 * G, node: 'corral-2' };
+const stopped: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '', cpuUsage: 0, memoryUsedBytes: 0 };
+const running: VmRuntime = { ...stopped, active: true, uptimeSeconds: 42, runningSince: 1, guestMemoryBytes: 2 * G, node: 'corral-2', cpuUsage: 0.25, memoryUsedBytes: G };
 
 function row(over: Partial<VmRow> = {}): VmRow {
   return {
@@ -82,8 +82,16 @@ describe('vmConfig', () => {
 describe('rows', () => {
   it('gives integers for sizes and counters, uptime only while running', () => {
     const r = resourceRow({ vmid: 100, row: row({ status: 'Running', node: 'corral-2' }), node: 'corral-2', runtime: running });
-    expect(r).toMatchObject({ id: 'qemu/100', type: 'qemu', vmid: 100, status: 'running', maxmem: 2 * G, mem: 2 * G, maxdisk: 20 * G, uptime: 42, maxcpu: 2, template: 0 });
+    expect(r).toMatchObject({ id: 'qemu/100', type: 'qemu', vmid: 100, status: 'running', maxmem: 2 * G, mem: G, cpu: 0.25, maxdisk: 20 * G, uptime: 42, maxcpu: 2, template: 0 });
     const s = statusCurrent({ vmid: 100, row: row(), node: 'corral-1', runtime: stopped, lock: 'snapshot' }, true);
-    expect(s).toMatchObject({ status: 'stopped', qmpstatus: 'stopped', uptime: 0, mem: 0, agent: 1, lock: 'snapshot' });
+    expect(s).toMatchObject({ status: 'stopped', qmpstatus: 'stopped', uptime: 0, mem: 0, cpu: 0, agent: 1, lock: 'snapshot' });
+  });
+
+  it('reports measured usage while running, capped at the VM size, and none once stopped', () => {
+    const hungry = { ...running, cpuUsage: 0.5, memoryUsedBytes: 3 * G };
+    const live = statusCurrent({ vmid: 100, row: row({ status: 'Running', node: 'corral-2' }), node: 'corral-2', runtime: hungry }, false);
+    expect(live).toMatchObject({ cpu: 0.5, mem: 2 * G, maxmem: 2 * G });
+    const off = statusCurrent({ vmid: 100, row: row(), node: 'corral-1', runtime: hungry }, false);
+    expect(off).toMatchObject({ cpu: 0, mem: 0 });
   });
 });

@@ -35,7 +35,10 @@ function baseNumbers(ctx: RowContext) {
     maxdisk,
     cpus: Math.max(1, row.cpu),
     uptime: state.status === 'running' ? runtime.uptimeSeconds : 0,
-    mem: state.status === 'running' ? Math.min(maxmem, runtime.guestMemoryBytes) : 0,
+    // Measured usage (metrics.k8s.io, sampled by the cluster layer); 0 when metrics-server is absent, as PVE shows
+    // for a guest it cannot measure. QEMU overhead can push the launcher past the guest size: capped at maxmem.
+    mem: state.status === 'running' ? Math.min(maxmem, runtime.memoryUsedBytes) : 0,
+    cpu: state.status === 'running' ? runtime.cpuUsage : 0,
   };
 }
 
@@ -53,7 +56,7 @@ export function qemuListRow(ctx: RowContext): Record<string, unknown> {
     maxdisk: n.maxdisk,
     disk: 0,
     uptime: n.uptime,
-    cpu: 0,
+    cpu: n.cpu,
     netin: 0,
     netout: 0,
     diskread: 0,
@@ -78,7 +81,7 @@ export function resourceRow(ctx: RowContext): Record<string, unknown> {
     status: n.state.status,
     template: ctx.row.template ? 1 : 0,
     maxcpu: n.cpus,
-    cpu: 0,
+    cpu: n.cpu,
     maxmem: n.maxmem,
     mem: n.mem,
     maxdisk: n.maxdisk,
@@ -109,7 +112,7 @@ export function statusCurrent(ctx: RowContext, agentConfigured: boolean): Record
     maxdisk: n.maxdisk,
     disk: 0,
     uptime: n.uptime,
-    cpu: 0,
+    cpu: n.cpu,
     netin: 0,
     netout: 0,
     diskread: 0,

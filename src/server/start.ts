@@ -35,6 +35,8 @@ export interface StartOptions {
   requestTimeoutMs?: number;
   unreachableAfterMs?: number;
   syncTimeoutMs?: number;
+  /** metrics.k8s.io sampling interval (default 15 s). */
+  metricsIntervalMs?: number;
   /** PEM certificate and key: the whole port (UI, REST, tRPC, /api2/json, WebSockets) speaks HTTPS. */
   tls?: { cert: string; key: string };
 }
@@ -87,9 +89,11 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     name: options.clusterName ?? (options.demo ? 'embedded demo cluster' : undefined),
     requestTimeoutMs: options.requestTimeoutMs,
     unreachableAfterMs: options.unreachableAfterMs,
+    metricsIntervalMs: options.metricsIntervalMs,
   });
   // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
   await cluster.cache.start();
+  cluster.metrics.start();
   cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000).catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
   const http = createCorralHttpServer({ services, ...(options.tls ? { tls: options.tls } : {}) });

@@ -19,22 +19,32 @@ interface NodeFacts {
   maxmem: number;
   mem: number;
   maxcpu: number;
+  /** Fraction of maxcpu in use (NodeMetrics); 0 without metrics-server. */
+  cpu: number;
 }
 
-/** Nodes with their allocatable capacity and the guest memory of the VMs running on them. */
+/**
+ * Nodes with their allocatable capacity and their usage: measured (NodeMetrics) when metrics-server answers, else
+ * the memory of the VMs running on them (an allocation figure, the best known without measurements).
+ */
 function nodeFacts(ctx: EndpointContext): NodeFacts[] {
   const usedByNode = new Map<string, number>();
   for (const row of ctx.state.services.fleet.vmRows()) {
     if (!row.node || pveState(row.status).status !== 'running') continue;
     usedByNode.set(row.node, (usedByNode.get(row.node) ?? 0) + (parseQuantity(row.mem) ?? 0));
   }
-  return ctx.state.services.nodes.list().map((row) => ({
-    node: upidNode(row.name),
-    row,
-    maxmem: parseQuantity(row.memory) ?? 0,
-    mem: usedByNode.get(row.name) ?? 0,
-    maxcpu: Math.round(row.cpu),
-  }));
+  return ctx.state.services.nodes.list().map((row) => {
+    const measured = ctx.state.services.metrics.node(row.name);
+    const maxcpu = Math.round(row.cpu);
+    return {
+      node: upidNode(row.name),
+      row,
+      maxmem: parseQuantity(row.memory) ?? 0,
+      mem: measured ? measured.memoryBytes : (usedByNode.get(row.name) ?? 0),
+      maxcpu,
+      cpu: measured && row.cpu > 0 ? Math.min(1, measured.cpuCores / row.cpu) : 0,
+    };
+  });
 }
 
 function requireNode(ctx: EndpointContext): NodeFacts {
@@ -51,7 +61,7 @@ function nodeRow(n: NodeFacts): Record<string, unknown> {
     node: n.node,
     status: n.row.ready ? 'online' : 'offline',
     maxcpu: n.maxcpu,
-    cpu: 0,
+    cpu: n.cpu,
     maxmem: n.maxmem,
     mem: Math.min(n.mem, n.maxmem || n.mem),
     maxdisk: 0,
@@ -163,7 +173,7 @@ export function registerCluster(table: Routes): void {
       const n = requireNode(ctx);
       return {
         uptime: 0,
-        cpu: 0,
+        cpu: n.cpu,
         wait: 0,
         loadavg: ['0.00', '0.00', '0.00'],
         kversion: `Kubernetes node (kubelet ${n.row.kubelet})`,

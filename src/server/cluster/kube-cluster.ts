@@ -7,6 +7,7 @@ import { type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { ChangeEvent, ClusterInfo, ClusterPort, Kind, KObject, SubresourceTarget } from '../domain/cluster-port';
 import { CorralError } from '../errors';
 import { KubeHttp } from './kube-http';
+import { MetricsSampler } from './metrics-sampler';
 import { apiVersionOf, RESOURCES, resourcePath, subresourcePath } from './resources';
 import { WatchCache, type WatchCacheOptions } from './watch-cache';
 
@@ -16,6 +17,8 @@ export interface KubeClusterOptions extends WatchCacheOptions {
   demo?: boolean;
   /** Per-request timeout for writes and live reads (default 5 s: a UI request must fail fast, not hang). */
   requestTimeoutMs?: number;
+  /** How often metrics.k8s.io is sampled (default 15 s, metrics-server's own resolution). */
+  metricsIntervalMs?: number;
 }
 
 function describe(kind: Kind, namespace: string | undefined, name?: string): string {
@@ -26,6 +29,7 @@ export class KubeCluster implements ClusterPort {
   readonly info: ClusterInfo;
   readonly cache: WatchCache;
   readonly http: KubeHttp;
+  readonly metrics: MetricsSampler;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -33,6 +37,7 @@ export class KubeCluster implements ClusterPort {
   ) {
     this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 5_000);
     this.cache = new WatchCache(kubeConfig, this.http, options);
+    this.metrics = new MetricsSampler(this.http, options.metricsIntervalMs);
     const context = kubeConfig.getCurrentContext();
     const cluster = kubeConfig.getCurrentCluster();
     this.info = {
@@ -44,13 +49,15 @@ export class KubeCluster implements ClusterPort {
     };
   }
 
-  /** Starts the informers and waits (bounded) for the first full list. */
+  /** Starts the informers and the metrics sampler, and waits (bounded) for the first full list. */
   async start(syncTimeoutMs = 60_000): Promise<void> {
     await this.cache.start();
+    this.metrics.start();
     await this.cache.waitForSync(syncTimeoutMs);
   }
 
   stop(): Promise<void> {
+    this.metrics.stop();
     return this.cache.stop();
   }
 

@@ -87,11 +87,32 @@ export interface ClusterInfo {
   demo: boolean;
 }
 
+/** CPU and memory in use, as metrics-server measured it. */
+export interface ResourceUsage {
+  /** Cores in use (e.g. 0.25 = a quarter of one core). */
+  cpuCores: number;
+  memoryBytes: number;
+}
+
+/**
+ * The last metrics.k8s.io sample, held in memory by the cluster layer (refreshed on a timer, never per request).
+ * Every reading is undefined while metrics-server is absent or has not answered yet.
+ */
+export interface MetricsReadings {
+  /** One container of a pod, or the sum of its containers when `container` is omitted or not reported. */
+  pod(namespace: string, name: string, container?: string): ResourceUsage | undefined;
+  node(name: string): ResourceUsage | undefined;
+  /** Epoch ms of the last successful sample; 0 when metrics.k8s.io has never answered (or stopped answering). */
+  sampledAt(): number;
+}
+
 export type SubresourceTarget = 'virtualmachines' | 'virtualmachineinstances';
 
 export interface ClusterPort {
   readonly info: ClusterInfo;
   readonly cache: ClusterCache;
+  /** Resource usage from metrics.k8s.io; absent in clusters (and fakes) that do not sample it. */
+  readonly metrics?: MetricsReadings;
   /** True once every informer has listed once; false again when the cluster has been unreachable for long. */
   isReady(): boolean;
   /** Subscribe to cache changes (after the cache has applied them). Returns an unsubscribe function. */

@@ -3,7 +3,8 @@
  * decimal suffix (K/M/G/T/P, also `k`) is normalised to its binary counterpart before it reaches the cluster.
  */
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
-const DECIMAL: Record<string, number> = { k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, m: 1e-3 };
+// n and u: metrics-server reports CPU in nanocores (`12345678n`) and occasionally microcores.
+const DECIMAL: Record<string, number> = { k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, m: 1e-3, u: 1e-6, n: 1e-9 };
 const TO_BINARY: Record<string, string> = { k: 'Ki', K: 'Ki', M: 'Mi', G: 'Gi', T: 'Ti', P: 'Pi' };
 
 const SIZE = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|K|M|G|T|P)$/;

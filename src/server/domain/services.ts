@@ -12,6 +12,7 @@ import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
 import { TaskJournal } from './tasks';
+import { nodeUsage, vmUsage } from './usage';
 import { migrateVm, requireVm, vmAction } from './vm-actions';
 import { createVm } from './vm-create';
 import { deleteVm, deletionPlan } from './vm-delete';
@@ -75,6 +76,13 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
         if (!node) throw new CorralError('NOT_FOUND', `node ${name} not found`);
         return { ...node, vmRows: fleet.vmRows().filter((r) => r.node === name) };
       },
+    },
+    /** Usage from the cluster's metrics sample (memory only, never a cluster call); null when not measured. */
+    metrics: {
+      vm: (namespace: string, name: string) => vmUsage(deps, namespace, name) ?? null,
+      node: (name: string) => nodeUsage(deps, name) ?? null,
+      /** Epoch ms of the last sample; 0 when metrics.k8s.io is not served. */
+      sampledAt: () => cluster.metrics?.sampledAt() ?? 0,
     },
     images: { list: () => listCatalog(cluster, deps.config.defaultNamespace) },
     tasks: {

@@ -1,9 +1,11 @@
 /**
  * What a running VM looks like from its VirtualMachineInstance: since when it runs, its guest memory, whether
- * its guest agent answers, and the interfaces and addresses it reports. All from the watch cache (O(1) per VM).
+ * its guest agent answers, the interfaces and addresses it reports, and what it uses (metrics.k8s.io). All from
+ * memory — the watch cache and the metrics sample — O(1) per VM.
  */
 import type { DomainDeps } from './deps';
 import { quantityToNumber } from './quantity';
+import { vmUsage } from './usage';
 import { asArray, asDict, asString, vmiActive } from './vm-facts';
 
 export interface GuestInterface {
@@ -24,9 +26,13 @@ export interface VmRuntime {
   agentConnected: boolean;
   interfaces: GuestInterface[];
   node: string;
+  /** CPU in use as a fraction of the VM's vCPUs (0..1); 0 when not running or not measured. */
+  cpuUsage: number;
+  /** Memory the VM's QEMU uses, bytes (its launcher's compute container); 0 when not running or not measured. */
+  memoryUsedBytes: number;
 }
 
-const NOT_RUNNING: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '' };
+const NOT_RUNNING: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '', cpuUsage: 0, memoryUsedBytes: 0 };
 
 export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now = Date.now()): VmRuntime {
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
@@ -40,6 +46,7 @@ export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now
     .pop();
   const since = runningSince ?? (asString(status.phase) === 'Running' ? Date.parse(vmi.metadata.creationTimestamp ?? '') : NaN);
   const memory = quantityToNumber(asString(asDict(status.memory).guestCurrent));
+  const usage = vmUsage(deps, namespace, name, vmi);
   return {
     active: true,
     uptimeSeconds: Number.isFinite(since) ? Math.max(0, Math.floor((now - since) / 1000)) : 0,
@@ -53,5 +60,7 @@ export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now
       return { name: asString(i.interfaceName) || asString(i.name), mac: asString(i.mac), ips: ips.length ? ips : ip ? [ip] : [] };
     }),
     node: asString(status.nodeName),
+    cpuUsage: usage?.cpuFraction ?? 0,
+    memoryUsedBytes: usage?.memoryBytes ?? 0,
   };
 }

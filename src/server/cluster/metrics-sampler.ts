@@ -1,0 +1,112 @@
+/**
+ * metrics.k8s.io, sampled on a timer into memory: one list of PodMetrics and one of NodeMetrics per interval for the
+ * whole cluster, so a page of 1000 VMs (or a Proxmox client polling every second) costs no apiserver call at all.
+ * metrics-server itself only refreshes every ~15 s, so sampling faster would buy nothing. When metrics.k8s.io is
+ * not served (no metrics-server: 404/503) or the cluster is unreachable, the readings are simply empty — usage is
+ * decoration, never a reason to fail a request or fill the log.
+ */
+import type { MetricsReadings, ResourceUsage } from '../domain/cluster-port';
+import { quantityToNumber } from '../domain/quantity';
+import type { KubeHttp } from './kube-http';
+
+const METRICS_API = '/apis/metrics.k8s.io/v1beta1';
+
+interface RawUsage {
+  usage?: { cpu?: string; memory?: string };
+}
+interface PodMetricsItem extends RawUsage {
+  metadata?: { name?: string; namespace?: string };
+  containers?: (RawUsage & { name?: string })[];
+}
+interface MetricsList {
+  items?: PodMetricsItem[];
+}
+
+interface PodSample {
+  total: ResourceUsage;
+  containers: Map<string, ResourceUsage>;
+}
+
+/** `12345678n` → 0.0123 cores, `1536Ki` → 1572864 bytes; unparsable → 0 (one odd field must not drop a sample). */
+export function parseUsage(raw: RawUsage['usage']): ResourceUsage {
+  const cpu = quantityToNumber(raw?.cpu);
+  const mem = quantityToNumber(raw?.memory);
+  return { cpuCores: Number.isFinite(cpu) ? cpu : 0, memoryBytes: Number.isFinite(mem) ? Math.round(mem) : 0 };
+}
+
+export class MetricsSampler implements MetricsReadings {
+  private pods = new Map<string, PodSample>();
+  private nodes = new Map<string, ResourceUsage>();
+  private lastSample = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly http: KubeHttp,
+    readonly intervalMs = 15_000,
+  ) {}
+
+  /** Samples now, then every interval. Idempotent. */
+  start(): void {
+    if (this.timer) return;
+    void this.sampleNow();
+    this.timer = setInterval(() => void this.sampleNow(), this.intervalMs);
+    this.timer.unref(); // never keeps a process (or a test run) alive
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One sample of pods and nodes; resolves true when metrics.k8s.io answered. Concurrent calls share one sample. */
+  sampleNow(): Promise<boolean> {
+    this.inFlight ??= this.sample().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  pod(namespace: string, name: string, container?: string): ResourceUsage | undefined {
+    const sample = this.pods.get(`${namespace}/${name}`);
+    if (!sample) return undefined;
+    return (container !== undefined ? sample.containers.get(container) : undefined) ?? sample.total;
+  }
+
+  node(name: string): ResourceUsage | undefined {
+    return this.nodes.get(name);
+  }
+
+  sampledAt(): number {
+    return this.lastSample;
+  }
+
+  private async sample(): Promise<boolean> {
+    try {
+      const [pods, nodes] = await Promise.all([
+        this.http.request<MetricsList>({ method: 'GET', path: `${METRICS_API}/pods`, what: 'reading pod metrics' }),
+        this.http.request<MetricsList>({ method: 'GET', path: `${METRICS_API}/nodes`, what: 'reading node metrics' }),
+      ]);
+      this.pods = new Map((pods?.items ?? []).map((item) => [`${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`, podSample(item)]));
+      this.nodes = new Map((nodes?.items ?? []).map((item) => [item.metadata?.name ?? '', parseUsage(item.usage)]));
+      this.lastSample = Date.now();
+      return true;
+    } catch {
+      // No metrics-server, or the cluster is away: stale numbers would lie, so forget them.
+      this.pods = new Map();
+      this.nodes = new Map();
+      this.lastSample = 0;
+      return false;
+    }
+  }
+}
+
+function podSample(item: PodMetricsItem): PodSample {
+  const containers = new Map<string, ResourceUsage>();
+  const total: ResourceUsage = { cpuCores: 0, memoryBytes: 0 };
+  for (const c of item.containers ?? []) {
+    const usage = parseUsage(c.usage);
+    containers.set(c.name ?? '', usage);
+    total.cpuCores += usage.cpuCores;
+    total.memoryBytes += usage.memoryBytes;
+  }
+  return { total, containers };
+}
