@@ -95,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
   const kubeConfig = loadKubeConfig({ ...(args.kubeconfig ? { file: args.kubeconfig } : {}), ...(args.context ? { context: args.context } : {}) });
   const cluster = new KubeCluster(kubeConfig, {});
   await cluster.cache.start();
+  cluster.metrics.start(); // VM/node cpu and mem come from this metrics.k8s.io sample
   cluster.cache.waitForSync(60_000).catch((err: unknown) => console.warn(`[corral proxmox] ${String(err)}`));
   const services = createCorralServices(cluster);
   const proxmox = createProxmoxHandler({ services, grants });
