@@ -49,8 +49,11 @@ export function DatacenterView() {
     const tags = new Map<string, number>();
     let running = 0;
     for (const vm of all) {
-      if (vm.template) templates.push(vm);
-      else vms.push(vm);
+      if (vm.template) {
+        templates.push(vm);
+        continue;
+      }
+      vms.push(vm);
       if (vm.status === 'Running') running++;
       for (const t of vm.tags) tags.set(t, (tags.get(t) ?? 0) + 1);
     }
@@ -100,7 +103,7 @@ export function DatacenterView() {
         <div className="card">
           <div className="card-label">Running</div>
           <div className="card-value" data-testid="card-running">
-            {running} <small>/ {all.length}</small>
+            {running} <small>/ {vms.length}</small>
           </div>
         </div>
         <div className="card">
