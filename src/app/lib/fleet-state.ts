@@ -28,6 +28,7 @@ export class FleetState {
         this.taskList = null;
         this.demo = event.demo;
         this.cluster = event.cluster;
+        this.clusterReady = event.ready;
         this.synced = true;
         break;
       case 'vm':

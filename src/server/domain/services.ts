@@ -110,6 +110,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       tasks: journal.list(100),
       demo: cluster.info.demo,
       cluster: cluster.info.name,
+      // A browser that connects while the cluster is already unreachable must show the banner at once.
+      ready: cluster.isReady(),
     }),
     close: () => {
       live.close();

@@ -12,7 +12,7 @@ export const LiveFleetInput = z
   .optional();
 
 export type FleetEvent =
-  | { type: 'snapshot'; vms: VmRow[]; nodes: NodeRow[]; tasks: Task[]; demo: boolean; cluster: string }
+  | { type: 'snapshot'; vms: VmRow[]; nodes: NodeRow[]; tasks: Task[]; demo: boolean; cluster: string; ready: boolean }
   | { type: 'vm'; op: 'upsert'; vm: VmRow }
   | { type: 'vm'; op: 'delete'; namespace: string; name: string }
   | { type: 'node'; op: 'upsert'; node: NodeRow }

@@ -83,7 +83,7 @@ describe('SDK over /trpc', () => {
     })();
     try {
       const first = await eventually(() => events[0], 5000, 'snapshot');
-      expect(first.data).toMatchObject({ type: 'snapshot', demo: true, vms: expect.any(Array), nodes: expect.any(Array), tasks: expect.any(Array) });
+      expect(first.data).toMatchObject({ type: 'snapshot', demo: true, ready: true, vms: expect.any(Array), nodes: expect.any(Array), tasks: expect.any(Array) });
       await h.post('/api/vms/tailvm/caller-vm/tags', { tag: 'live', on: true });
       const delta = await eventually(
         () => events.find((e) => e.data.type === 'vm' && e.data.op === 'upsert' && e.data.vm.tags.includes('live')),
