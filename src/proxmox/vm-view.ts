@@ -42,6 +42,14 @@ function baseNumbers(ctx: RowContext) {
   };
 }
 
+/** Tags and the operation lock appear only when there are any, as on a real PVE node. */
+function withTagsAndLock(out: Record<string, unknown>, ctx: RowContext, stateLock: string | undefined): Record<string, unknown> {
+  if (ctx.row.tags.length) out.tags = ctx.row.tags.join(';');
+  const lock = ctx.lock ?? stateLock;
+  if (lock) out.lock = lock;
+  return out;
+}
+
 /** A `/nodes/{n}/qemu` row. */
 export function qemuListRow(ctx: RowContext): Record<string, unknown> {
   const n = baseNumbers(ctx);
@@ -63,10 +71,7 @@ export function qemuListRow(ctx: RowContext): Record<string, unknown> {
     diskwrite: 0,
     template: ctx.row.template ? 1 : 0,
   };
-  if (ctx.row.tags.length) out.tags = ctx.row.tags.join(';');
-  const lock = ctx.lock ?? n.state.lock;
-  if (lock) out.lock = lock;
-  return out;
+  return withTagsAndLock(out, ctx, n.state.lock);
 }
 
 /** A `qemu` row of `/cluster/resources`. */
@@ -92,39 +97,15 @@ export function resourceRow(ctx: RowContext): Record<string, unknown> {
     diskread: 0,
     diskwrite: 0,
   };
-  if (ctx.row.tags.length) out.tags = ctx.row.tags.join(';');
-  const lock = ctx.lock ?? n.state.lock;
-  if (lock) out.lock = lock;
-  return out;
+  return withTagsAndLock(out, ctx, n.state.lock);
 }
 
 /** `GET …/status/current`. `agent` is a number here (the opposite of config). */
 export function statusCurrent(ctx: RowContext, agentConfigured: boolean): Record<string, unknown> {
-  const n = baseNumbers(ctx);
-  const out: Record<string, unknown> = {
-    vmid: ctx.vmid,
-    name: ctx.row.name,
-    status: n.state.status,
-    qmpstatus: n.state.qmpstatus,
-    cpus: n.cpus,
-    maxmem: n.maxmem,
-    mem: n.mem,
-    maxdisk: n.maxdisk,
-    disk: 0,
-    uptime: n.uptime,
-    cpu: n.cpu,
-    netin: 0,
-    netout: 0,
-    diskread: 0,
-    diskwrite: 0,
-    ha: { managed: 0 },
-    template: ctx.row.template ? 1 : 0,
-  };
+  // The same numbers as the node's qemu list, plus the fields only the single-VM status carries.
+  const out: Record<string, unknown> = { ...qemuListRow(ctx), ha: { managed: 0 } };
   if (agentConfigured) out.agent = 1;
-  if (ctx.row.tags.length) out.tags = ctx.row.tags.join(';');
-  const lock = ctx.lock ?? n.state.lock;
-  if (lock) out.lock = lock;
-  if (n.state.status === 'running') out['running-machine'] = 'pc-q35-kubevirt';
+  if (out.status === 'running') out['running-machine'] = 'pc-q35-kubevirt';
   return out;
 }
 
