@@ -12,10 +12,12 @@ export { createProxmoxHandler, type ProxmoxHandler, type ProxmoxOptions } from '
 export function attachToCorral(host: CorralHost): void {
   const proxmox = createProxmoxHandler({ services: host.services });
   host.http.mountProxmox((req, res) => proxmox.handle(req, res));
-  // vncwebsocket: checked here, then re-dispatched to the server's own /api/vnc/ bridge (consoles plug-in).
-  host.http.registerUpgrade(
-    '/api2/json/',
-    vncUpgradeHandler(proxmox, (req, socket, head) => host.http.server.emit('upgrade', req, socket, head)),
-  );
-  host.http.server.once('close', () => proxmox.close());
+  // vncwebsocket: checked here, then re-dispatched to the server's own /api/vnc/ bridge (consoles plug-in), or, for a
+  // termproxy ticket, translated onto its /api/tty/ serial console.
+  const upgrades = vncUpgradeHandler(proxmox, (req, socket, head) => host.http.server.emit('upgrade', req, socket, head));
+  host.http.registerUpgrade('/api2/json/', upgrades);
+  host.http.server.once('close', () => {
+    upgrades.close();
+    proxmox.close();
+  });
 }

@@ -28,6 +28,8 @@ const TYPE_OF_ACTION: Record<string, string> = {
   'disk-add': 'qmconfig',
   'disk-detach': 'qmconfig',
   vncproxy: 'vncproxy',
+  // PVE runs a qemu termproxy session as a `vncproxy` task too.
+  termproxy: 'vncproxy',
 };
 
 export function taskType(action: string): string {

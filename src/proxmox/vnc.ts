@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { authenticate, type Principal } from './auth/authenticate';
 import { hasPrivilege } from './auth/roles';
 import type { ProxmoxHandler } from './handler';
+import { createTermproxyTranslator, verifyTermTicket } from './termproxy';
 import { API_PREFIX, ProxmoxError, reasonPhrase, toProxmoxError } from './wire';
 
 export const VNC_TICKET_LIFETIME_S = 60;
@@ -29,11 +30,14 @@ function refuse(socket: Duplex, err: unknown): void {
 }
 
 /**
- * The upgrade handler for `/api2/json/…`: checks credentials, the VM.Console privilege and the vncticket, then
- * rewrites the request to Corral's VNC bridge path and hands it to `forward` (the server's upgrade routing).
+ * The upgrade handler for `/api2/json/…`: checks credentials, the VM.Console privilege and the vncticket. A vncproxy
+ * ticket rewrites the request to Corral's VNC bridge path and hands it to `forward` (the server's upgrade routing);
+ * a termproxy ticket (same endpoint, as in PVE) is served by the termproxy translator, which reaches Corral's serial
+ * console through `forward` as well. `close()` ends the translator's sessions (server shutdown).
  */
 export function vncUpgradeHandler(proxmox: ProxmoxHandler, forward: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) {
-  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  const termproxy = createTermproxyTranslator(proxmox, forward);
+  const handler = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const match = VNC_PATH.exec(url.pathname.slice(API_PREFIX.length));
@@ -42,12 +46,20 @@ export function vncUpgradeHandler(proxmox: ProxmoxHandler, forward: (req: Incomi
       if (!hasPrivilege(principal.role, 'VM.Console')) throw new ProxmoxError(403, `Permission check failed (/vms/${match[2]}, VM.Console)`);
       const vm = proxmox.state.resolveVm(decodeURIComponent(match[1] ?? ''), match[2] ?? '');
       const ticket = url.searchParams.get('vncticket') ?? '';
-      if (!proxmox.auth.signer.verifyPurposeTicket('PVEVNC', principal.tokenId ?? principal.userid, `vnc/${vm.vmid}`, ticket, VNC_TICKET_LIFETIME_S))
-        throw new ProxmoxError(401, 'permission denied - invalid vnc ticket');
-      req.url = `/api/vnc/${encodeURIComponent(vm.ref.namespace)}/${encodeURIComponent(vm.ref.name)}`;
-      forward(req, socket, head);
+      const userid = principal.tokenId ?? principal.userid;
+      if (proxmox.auth.signer.verifyPurposeTicket('PVEVNC', userid, `vnc/${vm.vmid}`, ticket, VNC_TICKET_LIFETIME_S)) {
+        req.url = `/api/vnc/${encodeURIComponent(vm.ref.namespace)}/${encodeURIComponent(vm.ref.name)}`;
+        forward(req, socket, head);
+        return;
+      }
+      if (verifyTermTicket(proxmox, userid, vm.vmid, ticket)) {
+        termproxy.handleUpgrade(req, socket, head, { vmid: vm.vmid, namespace: vm.ref.namespace, name: vm.ref.name, userid });
+        return;
+      }
+      throw new ProxmoxError(401, 'permission denied - invalid vnc ticket');
     } catch (err) {
       refuse(socket, err);
     }
   };
+  return Object.assign(handler, { close: () => termproxy.close() });
 }

@@ -17,6 +17,7 @@ import { agentEnabled, assignSlots, qemuListRow, statusCurrent, vmConfig, type R
 import { ProxmoxError, paramError } from '../wire';
 import { define, vmAcl, type EndpointContext, type Routes } from './context';
 import { pveStorages } from '../storage-map';
+import { TERM_PORT, TERM_TICKET_LIFETIME_S, termTicketFor } from '../termproxy';
 import { VNC_PORT, VNC_TICKET_LIFETIME_S, vncTicketFor } from '../vnc';
 
 const VM_AUDIT = (name = 'VM.Audit') => ({ name, path: vmAcl });
@@ -350,9 +351,29 @@ function vncproxy(ctx: EndpointContext): Record<string, unknown> {
   };
 }
 
+/**
+ * `POST …/termproxy`: a ticket for the serial console over `…/vncwebsocket` (PVE's termproxy protocol, translated
+ * onto Corral's serial console by src/proxmox/termproxy.ts).
+ */
+function termproxy(ctx: EndpointContext): Record<string, unknown> {
+  const vm = resolve(ctx);
+  if (pveState(vm.row.status).status !== 'running') throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
+  const caller = ctx.state.caller(ctx.principal);
+  const user = ctx.principal.tokenId ?? ctx.principal.userid;
+  const task = ctx.state.services.journal.start('termproxy', `${vm.ref.namespace}/${vm.ref.name}`, caller.identity.login);
+  task.done(`Serial terminal ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${TERM_TICKET_LIFETIME_S}s`);
+  return {
+    port: TERM_PORT,
+    ticket: termTicketFor(ctx, user, vm.vmid),
+    user,
+    upid: upid(ctx, task.id, { vmid: vm.vmid, node: ctx.state.vmNode(vm.row) }),
+  };
+}
+
 export function registerQemu(table: Routes): void {
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/clone', { privilege: VM_AUDIT('VM.Clone'), handle: clone });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/vncproxy', { privilege: VM_AUDIT('VM.Console'), handle: vncproxy });
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/termproxy', { privilege: VM_AUDIT('VM.Console'), handle: termproxy });
   define(table, 'GET', '/nodes/{node}/qemu', {
     handle: (ctx) => {
       const node = ctx.path.node ?? '';
