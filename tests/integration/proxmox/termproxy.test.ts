@@ -138,4 +138,22 @@ describe('termproxy / vncwebsocket (serial terminal)', () => {
     const viewer = await px(corral.url, { token: `monitor@pve!ro=${VIEWER_SECRET}` }).post('/nodes/corral-1/qemu/410/termproxy', {});
     expect(viewer.status).toBe(403);
   });
+
+  it('gives a caller who is read-only under CORRAL_ADMINS no terminal, as /api/tty does, even with a valid ticket', async () => {
+    const proxy = await termproxy();
+    // The console gateway reads CORRAL_ADMINS per connection: this caller (no Tailscale login) is not on the list.
+    process.env.CORRAL_ADMINS = 'alice@example.com';
+    try {
+      const term = connect(proxy);
+      await term.opened;
+      term.ws.send(`${proxy.user}:${proxy.ticket}\n`);
+      const closed = await term.closed;
+      expect(closed.code).toBe(4003);
+      expect(closed.reason).toMatch(/^Read-only: .* may not use the serial console of .*\/term-vm/);
+      // The gateway refuses right after its handshake, so the login's OK may precede the refusal; no output does.
+      expect(term.messages.filter((m) => m !== 'OK')).toEqual([]);
+    } finally {
+      delete process.env.CORRAL_ADMINS;
+    }
+  });
 });
