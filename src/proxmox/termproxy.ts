@@ -189,7 +189,11 @@ export function createTermproxyTranslator(proxmox: Pick<ProxmoxHandler, 'auth'>,
       upstream.on('message', (out) => {
         if (client.readyState === WebSocket.OPEN) client.send(toBuffer(out), { binary: true });
       });
-      upstream.on('unexpected-response', (_r, res) => close(POLICY, `serial console refused (HTTP ${res.statusCode ?? 0})`));
+      // The gateway refuses before its handshake only for a cross-site Origin (403).
+      upstream.on('unexpected-response', (request, res) => {
+        request.destroy();
+        close(POLICY, `serial console refused (HTTP ${res.statusCode ?? 0})`);
+      });
       upstream.on('error', (err) => close(1011, `serial console: ${err.message}`));
       upstream.on('close', (code, reason) => close(code === 1000 || (code >= 3000 && code <= 4999) ? code : 1000, reason.toString() || 'serial console closed'));
     });
