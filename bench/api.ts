@@ -12,55 +12,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedCluster } from '../src/sim/index';
-import { resourceKey } from '../src/sim/store/types';
+import { percentile, seedBenchFleet } from './lib/fleet';
 
 const SIZES = [1000, 10_000];
 const root = join(import.meta.dirname, '..');
-
-function seed(sim: Awaited<ReturnType<typeof startEmbeddedCluster>>, n: number): void {
-  const store = sim.store;
-  store.create(resourceKey('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-  const vms = resourceKey('kubevirt.io', 'virtualmachines');
-  const vmis = resourceKey('kubevirt.io', 'virtualmachineinstances');
-  for (let i = 0; i < n; i++) {
-    const name = `vm-${String(i).padStart(5, '0')}`;
-    const running = i % 2 === 0;
-    store.create(vms, {
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachine',
-      metadata: { name, namespace: 'bench', labels: { 'corral.dev/vm': name, ...(i % 5 === 0 ? { 'corral.dev/tag.prod': 'true' } : {}) } },
-      spec: {
-        runStrategy: running ? 'Always' : 'Halted',
-        template: {
-          metadata: { labels: { 'kubevirt.io/domain': name } },
-          spec: {
-            domain: { cpu: { sockets: 2, cores: 1, threads: 1 }, memory: { guest: '4Gi' }, devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] } },
-            volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
-          },
-        },
-      },
-      status: { printableStatus: running ? 'Running' : 'Stopped', ready: running, created: running },
-    });
-    if (running) {
-      store.create(vmis, {
-        apiVersion: 'kubevirt.io/v1',
-        kind: 'VirtualMachineInstance',
-        metadata: { name, namespace: 'bench', labels: { 'kubevirt.io/domain': name }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: 'x', controller: true }] },
-        spec: { domain: { devices: {} } },
-        status: {
-          phase: 'Running',
-          nodeName: `corral-${(i % 3) + 1}`,
-          interfaces: [{ name: 'default', ipAddress: `10.42.${(i >> 8) & 255}.${i & 255}` }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      });
-    }
-  }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 async function timed(iterations: number, fn: () => Promise<unknown> | unknown): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 3; i++) await fn(); // warm-up
@@ -110,7 +65,7 @@ for (const n of SIZES) {
   const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
-  seed(sim, n);
+  seedBenchFleet(sim.store, n);
   const { child, url } = await startCorral(kubeconfigPath);
   try {
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');

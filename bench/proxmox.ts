@@ -8,7 +8,7 @@
  * (aim ≤ 2 ms). Times are request → full body received, over loopback HTTP.
  */
 import { startEmbeddedCluster } from '../src/sim/index';
-import { resourceKey } from '../src/sim/store/types';
+import { percentile, seedBenchFleet } from './lib/fleet';
 import { startCorral } from '../src/server/start';
 import { createProxmoxHandler } from '../src/proxmox/handler';
 import { parseGrants } from '../src/proxmox/auth/tokens';
@@ -16,61 +16,6 @@ import { parseGrants } from '../src/proxmox/auth/tokens';
 const N = Number(process.env.BENCH_VMS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const SECRET = '11111111-2222-4333-8444-555555555555';
-
-function seed(sim: Awaited<ReturnType<typeof startEmbeddedCluster>>, n: number): void {
-  const store = sim.store;
-  store.create(resourceKey('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-  for (let i = 1; i <= 3; i++) {
-    store.create(resourceKey('', 'nodes'), {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: `corral-${i}` },
-      status: { conditions: [{ type: 'Ready', status: 'True' }], allocatable: { cpu: '32', memory: '128Gi' }, capacity: { cpu: '32', memory: '128Gi' } },
-    });
-  }
-  const vms = resourceKey('kubevirt.io', 'virtualmachines');
-  const vmis = resourceKey('kubevirt.io', 'virtualmachineinstances');
-  for (let i = 0; i < n; i++) {
-    const name = `vm-${String(i).padStart(5, '0')}`;
-    const running = i % 2 === 0;
-    store.create(vms, {
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachine',
-      metadata: { name, namespace: 'bench', labels: { 'corral.dev/vm': name, 'corral.io/proxmox-vmid': String(1000 + i), ...(i % 5 === 0 ? { 'corral.dev/tag.prod': 'true' } : {}) } },
-      spec: {
-        runStrategy: running ? 'Always' : 'Halted',
-        template: {
-          metadata: { labels: { 'kubevirt.io/domain': name } },
-          spec: {
-            domain: { cpu: { sockets: 2, cores: 1, threads: 1 }, memory: { guest: '4Gi' }, devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] } },
-            volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
-          },
-        },
-      },
-      status: { printableStatus: running ? 'Running' : 'Stopped', ready: running, created: running },
-    });
-    if (running) {
-      store.create(vmis, {
-        apiVersion: 'kubevirt.io/v1',
-        kind: 'VirtualMachineInstance',
-        metadata: { name, namespace: 'bench', labels: { 'kubevirt.io/domain': name }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: 'x', controller: true }] },
-        spec: { domain: { devices: {} } },
-        status: {
-          phase: 'Running',
-          nodeName: `corral-${(i % 3) + 1}`,
-          memory: { guestCurrent: '4Gi' },
-          phaseTransitionTimestamps: [{ phase: 'Running', phaseTransitionTimestamp: new Date(Date.now() - 3_600_000).toISOString() }],
-          interfaces: [{ name: 'default', ipAddress: `10.42.${(i >> 8) & 255}.${i & 255}` }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      });
-    }
-  }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 async function timeGet(url: string, headers: Record<string, string> = {}): Promise<number> {
   const t0 = performance.now();
@@ -83,7 +28,7 @@ async function timeGet(url: string, headers: Record<string, string> = {}): Promi
 
 async function main(): Promise<void> {
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [] });
-  seed(sim, N);
+  seedBenchFleet(sim.store, N);
   const corral = await startCorral({ kube: { yaml: sim.kubeconfig }, port: 0, host: '127.0.0.1', next: false, plugins: false, requestTimeoutMs: 30_000 });
   await corral.cluster.cache.waitForSync(120_000);
   const proxmox = createProxmoxHandler({ services: corral.services, grants: parseGrants(`root@pam!bench=${SECRET}`), log: () => {} });
