@@ -5,6 +5,7 @@
  * fits stays Pending with `PodScheduled=False reason Unschedulable` and is retried when nodes or pods change.
  * Graceful deletion: a pod marked for deletion stops its containers (1–3 s) and goes.
  */
+import { StageTimers } from './stage-timers.js';
 import type { SimContext } from '../module.js';
 import { nowTimestamp } from '../store/object-store.js';
 import type { KObject, StoreEvent } from '../store/types.js';
@@ -58,7 +59,7 @@ type Key = { namespace: string; name: string };
 export class Kubelet {
   private readonly queue: WorkQueue<Key>;
   /** Pod uid + stage → a timer is already running for it. */
-  private readonly inFlight = new Set<string>();
+  private readonly timers: StageTimers;
   private readonly unschedulable = new Set<string>();
   private unsubscribe: (() => void) | undefined;
   private stopRetry: (() => void) | undefined;
@@ -67,6 +68,7 @@ export class Kubelet {
     private readonly ctx: SimContext,
     private readonly index: PodIndex,
   ) {
+    this.timers = new StageTimers(ctx.clock);
     this.queue = new WorkQueue('kubelet', (key) => this.reconcile(key));
   }
 
@@ -104,15 +106,6 @@ export class Kubelet {
     }
   }
 
-  private once(pod: KObject, stage: string, delayMs: number, fn: () => void): void {
-    const id = `${pod.metadata.uid}/${stage}`;
-    if (this.inFlight.has(id)) return;
-    this.inFlight.add(id);
-    this.ctx.clock.after(delayMs, () => {
-      this.inFlight.delete(id);
-      fn();
-    });
-  }
 
   private reconcile({ namespace, name }: Key): void {
     const pod = this.ctx.store.get(K.pods, namespace, name);
@@ -126,14 +119,14 @@ export class Kubelet {
       this.unschedulable.delete(id);
       const grace = pod.metadata.deletionGracePeriodSeconds ?? 30;
       const stopMs = grace === 0 ? 0 : Math.min(grace * 1000, 1000 + (hash32(pod.metadata.uid) % 2000));
-      this.once(pod, 'terminate', stopMs, () => this.finishDeletion(namespace, name, pod.metadata.uid));
+      this.timers.once(pod, 'terminate', stopMs, () => this.finishDeletion(namespace, name, pod.metadata.uid));
       return;
     }
     const phase = digString(pod, 'status', 'phase');
     if (phase === 'Succeeded' || phase === 'Failed') return;
     const nodeName = digString(pod, 'spec', 'nodeName');
     if (!nodeName) {
-      this.once(pod, 'bind', this.unschedulable.has(id) ? 0 : BIND_DELAY_MS, () => this.bind(namespace, name));
+      this.timers.once(pod, 'bind', this.unschedulable.has(id) ? 0 : BIND_DELAY_MS, () => this.bind(namespace, name));
       return;
     }
     this.unschedulable.delete(id);
@@ -147,7 +140,7 @@ export class Kubelet {
     const images = digArray(pod, 'spec', 'containers').map((c) => String(c.image ?? ''));
     const pullMs = isLauncherLike(pod) ? LAUNCHER_PULL_MS : 1000 + (hash32(images.join(',')) % 9000);
     this.markContainerCreating(pod);
-    this.once(pod, 'run', pullMs, () => this.run(namespace, name));
+    this.timers.once(pod, 'run', pullMs, () => this.run(namespace, name));
   }
 
   private bind(namespace: string, name: string): void {

@@ -4,6 +4,7 @@
  * PreparingTarget → TargetReady → Running (memory copy ≈ 1 GiB per 3 s) → Succeeded, when the VMI moves to the
  * target node and the source pod goes. Deleting a VMIM mid-flight aborts it; no target in 150 s fails it.
  */
+import { StageTimers } from './stage-timers.js';
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
 import { ApiError } from '../store/errors.js';
@@ -52,12 +53,13 @@ export function webhookDenial(reason: string): ApiError {
 
 export class MigrationController {
   readonly queue: WorkQueue<Key>;
-  private readonly inFlight = new Set<string>();
+  private readonly timers: StageTimers;
 
   constructor(
     private readonly ctx: SimContext,
     private readonly pods: LauncherPods,
   ) {
+    this.timers = new StageTimers(ctx.clock);
     this.queue = new WorkQueue('migration-controller', (key) => this.reconcile(key));
   }
 
@@ -83,15 +85,6 @@ export class MigrationController {
     }
   }
 
-  private once(vmim: KObject, stage: string, delayMs: number, fn: () => void): void {
-    const id = `${vmim.metadata.uid}/${stage}`;
-    if (this.inFlight.has(id)) return;
-    this.inFlight.add(id);
-    this.ctx.clock.after(delayMs, () => {
-      this.inFlight.delete(id);
-      fn();
-    });
-  }
 
   private setPhase(vmim: KObject, phase: string, extra: (m: KObject) => void = () => {}): KObject | undefined {
     return this.ctx.store.mutate(K.vmims, vmim.metadata.namespace, vmim.metadata.name, (m) => {
@@ -140,8 +133,8 @@ export class MigrationController {
     }
     switch (phase) {
       case 'Pending':
-        this.once(vmim, 'target', 500, () => this.createTarget(vmim, vmi));
-        this.once(vmim, 'timeout', PROGRESS_TIMEOUT_MS, () => {
+        this.timers.once(vmim, 'target', 500, () => this.createTarget(vmim, vmi));
+        this.timers.once(vmim, 'timeout', PROGRESS_TIMEOUT_MS, () => {
           const current = store.get(K.vmims, namespace, name);
           if (current && current.metadata.uid === vmim.metadata.uid && ['Pending', 'Scheduling'].includes(digString(current, 'status', 'phase') ?? '')) {
             this.fail(current, store.get(K.vmis, namespace, vmiName), 'failed to schedule the target pod within the progress timeout (150s)');
@@ -221,17 +214,17 @@ export class MigrationController {
     };
     this.setPhase(vmim, 'Scheduled');
     const copyMs = Math.max(1000, (guestMemoryBytes(vmi) / 2 ** 30) * 3000);
-    this.once(vmim, 'prepare', 1000, () => {
+    this.timers.once(vmim, 'prepare', 1000, () => {
       if (!alive()) return;
       publish('PreparingTarget', {});
       recordEvent(store, vmi, 'Migrating', `VirtualMachineInstance is migrating from node ${sourceNode} to node ${targetNode}`, { component: 'virt-handler' });
-      this.once(vmim, 'ready', 1000, () => {
+      this.timers.once(vmim, 'ready', 1000, () => {
         if (!alive()) return;
         publish('TargetReady', { targetNodeDomainDetected: true, targetNodeAddress: targetAddress, targetNodeDomainReadyTimestamp: nowTimestamp() });
-        this.once(vmim, 'run', 1000, () => {
+        this.timers.once(vmim, 'run', 1000, () => {
           if (!alive()) return;
           publish('Running', { startTimestamp: nowTimestamp() });
-          this.once(vmim, 'finish', copyMs, () => {
+          this.timers.once(vmim, 'finish', copyMs, () => {
             const live = alive();
             if (!live) return;
             this.complete(live.m, live.v, target, state);

@@ -3,6 +3,7 @@
  * on a node) Scheduled → (domain boots) Running → (agent connects) AgentConnected; on deletion a graceful guest
  * shutdown (3–10 s, 0.5 s with grace 0) to Succeeded, launcher pods removed, finalizer dropped.
  */
+import { StageTimers } from './stage-timers.js';
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
 import { nowTimestamp } from '../store/object-store.js';
@@ -27,13 +28,14 @@ type Key = { namespace: string; name: string };
 
 export class VmiController {
   readonly queue: WorkQueue<Key>;
-  private readonly inFlight = new Set<string>();
+  private readonly timers: StageTimers;
 
   constructor(
     private readonly ctx: SimContext,
     private readonly pods: LauncherPods,
     private readonly hotplug: HotplugVolumes,
   ) {
+    this.timers = new StageTimers(ctx.clock);
     this.queue = new WorkQueue('vmi-controller', (key) => this.reconcile(key));
   }
 
@@ -75,15 +77,6 @@ export class VmiController {
     return dataVolumeNames(vmi).find((name) => digString(store.get(K.dataVolumes, vmi.metadata.namespace, name), 'status', 'phase') !== 'Succeeded');
   }
 
-  private once(vmi: KObject, stage: string, delayMs: number, fn: () => void): void {
-    const id = `${vmi.metadata.uid}/${stage}`;
-    if (this.inFlight.has(id)) return;
-    this.inFlight.add(id);
-    this.ctx.clock.after(delayMs, () => {
-      this.inFlight.delete(id);
-      fn();
-    });
-  }
 
   private reconcile({ namespace, name }: Key): void {
     const store = this.ctx.store;
@@ -106,13 +99,13 @@ export class VmiController {
         store.mutate(K.vmis, namespace, name, (v) => appendPhaseTransition(v, 'Pending'));
         return;
       case 'Pending':
-        this.once(vmi, 'launch', LAUNCH_DELAY_MS, () => this.createLauncher(namespace, name, vmi.metadata.uid));
+        this.timers.once(vmi, 'launch', LAUNCH_DELAY_MS, () => this.createLauncher(namespace, name, vmi.metadata.uid));
         return;
       case 'Scheduling':
         this.followLauncher(vmi);
         return;
       case 'Scheduled':
-        this.once(vmi, 'boot', 1000 + (hash32(vmi.metadata.uid) % 1000), () => this.boot(namespace, name, vmi.metadata.uid));
+        this.timers.once(vmi, 'boot', 1000 + (hash32(vmi.metadata.uid) % 1000), () => this.boot(namespace, name, vmi.metadata.uid));
         return;
       case 'Running':
         this.watchRunning(vmi);
@@ -198,7 +191,7 @@ export class VmiController {
     const image = guestImageOf(this.ctx.store, vmi, this.preferenceOf(vmi));
     if (!image.hasAgent || findCondition(vmi, 'AgentConnected')) return;
     const delay = AGENT_MIN_MS + (hash32(vmi.metadata.uid) % AGENT_SPREAD_MS);
-    this.once(vmi, 'agent', delay, () => {
+    this.timers.once(vmi, 'agent', delay, () => {
       const store = this.ctx.store;
       const current = store.get(K.vmis, vmi.metadata.namespace, vmi.metadata.name);
       if (!current || current.metadata.uid !== vmi.metadata.uid || vmiPhase(current) !== 'Running' || current.metadata.deletionTimestamp) return;
@@ -268,10 +261,10 @@ export class VmiController {
       const booted = phase === 'Running' || phase === 'Scheduled';
       const grace = (vmi.spec as Json | undefined)?.terminationGracePeriodSeconds;
       const shutdownMs = !booted ? 200 : grace === 0 ? 500 : Math.min(typeof grace === 'number' ? grace * 1000 : Infinity, 3000 + (hash32(uid) % 7000));
-      if (booted && !this.inFlight.has(`${uid}/shutdown`)) {
+      if (booted && !this.timers.pending(uid, 'shutdown')) {
         recordEvent(store, vmi, 'ShuttingDown', 'Signaled Graceful Shutdown', { component: 'virt-handler' });
       }
-      this.once(vmi, 'shutdown', shutdownMs, () => {
+      this.timers.once(vmi, 'shutdown', shutdownMs, () => {
         const stopped = store.mutate(K.vmis, namespace, name, (v) => {
           if (v.metadata.uid !== uid || isFinal(v)) return false;
           appendPhaseTransition(v, 'Succeeded');
