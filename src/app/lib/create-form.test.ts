@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formFieldOf, suggestName, toCreateInput, validateForm, type CreateForm } from './create-form';
+import { DEFAULT_CREATE_FORM, formFieldOf, suggestName, toCreateInput, validateForm, type CreateForm } from './create-form';
 
 const form = (over: Partial<CreateForm> = {}): CreateForm => ({
-  source: 'image',
+  ...DEFAULT_CREATE_FORM,
   sourceValue: 'fedora',
   name: 'web',
-  namespace: '',
-  cpu: 2,
-  mem: '4Gi',
-  disk: '20Gi',
-  node: '',
-  instancetype: '',
-  preference: '',
-  sshKey: '',
-  cloudInit: '',
   start: false,
   ...over,
 });

@@ -47,6 +47,23 @@ export interface CreateForm {
   start: boolean;
 }
 
+/** What the wizard starts from: a catalog image, the Medium size, powered on after creation. */
+export const DEFAULT_CREATE_FORM: CreateForm = {
+  source: 'image',
+  sourceValue: '',
+  name: '',
+  namespace: '',
+  cpu: 2,
+  mem: '4Gi',
+  disk: '20Gi',
+  node: '',
+  instancetype: '',
+  preference: '',
+  sshKey: '',
+  cloudInit: '',
+  start: true,
+};
+
 export const FORM_FIELDS = ['source', 'name', 'namespace', 'cpu', 'mem', 'disk', 'node', 'instancetype', 'preference', 'sshKey', 'cloudInit'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 

@@ -16,6 +16,7 @@ import {
   type CreateForm,
   type FormField,
   type SourceKind,
+  DEFAULT_CREATE_FORM,
 } from '../../lib/create-form';
 import { useFleet } from '../../lib/live';
 import type { CatalogImage } from '../../lib/model';
@@ -77,21 +78,7 @@ export function CreateWizard() {
   const [serverErrors, setServerErrors] = useState<{ byField: Partial<Record<FormField, string>>; general: string[] }>({ byField: {}, general: [] });
   const [bootcTask, setBootcTask] = useState<string | null>(null);
   const [preset, setPreset] = useState('medium');
-  const [form, setForm] = useState<CreateForm>({
-    source: 'image',
-    sourceValue: '',
-    name: '',
-    namespace: '',
-    cpu: 2,
-    mem: '4Gi',
-    disk: '20Gi',
-    node: '',
-    instancetype: '',
-    preference: '',
-    sshKey: '',
-    cloudInit: '',
-    start: true,
-  });
+  const [form, setForm] = useState<CreateForm>(DEFAULT_CREATE_FORM);
   const errors = validateForm(form);
   const namespaces = useMemo(() => {
     void version;
