@@ -45,12 +45,15 @@ export class ProxmoxState {
   /**
    * `/cluster/resources` qemu rows as JSON, split around `uptime` (the one field that changes by itself), so a
    * list of 10,000 VMs is a join of cached strings. An entry is dropped when its VM row changes (fleet delta:
-   * VM, VMI, disks), when a task on it starts or ends (lock), or when nodes change (the home node).
+   * VM, VMI, disks), when a task on it starts or ends (lock), when nodes change (the home node), and all at once
+   * when the cluster layer takes a new metrics sample (cpu and mem are measured figures).
    */
   private readonly rowJson = new Map<string, { head: string; tail: string; since: number; running: boolean }>();
   /** Bumped on every invalidation; the joined list is reused while it and the wall-clock second are unchanged. */
   private version = 0;
   private listJson: { version: number; second: number; json: string; body?: Buffer } | undefined;
+  /** The metrics sample the cached rows were built from. */
+  private rowsSampledAt = 0;
 
   constructor(
     readonly services: CorralServices,
@@ -109,8 +112,18 @@ export class ProxmoxState {
     return byTask ? [...byTask.values()].pop() : undefined;
   }
 
+  /** Drops every cached row once the metrics sample they measured is no longer the current one. */
+  private dropRowsOfOldSample(): void {
+    const sampledAt = this.services.metrics.sampledAt();
+    if (sampledAt === this.rowsSampledAt) return;
+    this.rowsSampledAt = sampledAt;
+    this.rowJson.clear();
+    this.version++;
+  }
+
   /** A VM's cached resource row for `now`, built by `build` (with uptime 0) when missing. */
   cachedRowJson(key: string, now: number, build: () => { row: Record<string, unknown>; since: number }): string {
+    this.dropRowsOfOldSample();
     let entry = this.rowJson.get(key);
     if (!entry) {
       const { row, since } = build();
@@ -130,6 +143,7 @@ export class ProxmoxState {
    */
   vmResourcesJson(now: number, build: (key: string, vmid: number, row: VmRow) => { row: Record<string, unknown>; since: number }): string {
     const second = Math.floor(now / 1000);
+    this.dropRowsOfOldSample();
     if (this.listJson && this.listJson.version === this.version && this.listJson.second === second) return this.listJson.json;
     const version = this.version;
     const parts: string[] = [];

@@ -87,7 +87,8 @@ export class MetricsSampler implements MetricsReadings {
       ]);
       this.pods = new Map((pods?.items ?? []).map((item) => [`${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`, podSample(item)]));
       this.nodes = new Map((nodes?.items ?? []).map((item) => [item.metadata?.name ?? '', parseUsage(item.usage)]));
-      this.lastSample = Date.now();
+      // Strictly increasing, so readers can tell two samples apart even within one millisecond.
+      this.lastSample = Math.max(Date.now(), this.lastSample + 1);
       return true;
     } catch {
       // No metrics-server, or the cluster is away: stale numbers would lie, so forget them.
