@@ -75,9 +75,11 @@ describe('DataVolume import', () => {
   ])('never succeeds for %s: the importer restarts and Running=False reason Error', async (_what, url, text) => {
     h = await startHarness({ speed: 40, seed });
     h.store.create(S.dataVolumes, dv('broken', { http: { url } }));
-    const failed = await waitFor('restart', () => {
+    // Wait for a moment between restarts (the importer runs again after its back-off, with Running=True).
+    const failed = await waitFor('a failed importer run', () => {
       const o = h!.store.get(S.dataVolumes, NS, 'broken');
-      return Number(st(o).restartCount) >= 1 ? o : undefined;
+      const running = (st(o).conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Running');
+      return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? o : undefined;
     }, 20_000);
     expect(phaseOf(failed)).toBe('ImportInProgress');
     const running = (st(failed).conditions as { type: string; status: string; reason?: string; message?: string }[]).find((c) => c.type === 'Running');
@@ -111,12 +113,14 @@ describe('DataVolume import', () => {
     h.store.create(S.dataVolumes, dv('ghost', { registry: { url: 'docker://quay.io/containerdisks/does-not-exist:1' } }));
     await waitFor('Succeeded', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'fedora')) === 'Succeeded', 20_000);
     expect(h.store.get(S.pvcs, NS, 'fedora')?.metadata.annotations?.[CDI_ANN.source]).toBe('registry');
-    const ghost = await waitFor('restart', () => {
+    // Between restarts the importer runs again (Running=True, no message), so wait for a moment it has failed.
+    const failedRun = await waitFor('a failed importer run', () => {
       const o = h!.store.get(S.dataVolumes, NS, 'ghost');
-      return Number(st(o).restartCount) >= 1 ? o : undefined;
+      const running = (st(o).conditions as { type: string; status: string; message?: string }[] | undefined)?.find((c) => c.type === 'Running');
+      return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? running : undefined;
     }, 20_000);
-    const running = (st(ghost).conditions as { type: string; message?: string }[]).find((c) => c.type === 'Running');
-    expect(running?.message).toContain('manifest unknown');
+    expect(failedRun.message).toContain('manifest unknown');
+    expect(phaseOf(h.store.get(S.dataVolumes, NS, 'ghost'))).toBe('ImportInProgress');
   });
 
   it('readies an upload DataVolume with its upload server pod', async () => {
