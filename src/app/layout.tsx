@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
 import { Shell } from './components/Shell';
+import { EARLY_PREFILL_SCRIPT } from './lib/prefill';
 import { THEME_KEY } from './lib/theme';
 import { Providers } from './providers';
 import './globals.css';
@@ -20,6 +21,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en" data-theme="dark" suppressHydrationWarning>
       <head>
         <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        {/* Starts the fleet's REST prefill while the page's scripts are still loading. */}
+        <script dangerouslySetInnerHTML={{ __html: EARLY_PREFILL_SCRIPT }} />
       </head>
       <body>
         <Providers>

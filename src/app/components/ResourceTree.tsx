@@ -22,6 +22,11 @@ interface Group {
   vms: VmRow[];
 }
 
+/** The first `n` VMs in name order. Only open groups pay for it: a collapsed one shows just its count. */
+function firstByName(vms: readonly VmRow[], n: number): VmRow[] {
+  return [...vms].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
+}
+
 function selectedVm(pathname: string): { ns: string; name: string } | null {
   const m = /^\/vms\/([^/]+)\/([^/?]+)/.exec(pathname);
   return m?.[1] && m[2] ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) } : null;
@@ -45,7 +50,6 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       if (!list) byKey.set(key, (list = []));
       list.push(vm);
     }
-    for (const list of byKey.values()) list.sort((a, b) => compareNames(a.name, b.name));
     if (view === 'namespace') {
       return [...byKey.keys()].sort(compareNames).map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [] }));
     }
@@ -146,7 +150,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                 </div>
                 {open && (
                   <ul>
-                    {g.vms.slice(0, GROUP_CAP).map((vm) => {
+                    {firstByName(g.vms, GROUP_CAP).map((vm) => {
                       const href = `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`;
                       const current = selected?.name === vm.name && selected.ns === vm.namespace;
                       return (

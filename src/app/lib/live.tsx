@@ -6,6 +6,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useQueryClient } from '@tanstack/react-query';
 import { FleetState } from './fleet-state';
 import { vmKey } from './fleet-store';
+import { takePrefill } from './prefill';
 import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
 
@@ -78,17 +79,18 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   }, [client, state, generation, prefillDone]);
 
   // One-shot prefill (not polling): plain JSON lists render the table while the snapshot is still on its way.
+  // The requests usually started in <head> already (lib/prefill.ts).
   useEffect(() => {
     const abort = new AbortController();
-    const get = async <T,>(path: string): Promise<T> => {
-      const res = await fetch(path, { signal: abort.signal, headers: { accept: 'application/json' } });
-      if (!res.ok) throw new Error(`${path}: ${res.status}`);
-      return (await res.json()) as T;
-    };
     const fallback = setTimeout(() => setPrefillDone(true), PREFILL_WAIT_MS);
-    Promise.all([get<VmRow[]>('/api/vms'), get<NodeRow[]>('/api/nodes')])
+    const { lists, release } = takePrefill(abort.signal);
+    lists
       .then(
-        ([vms, nodes]) => state.prefill(vms, nodes),
+        ([vms, nodes]) => {
+          if (abort.signal.aborted) return;
+          release();
+          state.prefill(vms, nodes);
+        },
         () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
       )
       .finally(() => {
