@@ -5,10 +5,12 @@
  * running with a VMI); Corral runs as its own process (`server.ts --no-ui`) so its RSS is measured alone. For each
  * size it prints GET /api/vms p50/p99, the ratio to a raw list of VMs + VMIs from the apiserver (both timed as
  * request → body received, same run; aim ≤ 0.25), the ratio to JSON.stringify of the same rows in-process (aim ≤ 3×) and Corral's RSS.
+ * It also times the transport floor: a bare node:http process sending the very same bytes from memory, timed by
+ * the same client — what no server can beat, so the ratio to it is Corral's own overhead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedCluster } from '../src/sim/index';
@@ -17,8 +19,8 @@ import { percentile, seedBenchFleet } from './lib/fleet';
 const SIZES = [1000, 10_000];
 const root = join(import.meta.dirname, '..');
 
-async function timed(iterations: number, fn: () => Promise<unknown> | unknown): Promise<{ p50: number; p99: number }> {
-  for (let i = 0; i < 3; i++) await fn(); // warm-up
+async function timed(iterations: number, fn: () => Promise<unknown> | unknown, warmUp = 3): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < warmUp; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const t0 = performance.now();
@@ -43,6 +45,16 @@ function startCorral(kubeconfig: string): Promise<{ child: ChildProcess; url: st
       if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
     });
     child.once('exit', (code) => reject(new Error(`corral exited with ${code}: ${out}`)));
+  });
+}
+
+/** A bare HTTP server in its own process answering every request with the bytes of `file`. */
+function startFloorServer(file: string): Promise<{ child: ChildProcess; url: string }> {
+  const script = `const b=require('fs').readFileSync(${JSON.stringify(file)});const s=require('http').createServer((q,r)=>{r.writeHead(200,{'Content-Type':'application/json','Content-Length':b.length});r.end(b)});s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve({ child, url: `http://127.0.0.1:${/port (\d+)/.exec(chunk.toString())?.[1]}/` }));
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
   });
 }
 
@@ -81,14 +93,22 @@ for (const n of SIZES) {
     });
     // Both sides are timed as request → full body received (no client-side parse, which would dwarf the server).
     const api = await timed(iterations, async () => (await fetch(`${url}/api/vms`)).text());
-    const rows: unknown = JSON.parse(await (await fetch(`${url}/api/vms`)).text());
+    const body = await (await fetch(`${url}/api/vms`)).text();
+    const rows: unknown = JSON.parse(body);
     const stringify = await timed(iterations, () => JSON.stringify(rows));
+    const bodyFile = join(dir, 'vms.json');
+    writeFileSync(bodyFile, body);
+    const floorServer = await startFloorServer(bodyFile);
+    // A fresh process: warm its JIT as long as Corral's was by the readiness polls and the timed runs above.
+    const floor = await timed(iterations, async () => (await fetch(floorServer.url)).text(), 2 * iterations);
+    floorServer.child.kill('SIGTERM');
     const rss = rssMb(child.pid!);
     results.push(
       [
         `${n.toLocaleString('en')} VMs`,
         `GET /api/vms p50 ${api.p50.toFixed(1)} ms, p99 ${api.p99.toFixed(1)} ms`,
         `raw VM+VMI list p50 ${raw.p50.toFixed(1)} ms → ratio ${(api.p50 / raw.p50).toFixed(3)} (aim ≤ 0.25)`,
+        `transport floor (bare node:http, same ${(body.length / 1024).toFixed(0)} KiB) p50 ${floor.p50.toFixed(1)} ms → ratio ${(api.p50 / floor.p50).toFixed(2)}×`,
         `JSON.stringify p50 ${stringify.p50.toFixed(1)} ms → ratio ${(api.p50 / stringify.p50).toFixed(2)}× (aim ≤ 3×)`,
         `Corral RSS ${rss} MB${n >= 10_000 ? ' (aim ≤ 400 MB)' : ''}`,
       ].join('\n  '),
