@@ -3,15 +3,30 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.next/**', 'node_modules/**', 'docs/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', '*.mjs'] },
+  {
+    ignores: [
+      '.next/**',
+      'node_modules/**',
+      'docs/**',
+      'test-results/**',
+      'playwright-report/**',
+      'next-env.d.ts',
+      '*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['bin/*.mjs'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['bin/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
@@ -23,16 +38,33 @@ export default tseslint.config(
   {
     // The embedded cluster is on the far side of HTTP: nothing in Corral's server may import it.
     files: ['src/server/**/*.ts', 'src/proxmox/**/*.ts', 'src/app/**/*.{ts,tsx}'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@/sim/*', '**/sim/*'], message: 'src/sim is a separate program; talk to it over HTTP.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@/sim/*', '**/sim/*'], message: 'src/sim is a separate program; talk to it over HTTP.' },
+          ],
+        },
+      ],
+    },
   },
   {
     // Domain code takes a cluster interface; it never imports tRPC, Next or the Kubernetes client.
     files: ['src/server/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@trpc/*', 'next', 'next/*', '@kubernetes/client-node'], message: 'domain/ is framework-free; use the cluster interface.' },
-        { group: ['@/sim/*', '**/sim/*'], message: 'src/sim is a separate program.' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@trpc/*', 'next', 'next/*', '@kubernetes/client-node'],
+              message: 'domain/ is framework-free; use the cluster interface.',
+            },
+            { group: ['@/sim/*', '**/sim/*'], message: 'src/sim is a separate program.' },
+          ],
+        },
+      ],
     },
   },
 );

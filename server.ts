@@ -57,13 +57,18 @@ function readPem(flag: string, file: string): string {
     process.exit(2);
   }
 }
-const tls = values.cert && values.key ? { cert: readPem('--cert', values.cert), key: readPem('--key', values.key) } : undefined;
+const tls =
+  values.cert && values.key ? { cert: readPem('--cert', values.cert), key: readPem('--key', values.key) } : undefined;
 
 function ensureBuilt(): void {
   if (dev || values['no-ui'] || existsSync(join(root, '.next', 'BUILD_ID'))) return;
   console.log('[corral] building the web UI (first start)…');
   const next = join(root, 'node_modules', '.bin', 'next');
-  const r = spawnSync(next, ['build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  const r = spawnSync(next, ['build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (r.status !== 0) {
     console.error('[corral] next build failed; fix the build or run with --no-ui for the API only');
     process.exit(1);
@@ -94,7 +99,9 @@ async function main(): Promise<void> {
     ...(tls ? { tls } : {}),
   });
   closers.unshift(() => corral.close());
-  const where = values.demo ? 'the embedded demo cluster' : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
+  const where = values.demo
+    ? 'the embedded demo cluster'
+    : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
   console.log(`[corral] listening on ${tls ? 'https' : 'http'}://localhost:${corral.port} — ${where}`);
 
   let stopping = false;

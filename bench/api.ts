@@ -19,7 +19,11 @@ import { percentile, seedBenchFleet } from './lib/fleet';
 const SIZES = [1000, 10_000];
 const root = join(import.meta.dirname, '..');
 
-async function timed(iterations: number, fn: () => Promise<unknown> | unknown, warmUp = 3): Promise<{ p50: number; p99: number }> {
+async function timed(
+  iterations: number,
+  fn: () => Promise<unknown> | unknown,
+  warmUp = 3,
+): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < warmUp; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
@@ -32,11 +36,26 @@ async function timed(iterations: number, fn: () => Promise<unknown> | unknown, w
 }
 
 function startCorral(kubeconfig: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(join(root, 'node_modules', '.bin', 'node'), ['--import', 'tsx', join(root, 'server.ts'), '--no-ui', '--kubeconfig', kubeconfig, '--port', '0', '--host', '127.0.0.1'], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    join(root, 'node_modules', '.bin', 'node'),
+    [
+      '--import',
+      'tsx',
+      join(root, 'server.ts'),
+      '--no-ui',
+      '--kubeconfig',
+      kubeconfig,
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -53,7 +72,9 @@ function startFloorServer(file: string): Promise<{ child: ChildProcess; url: str
   const script = `const b=require('fs').readFileSync(${JSON.stringify(file)});const s=require('http').createServer((q,r)=>{r.writeHead(200,{'Content-Type':'application/json','Content-Length':b.length});r.end(b)});s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    child.stdout?.once('data', (chunk: Buffer) => resolve({ child, url: `http://127.0.0.1:${/port (\d+)/.exec(chunk.toString())?.[1]}/` }));
+    child.stdout?.once('data', (chunk: Buffer) =>
+      resolve({ child, url: `http://127.0.0.1:${/port (\d+)/.exec(chunk.toString())?.[1]}/` }),
+    );
     child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
   });
 }

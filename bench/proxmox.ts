@@ -29,9 +29,20 @@ async function timeGet(url: string, headers: Record<string, string> = {}): Promi
 async function main(): Promise<void> {
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [] });
   seedBenchFleet(sim.store, N);
-  const corral = await startCorral({ kube: { yaml: sim.kubeconfig }, port: 0, host: '127.0.0.1', next: false, plugins: false, requestTimeoutMs: 30_000 });
+  const corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+    requestTimeoutMs: 30_000,
+  });
   await corral.cluster.cache.waitForSync(120_000);
-  const proxmox = createProxmoxHandler({ services: corral.services, grants: parseGrants(`root@pam!bench=${SECRET}`), log: () => {} });
+  const proxmox = createProxmoxHandler({
+    services: corral.services,
+    grants: parseGrants(`root@pam!bench=${SECRET}`),
+    log: () => {},
+  });
   corral.http.mountProxmox((req, res) => proxmox.handle(req, res));
   const auth = { authorization: `PVEAPIToken=root@pam!bench=${SECRET}` };
   const api = `${corral.url}/api/vms`;
@@ -41,7 +52,8 @@ async function main(): Promise<void> {
   // Warm up both paths (row caches, JIT), and check both list every VM.
   const apiRows = (await (await fetch(api)).json()) as unknown[];
   const pveRows = ((await (await fetch(resources, { headers: auth })).json()) as { data: unknown[] }).data;
-  if (apiRows.length !== N || pveRows.length !== N) throw new Error(`expected ${N} rows, got /api/vms ${apiRows.length}, /cluster/resources ${pveRows.length}`);
+  if (apiRows.length !== N || pveRows.length !== N)
+    throw new Error(`expected ${N} rows, got /api/vms ${apiRows.length}, /cluster/resources ${pveRows.length}`);
   for (let i = 0; i < 5; i++) {
     await timeGet(api);
     await timeGet(resources, auth);
@@ -64,7 +76,9 @@ async function main(): Promise<void> {
   console.log(`GET /api/vms                       p50 ${apiP50.toFixed(2)} ms  p99 ${percentile(a, 99).toFixed(2)} ms`);
   console.log(`GET /api2/json/cluster/resources   p50 ${resP50.toFixed(2)} ms  p99 ${percentile(r, 99).toFixed(2)} ms`);
   console.log(`  ratio to /api/vms (p50)          ${(resP50 / apiP50).toFixed(2)}x  (aim <= 1.5x)`);
-  console.log(`GET …/qemu/{vmid}/status/current   p50 ${statusP50.toFixed(2)} ms  p99 ${percentile(s, 99).toFixed(2)} ms  (aim <= 2 ms)`);
+  console.log(
+    `GET …/qemu/{vmid}/status/current   p50 ${statusP50.toFixed(2)} ms  p99 ${percentile(s, 99).toFixed(2)} ms  (aim <= 2 ms)`,
+  );
   proxmox.close();
   await corral.close();
   await sim.close();

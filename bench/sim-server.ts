@@ -10,7 +10,13 @@ import { resourceKey } from '../src/sim/store/types.js';
 const count = Number(process.argv[2] ?? '10000');
 const cluster = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [garbageCollectorModule()] });
 const store = cluster.store;
-store.create(resourceKey('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+store.create(resourceKey('', 'namespaces'), {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'bench' },
+  spec: { finalizers: ['kubernetes'] },
+  status: { phase: 'Active' },
+});
 for (let i = 0; i < count; i++) {
   const name = `vm-${String(i).padStart(5, '0')}`;
   const running = i % 3 !== 0;
@@ -20,7 +26,11 @@ for (let i = 0; i < count; i++) {
     metadata: {
       name,
       namespace: 'bench',
-      labels: { app: `app-${i % 50}`, 'corral.dev/tag.bench': '', ...(i % 10 === 0 ? { 'corral.dev/tag.prod': '' } : {}) },
+      labels: {
+        app: `app-${i % 50}`,
+        'corral.dev/tag.bench': '',
+        ...(i % 10 === 0 ? { 'corral.dev/tag.prod': '' } : {}),
+      },
       annotations: { 'corral.dev/description': `Generated VM number ${i} for the list benchmark` },
     },
     spec: {
@@ -30,20 +40,34 @@ for (let i = 0; i < count; i++) {
       dataVolumeTemplates: [
         {
           metadata: { name: `${name}-rootdisk` },
-          spec: { source: { registry: { url: 'docker://quay.io/containerdisks/fedora:42' } }, storage: { resources: { requests: { storage: '30Gi' } } } },
+          spec: {
+            source: { registry: { url: 'docker://quay.io/containerdisks/fedora:42' } },
+            storage: { resources: { requests: { storage: '30Gi' } } },
+          },
         },
       ],
       template: {
         metadata: { labels: { 'kubevirt.io/domain': name } },
         spec: {
           domain: {
-            devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }, { name: 'cloudinit', disk: { bus: 'virtio' } }], interfaces: [{ name: 'default', masquerade: {} }] },
+            devices: {
+              disks: [
+                { name: 'rootdisk', disk: { bus: 'virtio' } },
+                { name: 'cloudinit', disk: { bus: 'virtio' } },
+              ],
+              interfaces: [{ name: 'default', masquerade: {} }],
+            },
             resources: {},
           },
           networks: [{ name: 'default', pod: {} }],
           volumes: [
             { name: 'rootdisk', dataVolume: { name: `${name}-rootdisk` } },
-            { name: 'cloudinit', cloudInitNoCloud: { userData: '#cloud-config\nuser: fedora\npassword: fedora\nchpasswd: { expire: False }\n' } },
+            {
+              name: 'cloudinit',
+              cloudInitNoCloud: {
+                userData: '#cloud-config\nuser: fedora\npassword: fedora\nchpasswd: { expire: False }\n',
+              },
+            },
           ],
         },
       },
@@ -52,7 +76,14 @@ for (let i = 0; i < count; i++) {
       printableStatus: running ? 'Running' : 'Stopped',
       ready: running,
       created: running,
-      conditions: [{ type: 'Ready', status: running ? 'True' : 'False', lastTransitionTime: '2026-11-30T09:00:00Z', lastProbeTime: null }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: running ? 'True' : 'False',
+          lastTransitionTime: '2026-11-30T09:00:00Z',
+          lastProbeTime: null,
+        },
+      ],
       volumeSnapshotStatuses: [{ name: 'rootdisk', enabled: true }],
     },
   });

@@ -25,7 +25,9 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'bench/sim-server.ts', String(VMS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--import', 'tsx', 'bench/sim-server.ts', String(VMS)], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const url = await new Promise<string>((resolve, reject) => {
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -66,14 +68,23 @@ try {
   const controllers: AbortController[] = [];
   let resolveAll = () => {};
   const allDone = new Promise<void>((r) => (resolveAll = r));
-  const rv = ((await custom.listNamespacedCustomObject({ ...VM, namespace: 'bench', limit: 1 })) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const rv = (
+    (await custom.listNamespacedCustomObject({ ...VM, namespace: 'bench', limit: 1 })) as {
+      metadata: { resourceVersion: string };
+    }
+  ).metadata.resourceVersion;
   for (let w = 0; w < WATCHERS; w++) {
     controllers.push(
-      await watch.watch(`/apis/kubevirt.io/v1/namespaces/bench/virtualmachines`, { resourceVersion: rv }, (type) => {
-        if (type !== 'MODIFIED') return;
-        received[w]!++;
-        if (received.every((n) => n >= UPDATES)) resolveAll();
-      }, () => {}),
+      await watch.watch(
+        `/apis/kubevirt.io/v1/namespaces/bench/virtualmachines`,
+        { resourceVersion: rv },
+        (type) => {
+          if (type !== 'MODIFIED') return;
+          received[w]!++;
+          if (received.every((n) => n >= UPDATES)) resolveAll();
+        },
+        () => {},
+      ),
     );
   }
   const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -85,7 +96,10 @@ try {
       while (next < UPDATES) {
         const i = next++;
         const name = `vm-${String(i % VMS).padStart(5, '0')}`;
-        await custom.patchNamespacedCustomObject({ ...VM, namespace: 'bench', name, body: { metadata: { annotations: { 'bench/update': String(i) } } } }, merge);
+        await custom.patchNamespacedCustomObject(
+          { ...VM, namespace: 'bench', name, body: { metadata: { annotations: { 'bench/update': String(i) } } } },
+          merge,
+        );
       }
     }),
   );
@@ -108,8 +122,12 @@ try {
   console.log(`  JSON.stringify same objects:   ${baselineMs.toFixed(1)} ms (baseline)`);
   console.log(`  list / baseline ratio:         ${ratio.toFixed(2)}x  (aim <= 3x) ${ratio <= 3 ? 'OK' : 'OVER'}`);
   console.log(`  server RSS:                    ${rss.toFixed(0)} MB  (aim <= 500 MB) ${rss <= 500 ? 'OK' : 'OVER'}`);
-  console.log(`  ${WATCHERS} watchers x ${UPDATES} updates:   ${watchMs.toFixed(0)} ms until every watcher had every update, writes as client-node PATCHes (the writes took ${writesMs.toFixed(0)} ms)`);
-  console.log(`  ${WATCHERS} watchers x ${UPDATES} updates:   ${fanOutMs.toFixed(0)} ms with the writes made in the server (watch fan-out alone)`);
+  console.log(
+    `  ${WATCHERS} watchers x ${UPDATES} updates:   ${watchMs.toFixed(0)} ms until every watcher had every update, writes as client-node PATCHes (the writes took ${writesMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `  ${WATCHERS} watchers x ${UPDATES} updates:   ${fanOutMs.toFixed(0)} ms with the writes made in the server (watch fan-out alone)`,
+  );
 } finally {
   child.kill('SIGTERM');
 }

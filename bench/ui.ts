@@ -41,10 +41,26 @@ function buildIfStale(): void {
 }
 
 async function startCorral(): Promise<{ url: string; simUrl: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/e2e/serve.ts', '--port', '0', '--sim-port', '0', '--fleet', String(VMS), '--speed', '10'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'tests/e2e/serve.ts',
+      '--port',
+      '0',
+      '--sim-port',
+      '0',
+      '--fleet',
+      String(VMS),
+      '--speed',
+      '10',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    },
+  );
   const urls = await new Promise<{ url: string; simUrl: string }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -84,7 +100,9 @@ async function timeToSelector(browser: Browser, url: string, selector: string | 
   let ms: number;
   if (selector) {
     // Generous: the warm-up run right after start-up may wait for the server's first snapshot of the whole fleet.
-    await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, { timeout: 180_000 });
+    await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, {
+      timeout: 180_000,
+    });
     ms = await page.evaluate(() => (window as unknown as { __seenAt: number }).__seenAt);
   } else {
     ms = await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.duration ?? Number.NaN);
@@ -99,8 +117,17 @@ interface VmObject {
 }
 
 /** Resolves with the wall-clock time at which the cluster's watch reports the VM leaving `from`. */
-async function watchStatusChange(simUrl: string, ns: string, name: string, from: string, signal: AbortSignal): Promise<number> {
-  const res = await fetch(`${simUrl}/apis/kubevirt.io/v1/namespaces/${ns}/virtualmachines?watch=true&fieldSelector=metadata.name%3D${name}`, { signal });
+async function watchStatusChange(
+  simUrl: string,
+  ns: string,
+  name: string,
+  from: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const res = await fetch(
+    `${simUrl}/apis/kubevirt.io/v1/namespaces/${ns}/virtualmachines?watch=true&fieldSelector=metadata.name%3D${name}`,
+    { signal },
+  );
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buf = '';
@@ -131,7 +158,14 @@ async function main(): Promise<void> {
     const browserInst = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     browser = browserInst;
     // Warm-up: the first navigation pays for Chromium start-up and Next's first render of each route.
@@ -148,7 +182,11 @@ async function main(): Promise<void> {
     }
 
     // Live latency: open the Datacenter filtered to one running VM, halt it on the cluster, time the change.
-    const list = (await (await fetch(`${corral.url}/api/vms`)).json()) as { name: string; namespace: string; status: string }[];
+    const list = (await (await fetch(`${corral.url}/api/vms`)).json()) as {
+      name: string;
+      namespace: string;
+      status: string;
+    }[];
     const running = list.filter((v) => v.status === 'Running').slice(0, RUNS);
     if (running.length === 0) throw new Error('no running VM in the generated fleet');
     const page = await browserInst.newPage();
@@ -178,15 +216,22 @@ async function main(): Promise<void> {
       const abort = new AbortController();
       const clusterChange = watchStatusChange(corral.simUrl, vm.namespace, vm.name, 'Running', abort.signal);
       await new Promise((r) => setTimeout(r, 100)); // the watch is open before the change
-      const patch = await fetch(`${corral.simUrl}/apis/kubevirt.io/v1/namespaces/${vm.namespace}/virtualmachines/${vm.name}`, {
-        method: 'PATCH',
-        headers: { 'Content-Type': 'application/merge-patch+json' },
-        body: JSON.stringify({ spec: { runStrategy: 'Halted' } }),
-      });
+      const patch = await fetch(
+        `${corral.simUrl}/apis/kubevirt.io/v1/namespaces/${vm.namespace}/virtualmachines/${vm.name}`,
+        {
+          method: 'PATCH',
+          headers: { 'Content-Type': 'application/merge-patch+json' },
+          body: JSON.stringify({ spec: { runStrategy: 'Halted' } }),
+        },
+      );
       if (!patch.ok) throw new Error(`patch ${key}: ${patch.status} ${await patch.text()}`);
       const changedInCluster = await clusterChange;
       abort.abort();
-      await page.waitForFunction(() => (window as unknown as { __changedAt?: number }).__changedAt !== undefined, null, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as unknown as { __changedAt?: number }).__changedAt !== undefined,
+        null,
+        { timeout: 30_000 },
+      );
       const changedInPage = await page.evaluate(() => (window as unknown as { __changedAt: number }).__changedAt);
       latencies.push(changedInPage - changedInCluster);
     }
@@ -196,11 +241,17 @@ async function main(): Promise<void> {
     const mRows = median(rows);
     const mLive = median(latencies);
     console.log(`\nUI bench — ${VMS} VMs, ${RUNS} runs each, medians (Corral synced ${VMS} VMs in ${f(syncMs)})`);
-    console.log(`  navigation → first VM rows      ${f(mRows).padStart(8)}   aim < 1500 ms  ${mRows < 1500 ? 'OK' : 'MISSED'}`);
+    console.log(
+      `  navigation → first VM rows      ${f(mRows).padStart(8)}   aim < 1500 ms  ${mRows < 1500 ? 'OK' : 'MISSED'}`,
+    );
     console.log(`    baseline bare page (/healthz) ${f(median(bare)).padStart(8)}   ratio ${r(mRows, median(bare))}`);
     console.log(`    baseline app shell (/create)  ${f(median(shell)).padStart(8)}   ratio ${r(mRows, median(shell))}`);
-    console.log(`  cluster change → page status    ${f(mLive).padStart(8)}   aim < 1000 ms  ${mLive < 1000 ? 'OK' : 'MISSED'}`);
-    console.log(`    baseline REST round trip      ${f(median(roundTrips)).padStart(8)}   ratio ${r(mLive, median(roundTrips))}`);
+    console.log(
+      `  cluster change → page status    ${f(mLive).padStart(8)}   aim < 1000 ms  ${mLive < 1000 ? 'OK' : 'MISSED'}`,
+    );
+    console.log(
+      `    baseline REST round trip      ${f(median(roundTrips)).padStart(8)}   ratio ${r(mLive, median(roundTrips))}`,
+    );
     console.log(`  all runs: rows ${rows.map(f).join(', ')}; live ${latencies.map(f).join(', ')}`);
   } finally {
     await browser?.close();

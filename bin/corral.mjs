@@ -21,7 +21,11 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--cert FILE --key FIL
   --no-ui             serve the API only`;
 
 if (command !== 'web' && command !== 'proxmox') {
-  console.error(command === undefined || command === '--help' || command === '-h' ? usage : `unknown command: ${command}\n\n${usage}`);
+  console.error(
+    command === undefined || command === '--help' || command === '-h'
+      ? usage
+      : `unknown command: ${command}\n\n${usage}`,
+  );
   process.exit(command === '--help' || command === '-h' ? 0 : 2);
 }
 
@@ -29,7 +33,9 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const projectNode = join(root, 'node_modules', '.bin', 'node');
 const nodeBin = major > 22 || (major === 22 && minor >= 19) ? process.execPath : projectNode;
 if (nodeBin === projectNode && !existsSync(projectNode)) {
-  console.error(`corral needs Node >= 22.19; this is ${process.versions.node} and ${projectNode} is missing (run npm install)`);
+  console.error(
+    `corral needs Node >= 22.19; this is ${process.versions.node} and ${projectNode} is missing (run npm install)`,
+  );
   process.exit(1);
 }
 

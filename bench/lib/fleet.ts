@@ -12,7 +12,11 @@ export function seedBenchFleet(store: ObjectStore, n: number): void {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: `corral-${i}` },
-      status: { conditions: [{ type: 'Ready', status: 'True' }], allocatable: { cpu: '32', memory: '128Gi' }, capacity: { cpu: '32', memory: '128Gi' } },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        allocatable: { cpu: '32', memory: '128Gi' },
+        capacity: { cpu: '32', memory: '128Gi' },
+      },
     });
   }
   const vms = resourceKey('kubevirt.io', 'virtualmachines');
@@ -23,13 +27,25 @@ export function seedBenchFleet(store: ObjectStore, n: number): void {
     store.create(vms, {
       apiVersion: 'kubevirt.io/v1',
       kind: 'VirtualMachine',
-      metadata: { name, namespace: 'bench', labels: { 'corral.dev/vm': name, 'corral.io/proxmox-vmid': String(1000 + i), ...(i % 5 === 0 ? { 'corral.dev/tag.prod': 'true' } : {}) } },
+      metadata: {
+        name,
+        namespace: 'bench',
+        labels: {
+          'corral.dev/vm': name,
+          'corral.io/proxmox-vmid': String(1000 + i),
+          ...(i % 5 === 0 ? { 'corral.dev/tag.prod': 'true' } : {}),
+        },
+      },
       spec: {
         runStrategy: running ? 'Always' : 'Halted',
         template: {
           metadata: { labels: { 'kubevirt.io/domain': name } },
           spec: {
-            domain: { cpu: { sockets: 2, cores: 1, threads: 1 }, memory: { guest: '4Gi' }, devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] } },
+            domain: {
+              cpu: { sockets: 2, cores: 1, threads: 1 },
+              memory: { guest: '4Gi' },
+              devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
+            },
             volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
           },
         },
@@ -40,13 +56,20 @@ export function seedBenchFleet(store: ObjectStore, n: number): void {
       store.create(vmis, {
         apiVersion: 'kubevirt.io/v1',
         kind: 'VirtualMachineInstance',
-        metadata: { name, namespace: 'bench', labels: { 'kubevirt.io/domain': name }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: 'x', controller: true }] },
+        metadata: {
+          name,
+          namespace: 'bench',
+          labels: { 'kubevirt.io/domain': name },
+          ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', name, uid: 'x', controller: true }],
+        },
         spec: { domain: { devices: {} } },
         status: {
           phase: 'Running',
           nodeName: `corral-${(i % 3) + 1}`,
           memory: { guestCurrent: '4Gi' },
-          phaseTransitionTimestamps: [{ phase: 'Running', phaseTransitionTimestamp: new Date(Date.now() - 3_600_000).toISOString() }],
+          phaseTransitionTimestamps: [
+            { phase: 'Running', phaseTransitionTimestamp: new Date(Date.now() - 3_600_000).toISOString() },
+          ],
           interfaces: [{ name: 'default', ipAddress: `10.42.${(i >> 8) & 255}.${i & 255}` }],
           conditions: [{ type: 'Ready', status: 'True' }],
         },

@@ -48,7 +48,9 @@ export function parseServeArgs(argv: string[]): ServeArgs {
   ]);
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i] ?? '';
-    const [flag, inline] = raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined];
+    const [flag, inline] = raw.includes('=')
+      ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
+      : [raw, undefined];
     const key = flags.get(flag);
     if (!key) throw new UsageError(`unknown option '${raw}'`);
     const value = inline ?? argv[++i];
@@ -62,7 +64,9 @@ export function parseServeArgs(argv: string[]): ServeArgs {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'serve') {
-    console.error(command === undefined || command === '--help' ? USAGE : `unknown proxmox command '${command}'\n\n${USAGE}`);
+    console.error(
+      command === undefined || command === '--help' ? USAGE : `unknown proxmox command '${command}'\n\n${USAGE}`,
+    );
     return command === '--help' ? 0 : 2;
   }
   let args: ServeArgs;
@@ -90,9 +94,13 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   const { host, port } = parseAddr(args.addr);
-  const tls = args.cert && args.key ? { cert: readFileSync(args.cert, 'utf8'), key: readFileSync(args.key, 'utf8') } : undefined;
+  const tls =
+    args.cert && args.key ? { cert: readFileSync(args.cert, 'utf8'), key: readFileSync(args.key, 'utf8') } : undefined;
 
-  const kubeConfig = loadKubeConfig({ ...(args.kubeconfig ? { file: args.kubeconfig } : {}), ...(args.context ? { context: args.context } : {}) });
+  const kubeConfig = loadKubeConfig({
+    ...(args.kubeconfig ? { file: args.kubeconfig } : {}),
+    ...(args.context ? { context: args.context } : {}),
+  });
   const cluster = new KubeCluster(kubeConfig, {});
   await cluster.cache.start();
   cluster.metrics.start(); // VM/node cpu and mem come from this metrics.k8s.io sample
@@ -100,7 +108,9 @@ export async function main(argv: string[]): Promise<number> {
   const services = createCorralServices(cluster);
   const proxmox = createProxmoxHandler({ services, grants });
   const serving = await serveProxmox({ handle: proxmox.handle, host, port, ...(tls ? { tls } : {}) });
-  console.log(`[corral proxmox] serving the Proxmox VE API at ${serving.url}/api2/json for ${cluster.info.context || 'the cluster'}`);
+  console.log(
+    `[corral proxmox] serving the Proxmox VE API at ${serving.url}/api2/json for ${cluster.info.context || 'the cluster'}`,
+  );
   if (grants.length === 0) {
     console.log(
       `[corral proxmox] no token configured: only loopback callers are served${isLoopback(host) ? '' : ' (other hosts get 403 with instructions)'}; set --token or CORRAL_PROXMOX_TOKEN`,

@@ -14,7 +14,10 @@ export function fromCorral(err: unknown, param?: string): unknown {
     case 'FORBIDDEN':
       return new ProxmoxError(403, err.message);
     case 'NOT_FOUND':
-      return new ProxmoxError(404, /does not exist/.test(err.message) ? err.message : `${err.message} - does not exist`);
+      return new ProxmoxError(
+        404,
+        /does not exist/.test(err.message) ? err.message : `${err.message} - does not exist`,
+      );
     case 'NOT_IMPLEMENTED':
       return new ProxmoxError(501, err.message);
     case 'UNAVAILABLE':

@@ -15,6 +15,10 @@ describe('extras annotation', () => {
     expect(parseExtras(undefined)).toEqual(emptyExtras());
     expect(parseExtras('{not json')).toEqual(emptyExtras());
     expect(parseExtras('[1]')).toEqual(emptyExtras());
-    expect(parseExtras('{"options":{"a":1,"b":"x"},"disks":{"scsi0":5}}')).toEqual({ options: { b: 'x' }, disks: {}, nets: {} });
+    expect(parseExtras('{"options":{"a":1,"b":"x"},"disks":{"scsi0":5}}')).toEqual({
+      options: { b: 'x' },
+      disks: {},
+      nets: {},
+    });
   });
 });

@@ -65,7 +65,11 @@ export function parseExtras(text: string | undefined): Extras {
   if (isDict(raw.nets))
     for (const [k, v] of Object.entries(raw.nets)) {
       if (!isDict(v)) continue;
-      nets[k] = { options: strings(v.options), ...(typeof v.bridge === 'string' ? { bridge: v.bridge } : {}), ...(typeof v.model === 'string' ? { model: v.model } : {}) };
+      nets[k] = {
+        options: strings(v.options),
+        ...(typeof v.bridge === 'string' ? { bridge: v.bridge } : {}),
+        ...(typeof v.model === 'string' ? { model: v.model } : {}),
+      };
     }
   return { options: strings(raw.options), disks, nets };
 }

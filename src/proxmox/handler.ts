@@ -104,11 +104,18 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
         log(`[proxmox-gap] ${method} ${subPath}`);
         throw notImplemented(method, subPath);
       }
-      const facts: RequestFacts = { method, headers: req.headers, ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}) };
+      const facts: RequestFacts = {
+        method,
+        headers: req.headers,
+        ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
+      };
       const endpoint = match.handler;
-      const principal = endpoint.public ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const } : authenticate(auth, facts);
+      const principal = endpoint.public
+        ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const }
+        : authenticate(auth, facts);
       const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
-      if (endpoint.privilege) requirePrivilege(principal.role, endpoint.privilege.path(match.params, args), endpoint.privilege.name);
+      if (endpoint.privilege)
+        requirePrivilege(principal.role, endpoint.privilege.path(match.params, args), endpoint.privilege.name);
       else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
         throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
       const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
@@ -116,7 +123,8 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       if (result instanceof RawJson) sendRawData(res, result);
       else sendData(res, result);
     } catch (err) {
-      if (!(err instanceof ProxmoxError)) log(`[proxmox] ${method} ${rawUrl} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (!(err instanceof ProxmoxError))
+        log(`[proxmox] ${method} ${rawUrl} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       sendError(res, err);
     }
   };

@@ -14,7 +14,9 @@ export function attachToCorral(host: CorralHost): void {
   host.http.mountProxmox((req, res) => proxmox.handle(req, res));
   // vncwebsocket: checked here, then re-dispatched to the server's own /api/vnc/ bridge (consoles plug-in), or, for a
   // termproxy ticket, translated onto its /api/tty/ serial console.
-  const upgrades = vncUpgradeHandler(proxmox, (req, socket, head) => host.http.server.emit('upgrade', req, socket, head));
+  const upgrades = vncUpgradeHandler(proxmox, (req, socket, head) =>
+    host.http.server.emit('upgrade', req, socket, head),
+  );
   host.http.registerUpgrade('/api2/json/', upgrades);
   host.http.server.once('close', () => {
     upgrades.close();

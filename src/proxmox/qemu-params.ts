@@ -15,7 +15,28 @@ import { STORED_OPTIONS } from './vm-view';
 import { paramError } from './wire';
 
 /** Keys the translator maps itself (not stored verbatim). */
-const MAPPED = new Set(['vmid', 'name', 'cores', 'sockets', 'memory', 'tags', 'template', 'start', 'pool', 'node', 'digest', 'delete', 'revert', 'skiplock', 'background_delay', 'force', 'unique', 'archive', 'storage', 'live-restore']);
+const MAPPED = new Set([
+  'vmid',
+  'name',
+  'cores',
+  'sockets',
+  'memory',
+  'tags',
+  'template',
+  'start',
+  'pool',
+  'node',
+  'digest',
+  'delete',
+  'revert',
+  'skiplock',
+  'background_delay',
+  'force',
+  'unique',
+  'archive',
+  'storage',
+  'live-restore',
+]);
 
 const KUBEVIRT_MODELS = new Set(['virtio', 'e1000', 'e1000e', 'rtl8139', 'pcnet', 'ne2k_pci']);
 
@@ -27,26 +48,47 @@ export function kubevirtBus(bus: DiskBus, cdrom: boolean): 'virtio' | 'scsi' | '
 
 /** Keys of `args` that are neither mapped nor disk/net keys, refused when PVE would not know them either. */
 export function unknownKeys(args: Params, extra: string[] = []): string[] {
-  return args.keys().filter((k) => !MAPPED.has(k) && !STORED_OPTIONS.has(k) && !extra.includes(k) && !parseDiskKey(k) && parseNetKey(k) === undefined && !/^unused\d+$/.test(k));
+  return args
+    .keys()
+    .filter(
+      (k) =>
+        !MAPPED.has(k) &&
+        !STORED_OPTIONS.has(k) &&
+        !extra.includes(k) &&
+        !parseDiskKey(k) &&
+        parseNetKey(k) === undefined &&
+        !/^unused\d+$/.test(k),
+    );
 }
 
 export function checkUnknown(args: Params, extra: string[] = []): void {
   const unknown = unknownKeys(args, extra);
-  if (unknown.length) throw paramError(Object.fromEntries(unknown.map((k) => [k, 'property is not defined in schema and the schema does not allow additional properties'])));
+  if (unknown.length)
+    throw paramError(
+      Object.fromEntries(
+        unknown.map((k) => [
+          k,
+          'property is not defined in schema and the schema does not allow additional properties',
+        ]),
+      ),
+    );
 }
 
 /** A Kubernetes name for a VM from PVE's `name` (PVE allows more; Corral refuses rather than renames). */
 export function vmName(args: Params, vmid: number): string {
   const name = args.string('name') ?? `vm-${vmid}`;
   if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name))
-    throw paramError({ name: `invalid name '${name}': Corral VMs are Kubernetes objects; use lower-case letters, digits and '-' (at most 63)` });
+    throw paramError({
+      name: `invalid name '${name}': Corral VMs are Kubernetes objects; use lower-case letters, digits and '-' (at most 63)`,
+    });
   return name;
 }
 
 export function tagsOf(value: string | undefined): string[] {
   if (!value) return [];
   const tags = value.split(/[;,\s]+/).filter(Boolean);
-  for (const t of tags) if (!/^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$/.test(t)) throw paramError({ tags: `invalid tag '${t}'` });
+  for (const t of tags)
+    if (!/^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$/.test(t)) throw paramError({ tags: `invalid tag '${t}'` });
   return [...new Set(tags)].sort();
 }
 
@@ -60,10 +102,17 @@ export interface DiskTranslation {
  * StorageClass; ISO media attach a library claim read-only or import the catalog URL; `import-from` takes a URL
  * or a library volume.
  */
-export async function translateDisks(services: CorralServices, args: Params, vmNameForErrors: string): Promise<DiskTranslation> {
+export async function translateDisks(
+  services: CorralServices,
+  args: Params,
+  vmNameForErrors: string,
+): Promise<DiskTranslation> {
   const plans: DiskPlan[] = [];
   const extras: Record<string, DiskExtras> = {};
-  const keys = args.keys().filter((k) => parseDiskKey(k)).sort();
+  const keys = args
+    .keys()
+    .filter((k) => parseDiskKey(k))
+    .sort();
   for (const key of keys) {
     const text = args.raw(key) ?? '';
     const bad = (why: string) => paramError({ [key]: why });
@@ -85,14 +134,18 @@ export async function translateDisks(services: CorralServices, args: Params, vmN
         extras[key] = { options: spec.options, empty: true };
         continue;
       case 'cloudinit':
-        throw bad(`cloud-init drives are not supported here; pass user data through Corral's create (cloudInit) instead`);
+        throw bad(
+          `cloud-init drives are not supported here; pass user data through Corral's create (cloudInit) instead`,
+        );
       case 'iso': {
-        if (src.storage !== ISO_STORAGE) throw bad(`storage '${src.storage}' does not support content-type 'iso' (use '${ISO_STORAGE}')`);
+        if (src.storage !== ISO_STORAGE)
+          throw bad(`storage '${src.storage}' does not support content-type 'iso' (use '${ISO_STORAGE}')`);
         const iso = await resolveIso(services, src.path);
         if (!iso) throw bad(`volume '${src.storage}:${src.path}' does not exist`);
         extras[key] = { storage: src.storage, volume: src.path, options: spec.options };
         if (iso.claim) plans.push({ ...base, backing: { claim: iso.claim } });
-        else if (iso.url) plans.push({ ...base, backing: { import: { url: iso.url, sizeBytes: 5 * GIB, storageClass: '' } } });
+        else if (iso.url)
+          plans.push({ ...base, backing: { import: { url: iso.url, sizeBytes: 5 * GIB, storageClass: '' } } });
         continue;
       }
       case 'volume': {
@@ -106,7 +159,8 @@ export async function translateDisks(services: CorralServices, args: Params, vmN
       case 'import': {
         const storage = await findStorage(services, src.storage);
         if (!storage) throw bad(`storage '${src.storage}' does not exist`);
-        if (!storage.content.includes('images')) throw bad(`storage '${src.storage}' does not support content-type 'images'`);
+        if (!storage.content.includes('images'))
+          throw bad(`storage '${src.storage}' does not support content-type 'images'`);
         extras[key] = { storage: src.storage, options: spec.options };
         if (src.kind === 'new') {
           plans.push({ ...base, backing: { blank: { sizeBytes: src.sizeBytes, storageClass: storage.storageClass } } });
@@ -114,11 +168,22 @@ export async function translateDisks(services: CorralServices, args: Params, vmN
         }
         const size = src.sizeBytes ?? 10 * GIB;
         if (/^https?:\/\//.test(src.from)) {
-          plans.push({ ...base, backing: { import: { url: src.from, sizeBytes: size, storageClass: storage.storageClass } } });
+          plans.push({
+            ...base,
+            backing: { import: { url: src.from, sizeBytes: size, storageClass: storage.storageClass } },
+          });
         } else {
-          const volume = src.from.includes(':') ? src.from.slice(src.from.indexOf(':') + 1).replace(/^iso\//, '') : src.from;
-          if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(volume)) throw bad(`import-from '${src.from}' is neither an http(s) URL nor a volume of ${vmNameForErrors}'s namespace`);
-          plans.push({ ...base, backing: { clone: { pvc: volume, sizeBytes: size, storageClass: storage.storageClass } } });
+          const volume = src.from.includes(':')
+            ? src.from.slice(src.from.indexOf(':') + 1).replace(/^iso\//, '')
+            : src.from;
+          if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(volume))
+            throw bad(
+              `import-from '${src.from}' is neither an http(s) URL nor a volume of ${vmNameForErrors}'s namespace`,
+            );
+          plans.push({
+            ...base,
+            backing: { clone: { pvc: volume, sizeBytes: size, storageClass: storage.storageClass } },
+          });
         }
         continue;
       }
@@ -129,7 +194,10 @@ export async function translateDisks(services: CorralServices, args: Params, vmN
 
 /** `boot=order=scsi0;ide2;net0` → boot orders for the planned disks; default: disks first, then CD-ROMs. */
 export function applyBootOrder(plans: DiskPlan[], boot: string | undefined): void {
-  const order = /(?:^|,)order=([^,]+)/.exec(boot ?? '')?.[1]?.split(';').filter(Boolean);
+  const order = /(?:^|,)order=([^,]+)/
+    .exec(boot ?? '')?.[1]
+    ?.split(';')
+    .filter(Boolean);
   if (order) {
     let n = 1;
     for (const key of order) {
@@ -153,7 +221,10 @@ export function translateNets(args: Params, namespace: string, name: string, exi
   const plans: NicPlan[] = [];
   const extras: Record<string, NetExtras> = {};
   let podTaken = existingPodNic;
-  const keys = args.keys().filter((k) => parseNetKey(k) !== undefined).sort((a, b) => (parseNetKey(a) ?? 0) - (parseNetKey(b) ?? 0));
+  const keys = args
+    .keys()
+    .filter((k) => parseNetKey(k) !== undefined)
+    .sort((a, b) => (parseNetKey(a) ?? 0) - (parseNetKey(b) ?? 0));
   for (const key of keys) {
     let spec;
     try {
@@ -164,10 +235,15 @@ export function translateNets(args: Params, namespace: string, name: string, exi
     }
     const bridge = spec.bridge ?? 'vmbr0';
     const pod = bridge === 'vmbr0';
-    if (pod && podTaken) throw paramError({ [key]: `only one NIC can be on the pod network (vmbr0); name a NetworkAttachmentDefinition as the bridge for more` });
+    if (pod && podTaken)
+      throw paramError({
+        [key]: `only one NIC can be on the pod network (vmbr0); name a NetworkAttachmentDefinition as the bridge for more`,
+      });
     if (pod) podTaken = true;
     else if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\/[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)?$/.test(bridge))
-      throw paramError({ [key]: `bridge '${bridge}' must be vmbr0 (the pod network) or a NetworkAttachmentDefinition name` });
+      throw paramError({
+        [key]: `bridge '${bridge}' must be vmbr0 (the pod network) or a NetworkAttachmentDefinition name`,
+      });
     const mac = spec.mac ?? stableMac(namespace, name, parseNetKey(key) ?? 0);
     const model = KUBEVIRT_MODELS.has(spec.model) ? spec.model : 'virtio';
     plans.push({ name: key, model, mac, network: pod ? 'pod' : bridge });
@@ -182,11 +258,15 @@ export function storedOptions(args: Params): Record<string, string> {
   for (const key of args.keys()) {
     if (!STORED_OPTIONS.has(key)) continue;
     const value = args.raw(key) ?? '';
-    if (['onboot', 'acpi', 'numa', 'tablet', 'protection', 'kvm', 'localtime', 'freeze', 'reboot'].includes(key) && args.bool(key) !== undefined) {
+    if (
+      ['onboot', 'acpi', 'numa', 'tablet', 'protection', 'kvm', 'localtime', 'freeze', 'reboot'].includes(key) &&
+      args.bool(key) !== undefined
+    ) {
       out[key] = args.bool(key) ? '1' : '0';
       continue;
     }
-    if (key === 'description' && value.length > 8192) throw paramError({ description: 'value may only be 8192 characters long' });
+    if (key === 'description' && value.length > 8192)
+      throw paramError({ description: 'value may only be 8192 characters long' });
     out[key] = value;
   }
   return out;

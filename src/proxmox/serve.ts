@@ -30,7 +30,8 @@ export interface ServingProxmox {
 /** `:8006`, `8006`, `0.0.0.0:8006`, `[::1]:8006` → host and port. */
 export function parseAddr(addr: string): { host: string; port: number } {
   const text = addr.trim();
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text) ?? (/^(\d+)$/.test(text) ? ['', undefined, '', text] : null);
+  const m =
+    /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text) ?? (/^(\d+)$/.test(text) ? ['', undefined, '', text] : null);
   if (!m) throw new Error(`--addr '${addr}': expected [host]:port, e.g. :8006`);
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`--addr '${addr}': port out of range`);
@@ -42,7 +43,15 @@ export async function selfSignedTls(commonName = 'localhost'): Promise<TlsMateri
   const pems = await generate([{ name: 'commonName', value: commonName }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: commonName }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: commonName },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   return { cert: pems.cert, key: pems.private };
 }
@@ -55,10 +64,15 @@ export async function serveProxmox(options: ServeOptions): Promise<ServingProxmo
       return;
     }
     const body = JSON.stringify({ data: null, message: `only ${API_PREFIX}/ is served here\n` });
-    res.writeHead(404, 'Not Found', { 'Content-Type': PVE_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body) }).end(body);
+    res
+      .writeHead(404, 'Not Found', { 'Content-Type': PVE_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body) })
+      .end(body);
   };
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' }, route)
+    ? createHttpsServer(
+        { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' },
+        route,
+      )
     : createHttpServer(route);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

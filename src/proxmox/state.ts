@@ -67,7 +67,9 @@ export class ProxmoxState {
           this.rowJson.clear();
           return;
         }
-        this.rowJson.delete(delta.op === 'delete' ? `${delta.namespace}/${delta.name}` : `${delta.vm.namespace}/${delta.vm.name}`);
+        this.rowJson.delete(
+          delta.op === 'delete' ? `${delta.namespace}/${delta.name}` : `${delta.vm.namespace}/${delta.vm.name}`,
+        );
         if (delta.op === 'delete') {
           this.deleted.delete(`${delta.namespace}/${delta.name}`);
           this.vmids.remove(delta);
@@ -87,7 +89,8 @@ export class ProxmoxState {
   private persistVmid(ref: VmRef, vmid: number): void {
     patchVmMetadata(this.services.deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
       () => this.log(`[proxmox] labelled ${ref.namespace}/${ref.name} with vmid ${vmid} (its fallback id was taken)`),
-      (err: unknown) => this.log(`[proxmox] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),
+      (err: unknown) =>
+        this.log(`[proxmox] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),
     );
   }
 
@@ -141,10 +144,14 @@ export class ProxmoxState {
    * The JSON array of every qemu resource row at `now`. Uptimes are whole seconds, so a list built in this
    * second with no change since is exactly what a fresh build would give.
    */
-  vmResourcesJson(now: number, build: (key: string, vmid: number, row: VmRow) => { row: Record<string, unknown>; since: number }): string {
+  vmResourcesJson(
+    now: number,
+    build: (key: string, vmid: number, row: VmRow) => { row: Record<string, unknown>; since: number },
+  ): string {
     const second = Math.floor(now / 1000);
     this.dropRowsOfOldSample();
-    if (this.listJson && this.listJson.version === this.version && this.listJson.second === second) return this.listJson.json;
+    if (this.listJson && this.listJson.version === this.version && this.listJson.second === second)
+      return this.listJson.json;
     const version = this.version;
     const parts: string[] = [];
     for (const { vmid, row } of this.vmRowsWithIds()) {
@@ -181,7 +188,10 @@ export class ProxmoxState {
   resolveVm(node: string, vmidText: string): ResolvedVm {
     const vmid = this.parseVmid(vmidText);
     const ref = this.vmids.refOf(vmid);
-    const row = ref && !this.deleted.has(`${ref.namespace}/${ref.name}`) ? this.services.fleet.vmRow(ref.namespace, ref.name) : undefined;
+    const row =
+      ref && !this.deleted.has(`${ref.namespace}/${ref.name}`)
+        ? this.services.fleet.vmRow(ref.namespace, ref.name)
+        : undefined;
     if (!ref || !row) throw vmNotFound(node, vmid);
     return { vmid, ref, row };
   }
@@ -213,7 +223,12 @@ export class ProxmoxState {
   /** The Corral caller a Proxmox principal acts as (recorded on tasks). */
   caller(principal: Principal): Caller {
     const login = principal.tokenId ?? principal.userid;
-    const identity: Identity = { login, name: login, admin: hasPrivilege(principal.role, 'VM.PowerMgmt'), enforced: false };
+    const identity: Identity = {
+      login,
+      name: login,
+      admin: hasPrivilege(principal.role, 'VM.PowerMgmt'),
+      enforced: false,
+    };
     return { identity };
   }
 
@@ -228,7 +243,11 @@ export class ProxmoxState {
     const [namespace = '', name = ''] = task.target.split('/');
     const vmid = this.vmids.vmidOf({ namespace, name });
     const row = this.services.fleet.vmRow(namespace, name);
-    return this.upids.upidFor(task, { node: row ? this.vmNode(row) : this.homeNode(), ...(vmid !== undefined ? { vmid } : {}), user: pveUser(task.caller) });
+    return this.upids.upidFor(task, {
+      node: row ? this.vmNode(row) : this.homeNode(),
+      ...(vmid !== undefined ? { vmid } : {}),
+      user: pveUser(task.caller),
+    });
   }
 }
 
@@ -240,5 +259,10 @@ export function pveUser(login: string): string {
 function sourceOf(row: VmRow): { namespace: string; name: string; label?: string; created?: number } {
   const label = row.vmid !== null && labelVmid(String(row.vmid)) !== undefined ? String(row.vmid) : undefined;
   const created = Date.parse(row.createdAt);
-  return { namespace: row.namespace, name: row.name, ...(label ? { label } : {}), ...(Number.isFinite(created) ? { created } : {}) };
+  return {
+    namespace: row.namespace,
+    name: row.name,
+    ...(label ? { label } : {}),
+    ...(Number.isFinite(created) ? { created } : {}),
+  };
 }

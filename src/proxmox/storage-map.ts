@@ -22,12 +22,20 @@ export interface PveStorage {
 
 export async function pveStorages(services: CorralServices): Promise<PveStorage[]> {
   const classes = await corral(storageClasses(services.deps));
-  const out: PveStorage[] = classes.map((c: StorageFact) => ({ storage: c.name, type: 'lvmthin', content: 'images,rootdir', storageClass: c.name, shared: 1 }));
+  const out: PveStorage[] = classes.map((c: StorageFact) => ({
+    storage: c.name,
+    type: 'lvmthin',
+    content: 'images,rootdir',
+    storageClass: c.name,
+    shared: 1,
+  }));
   if (!classes.some((c) => c.name === LVM_ALIAS)) {
     const def = classes.find((c) => c.isDefault);
-    if (def) out.push({ storage: LVM_ALIAS, type: 'lvmthin', content: 'images,rootdir', storageClass: def.name, shared: 1 });
+    if (def)
+      out.push({ storage: LVM_ALIAS, type: 'lvmthin', content: 'images,rootdir', storageClass: def.name, shared: 1 });
   }
-  if (!classes.some((c) => c.name === ISO_STORAGE)) out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl', storageClass: '', shared: 1 });
+  if (!classes.some((c) => c.name === ISO_STORAGE))
+    out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl', storageClass: '', shared: 1 });
   return out.sort((a, b) => a.storage.localeCompare(b.storage));
 }
 
@@ -55,7 +63,8 @@ export async function isoVolumes(services: CorralServices): Promise<IsoVolume[]>
   }));
   const catalog = await corral(services.images.list()).catch(() => []);
   for (const entry of catalog as { name: string; kind?: string; uri?: string }[]) {
-    if (entry.kind === 'iso' && entry.uri) out.push({ volid: `${ISO_STORAGE}:iso/${entry.name}.iso`, url: entry.uri, ctime: 0 });
+    if (entry.kind === 'iso' && entry.uri)
+      out.push({ volid: `${ISO_STORAGE}:iso/${entry.name}.iso`, url: entry.uri, ctime: 0 });
   }
   return out.sort((a, b) => a.volid.localeCompare(b.volid));
 }

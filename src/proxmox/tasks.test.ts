@@ -52,10 +52,19 @@ describe('task rendering', () => {
   const upid = parseUpid(upidText)!;
 
   it('reports running without an exit status, then stopped with OK or the error', () => {
-    expect(taskStatus(task(), upid, upidText)).toMatchObject({ status: 'running', pid: 1, type: 'qmstart', user: 'root@pam', tokenid: 'ci' });
+    expect(taskStatus(task(), upid, upidText)).toMatchObject({
+      status: 'running',
+      pid: 1,
+      type: 'qmstart',
+      user: 'root@pam',
+      tokenid: 'ci',
+    });
     expect(taskStatus(task(), upid, upidText)).not.toHaveProperty('exitstatus');
     expect(taskStatus(task({ status: 'done' }), upid, upidText)).toMatchObject({ status: 'stopped', exitstatus: 'OK' });
-    expect(taskStatus(task({ status: 'error', error: 'no space left' }), upid, upidText)).toMatchObject({ status: 'stopped', exitstatus: 'no space left' });
+    expect(taskStatus(task({ status: 'error', error: 'no space left' }), upid, upidText)).toMatchObject({
+      status: 'stopped',
+      exitstatus: 'no space left',
+    });
   });
 
   it('numbers log lines and ends them like PVE', () => {
@@ -68,7 +77,10 @@ describe('task rendering', () => {
   });
 
   it('lists tasks with the exit status in `status`', () => {
-    expect(taskListRow(task({ status: 'done', endedAt: '2026-11-30T10:00:05.000Z' }), upid, upidText)).toMatchObject({ status: 'OK', endtime: upid.starttime + 5 });
+    expect(taskListRow(task({ status: 'done', endedAt: '2026-11-30T10:00:05.000Z' }), upid, upidText)).toMatchObject({
+      status: 'OK',
+      endtime: upid.starttime + 5,
+    });
     expect(taskListRow(task(), upid, upidText)).not.toHaveProperty('status');
   });
 

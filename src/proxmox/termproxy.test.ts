@@ -2,11 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { TermFrameDecoder } from './termproxy';
 
 const push = (d: TermFrameDecoder, s: string | Buffer) => d.push(typeof s === 'string' ? Buffer.from(s, 'utf8') : s);
-const text = (frames: ReturnType<TermFrameDecoder['push']>) => frames.map((f) => (f.kind === 'data' ? `data:${f.data.toString('utf8')}` : f.kind === 'resize' ? `resize:${f.cols}x${f.rows}` : 'ping'));
+const text = (frames: ReturnType<TermFrameDecoder['push']>) =>
+  frames.map((f) =>
+    f.kind === 'data' ? `data:${f.data.toString('utf8')}` : f.kind === 'resize' ? `resize:${f.cols}x${f.rows}` : 'ping',
+  );
 
 describe('TermFrameDecoder (PVE termproxy client frames)', () => {
   it('decodes data, resize and ping frames packed into one message', () => {
-    expect(text(push(new TermFrameDecoder(), '0:5:root\n1:80:24:20:3:ls\n'))).toEqual(['data:root\n', 'resize:80x24', 'ping', 'data:ls\n']);
+    expect(text(push(new TermFrameDecoder(), '0:5:root\n1:80:24:20:3:ls\n'))).toEqual([
+      'data:root\n',
+      'resize:80x24',
+      'ping',
+      'data:ls\n',
+    ]);
   });
 
   it('counts LEN in bytes, so multi-byte UTF-8 input is not cut', () => {

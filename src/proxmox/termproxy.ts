@@ -28,11 +28,17 @@ export function termTicketFor(proxmox: Pick<ProxmoxHandler, 'auth'>, userid: str
   return proxmox.auth.signer.purposeTicket('PVEVNC', userid, termPurpose(vmid));
 }
 
-export function verifyTermTicket(proxmox: Pick<ProxmoxHandler, 'auth'>, userid: string, vmid: number, ticket: string): boolean {
+export function verifyTermTicket(
+  proxmox: Pick<ProxmoxHandler, 'auth'>,
+  userid: string,
+  vmid: number,
+  ticket: string,
+): boolean {
   return proxmox.auth.signer.verifyPurposeTicket('PVEVNC', userid, termPurpose(vmid), ticket, TERM_TICKET_LIFETIME_S);
 }
 
-export type TermFrame = { kind: 'data'; data: Buffer } | { kind: 'resize'; cols: number; rows: number } | { kind: 'ping' };
+export type TermFrame =
+  { kind: 'data'; data: Buffer } | { kind: 'resize'; cols: number; rows: number } | { kind: 'ping' };
 
 /**
  * Incremental decoder of the client → server termproxy stream. Frames may be split across or packed into WebSocket
@@ -60,7 +66,8 @@ export class TermFrameDecoder {
       this.pending = buf.subarray(1);
       return { kind: 'ping' };
     }
-    if (type !== 0x30 /* '0' */ && type !== 0x31 /* '1' */) throw new Error(`Bad termproxy frame type ${JSON.stringify(String.fromCharCode(type ?? 0))}`);
+    if (type !== 0x30 /* '0' */ && type !== 0x31 /* '1' */)
+      throw new Error(`Bad termproxy frame type ${JSON.stringify(String.fromCharCode(type ?? 0))}`);
     if (buf.length < 2) return null;
     if (buf[1] !== 0x3a) throw new Error('Bad termproxy frame: expected ":" after the frame type');
     if (type === 0x30) {
@@ -78,7 +85,8 @@ export class TermFrameDecoder {
     }
     const m = /^1:(\d{1,5}):(\d{1,5}):/.exec(buf.toString('latin1', 0, Math.min(buf.length, 16)));
     if (!m) {
-      if (buf.length >= 15 || !/^1:\d*(:\d*)?$/.test(buf.toString('latin1'))) throw new Error('Bad termproxy resize frame (want 1:COLS:ROWS:)');
+      if (buf.length >= 15 || !/^1:\d*(:\d*)?$/.test(buf.toString('latin1')))
+        throw new Error('Bad termproxy resize frame (want 1:COLS:ROWS:)');
       return null;
     }
     this.pending = buf.subarray(m[0].length);
@@ -95,7 +103,17 @@ function toBuffer(data: RawData): Buffer {
 }
 
 /** Only the caller's identity (and Origin/Host, for the gateway's cross-site check) travels to the serial console. */
-const HOP_HEADERS = new Set(['connection', 'upgrade', 'content-length', 'transfer-encoding', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-accept']);
+const HOP_HEADERS = new Set([
+  'connection',
+  'upgrade',
+  'content-length',
+  'transfer-encoding',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+  'sec-websocket-accept',
+]);
 function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(headers)) {
@@ -117,7 +135,10 @@ export interface TermTarget {
  * Serves the termproxy protocol on upgrades handed to `handleUpgrade`, bridging each to `/api/tty/{ns}/{name}` via
  * `forward` (the server's upgrade routing) over an in-process socket pair.
  */
-export function createTermproxyTranslator(proxmox: Pick<ProxmoxHandler, 'auth'>, forward: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) {
+export function createTermproxyTranslator(
+  proxmox: Pick<ProxmoxHandler, 'auth'>,
+  forward: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+) {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   // Parses the in-process upgrade request into an IncomingMessage, exactly as the real server would.
   const loopback = createServer();
@@ -176,7 +197,8 @@ export function createTermproxyTranslator(proxmox: Pick<ProxmoxHandler, 'auth'>,
       const sep = line.lastIndexOf(':PVEVNC:');
       const user = sep < 0 ? '' : line.slice(0, sep);
       const ticket = sep < 0 ? '' : line.slice(sep + 1);
-      if (user !== target.userid || !verifyTermTicket(proxmox, user, target.vmid, ticket)) return close(POLICY, 'permission denied - invalid termproxy ticket');
+      if (user !== target.userid || !verifyTermTicket(proxmox, user, target.vmid, ticket))
+        return close(POLICY, 'permission denied - invalid termproxy ticket');
       if (rest.length) early.push(rest);
       serial = openSerial(req, target);
       const upstream = serial;
@@ -195,7 +217,12 @@ export function createTermproxyTranslator(proxmox: Pick<ProxmoxHandler, 'auth'>,
         close(POLICY, `serial console refused (HTTP ${res.statusCode ?? 0})`);
       });
       upstream.on('error', (err) => close(1011, `serial console: ${err.message}`));
-      upstream.on('close', (code, reason) => close(code === 1000 || (code >= 3000 && code <= 4999) ? code : 1000, reason.toString() || 'serial console closed'));
+      upstream.on('close', (code, reason) =>
+        close(
+          code === 1000 || (code >= 3000 && code <= 4999) ? code : 1000,
+          reason.toString() || 'serial console closed',
+        ),
+      );
     });
     client.on('close', () => serial?.close(1000, ''));
   }

@@ -6,26 +6,98 @@ import { EXTRAS_ANNOTATION, serializeExtras } from './extras';
 import { agentEnabled, assignSlots, configDigest, resourceRow, statusCurrent, vmConfig } from './vm-view';
 
 const G = 1024 ** 3;
-const stopped: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '', cpuUsage: 0, memoryUsedBytes: 0 };
-const running: VmRuntime = { ...stopped, active: true, uptimeSeconds: 42, runningSince: 1, guestMemoryBytes: 2 * G, node: 'corral-2', cpuUsage: 0.25, memoryUsedBytes: G };
+const stopped: VmRuntime = {
+  active: false,
+  uptimeSeconds: 0,
+  runningSince: 0,
+  guestMemoryBytes: 0,
+  agentConnected: false,
+  interfaces: [],
+  node: '',
+  cpuUsage: 0,
+  memoryUsedBytes: 0,
+};
+const running: VmRuntime = {
+  ...stopped,
+  active: true,
+  uptimeSeconds: 42,
+  runningSince: 1,
+  guestMemoryBytes: 2 * G,
+  node: 'corral-2',
+  cpuUsage: 0.25,
+  memoryUsedBytes: G,
+};
 
 function row(over: Partial<VmRow> = {}): VmRow {
   return {
-    name: 'web', namespace: 'tailvm', status: 'Stopped', ready: false, running: false, cpu: 2, mem: '2Gi', disk: '20Gi', ip: '', node: '',
-    tags: [], template: false, uid: 'u', createdAt: '', runStrategy: 'Halted', instancetype: '', preference: '', os: '', vmid: 100, ...over,
+    name: 'web',
+    namespace: 'tailvm',
+    status: 'Stopped',
+    ready: false,
+    running: false,
+    cpu: 2,
+    mem: '2Gi',
+    disk: '20Gi',
+    ip: '',
+    node: '',
+    tags: [],
+    template: false,
+    uid: 'u',
+    createdAt: '',
+    runStrategy: 'Halted',
+    instancetype: '',
+    preference: '',
+    os: '',
+    vmid: 100,
+    ...over,
   };
 }
 
 function hw(over: Partial<VmHardware> = {}): VmHardware {
   return {
-    namespace: 'tailvm', name: 'web', sockets: 1, cores: 2, threads: 1, memoryBytes: 2 * G,
+    namespace: 'tailvm',
+    name: 'web',
+    sockets: 1,
+    cores: 2,
+    threads: 1,
+    memoryBytes: 2 * G,
     disks: [
-      { name: 'rootdisk', device: 'disk', bus: 'virtio', bootOrder: 1, claim: 'web-disk', sizeBytes: 20 * G, storageClass: 'longhorn', volume: { volume: 'rootdisk', kind: 'dataVolume', claim: 'web-disk', hotpluggable: false } },
-      { name: 'installer', device: 'cdrom', bus: 'sata', bootOrder: 2, claim: 'web-iso', sizeBytes: G, storageClass: 'longhorn', volume: { volume: 'installer', kind: 'dataVolume', claim: 'web-iso', hotpluggable: false } },
-      { name: 'cloudinitdisk', device: 'disk', bus: 'virtio', claim: '', storageClass: '', secret: 'web-cloudinit', volume: { volume: 'cloudinitdisk', kind: 'cloudInit', claim: '', hotpluggable: false } },
+      {
+        name: 'rootdisk',
+        device: 'disk',
+        bus: 'virtio',
+        bootOrder: 1,
+        claim: 'web-disk',
+        sizeBytes: 20 * G,
+        storageClass: 'longhorn',
+        volume: { volume: 'rootdisk', kind: 'dataVolume', claim: 'web-disk', hotpluggable: false },
+      },
+      {
+        name: 'installer',
+        device: 'cdrom',
+        bus: 'sata',
+        bootOrder: 2,
+        claim: 'web-iso',
+        sizeBytes: G,
+        storageClass: 'longhorn',
+        volume: { volume: 'installer', kind: 'dataVolume', claim: 'web-iso', hotpluggable: false },
+      },
+      {
+        name: 'cloudinitdisk',
+        device: 'disk',
+        bus: 'virtio',
+        claim: '',
+        storageClass: '',
+        secret: 'web-cloudinit',
+        volume: { volume: 'cloudinitdisk', kind: 'cloudInit', claim: '', hotpluggable: false },
+      },
     ],
     nics: [{ name: 'default', model: 'virtio', mac: '', network: 'pod' }],
-    labels: {}, annotations: {}, template: false, runStrategy: 'Halted', ...over,
+    labels: {},
+    annotations: {},
+    template: false,
+    runStrategy: 'Halted',
+    ...over,
   };
 }
 
@@ -34,7 +106,10 @@ describe('assignSlots', () => {
     const slots = assignSlots(hw(), { options: {}, disks: {}, nets: {} });
     expect(Object.fromEntries(slots.disks)).toEqual({ rootdisk: 'virtio0', installer: 'ide2', cloudinitdisk: 'ide0' });
     expect(Object.fromEntries(slots.nets)).toEqual({ default: 'net0' });
-    const named = assignSlots(hw({ disks: [{ name: 'scsi3', device: 'disk', bus: 'scsi', claim: 'c', storageClass: '' }] }), { options: {}, disks: {}, nets: {} });
+    const named = assignSlots(
+      hw({ disks: [{ name: 'scsi3', device: 'disk', bus: 'scsi', claim: 'c', storageClass: '' }] }),
+      { options: {}, disks: {}, nets: {} },
+    );
     expect(named.disks.get('scsi3')).toBe('scsi3');
   });
 });
@@ -64,16 +139,45 @@ describe('vmConfig', () => {
         nets: { net0: { bridge: 'vmbr0', options: { firewall: '1' }, model: 'vmxnet3' } },
       }),
     };
-    const config = vmConfig({ hw: hw({ annotations, nics: [{ name: 'default', model: 'virtio', mac: '02:00:00:00:00:01', network: 'pod' }] }), row: row({ tags: ['a', 'b'], template: true }), defaultStorage: 'local-lvm', runtime: stopped });
-    expect(config).toMatchObject({ description: 'hi', onboot: 1, agent: '1', ostype: 'win11', tags: 'a;b', template: 1, ide3: 'none,media=cdrom' });
+    const config = vmConfig({
+      hw: hw({ annotations, nics: [{ name: 'default', model: 'virtio', mac: '02:00:00:00:00:01', network: 'pod' }] }),
+      row: row({ tags: ['a', 'b'], template: true }),
+      defaultStorage: 'local-lvm',
+      runtime: stopped,
+    });
+    expect(config).toMatchObject({
+      description: 'hi',
+      onboot: 1,
+      agent: '1',
+      ostype: 'win11',
+      tags: 'a;b',
+      template: 1,
+      ide3: 'none,media=cdrom',
+    });
     expect(config.virtio0).toBe('local-lvm:web-disk,format=raw,iothread=1,size=20G');
     expect(config.net0).toBe('vmxnet3=02:00:00:00:00:01,bridge=vmbr0,firewall=1');
   });
 
   it('does not claim an agent a running VM cannot answer with', () => {
-    const annotations = { [EXTRAS_ANNOTATION]: serializeExtras({ options: { agent: 'enabled=1,fstrim_cloned_disks=0' }, disks: {}, nets: {} }) };
-    expect(vmConfig({ hw: hw({ annotations }), row: row({ status: 'Running' }), defaultStorage: '', runtime: running }).agent).toBe('0');
-    expect(vmConfig({ hw: hw({ annotations }), row: row({ status: 'Running' }), defaultStorage: '', runtime: { ...running, agentConnected: true } }).agent).toBe('enabled=1,fstrim_cloned_disks=0');
+    const annotations = {
+      [EXTRAS_ANNOTATION]: serializeExtras({
+        options: { agent: 'enabled=1,fstrim_cloned_disks=0' },
+        disks: {},
+        nets: {},
+      }),
+    };
+    expect(
+      vmConfig({ hw: hw({ annotations }), row: row({ status: 'Running' }), defaultStorage: '', runtime: running })
+        .agent,
+    ).toBe('0');
+    expect(
+      vmConfig({
+        hw: hw({ annotations }),
+        row: row({ status: 'Running' }),
+        defaultStorage: '',
+        runtime: { ...running, agentConnected: true },
+      }).agent,
+    ).toBe('enabled=1,fstrim_cloned_disks=0');
     expect(agentEnabled('enabled=1,type=virtio')).toBe(true);
     expect(agentEnabled('0')).toBe(false);
   });
@@ -81,15 +185,43 @@ describe('vmConfig', () => {
 
 describe('rows', () => {
   it('gives integers for sizes and counters, uptime only while running', () => {
-    const r = resourceRow({ vmid: 100, row: row({ status: 'Running', node: 'corral-2' }), node: 'corral-2', runtime: running });
-    expect(r).toMatchObject({ id: 'qemu/100', type: 'qemu', vmid: 100, status: 'running', maxmem: 2 * G, mem: G, cpu: 0.25, maxdisk: 20 * G, uptime: 42, maxcpu: 2, template: 0 });
+    const r = resourceRow({
+      vmid: 100,
+      row: row({ status: 'Running', node: 'corral-2' }),
+      node: 'corral-2',
+      runtime: running,
+    });
+    expect(r).toMatchObject({
+      id: 'qemu/100',
+      type: 'qemu',
+      vmid: 100,
+      status: 'running',
+      maxmem: 2 * G,
+      mem: G,
+      cpu: 0.25,
+      maxdisk: 20 * G,
+      uptime: 42,
+      maxcpu: 2,
+      template: 0,
+    });
     const s = statusCurrent({ vmid: 100, row: row(), node: 'corral-1', runtime: stopped, lock: 'snapshot' }, true);
-    expect(s).toMatchObject({ status: 'stopped', qmpstatus: 'stopped', uptime: 0, mem: 0, cpu: 0, agent: 1, lock: 'snapshot' });
+    expect(s).toMatchObject({
+      status: 'stopped',
+      qmpstatus: 'stopped',
+      uptime: 0,
+      mem: 0,
+      cpu: 0,
+      agent: 1,
+      lock: 'snapshot',
+    });
   });
 
   it('reports measured usage while running, capped at the VM size, and none once stopped', () => {
     const hungry = { ...running, cpuUsage: 0.5, memoryUsedBytes: 3 * G };
-    const live = statusCurrent({ vmid: 100, row: row({ status: 'Running', node: 'corral-2' }), node: 'corral-2', runtime: hungry }, false);
+    const live = statusCurrent(
+      { vmid: 100, row: row({ status: 'Running', node: 'corral-2' }), node: 'corral-2', runtime: hungry },
+      false,
+    );
     expect(live).toMatchObject({ cpu: 0.5, mem: 2 * G, maxmem: 2 * G });
     const off = statusCurrent({ vmid: 100, row: row(), node: 'corral-1', runtime: hungry }, false);
     expect(off).toMatchObject({ cpu: 0, mem: 0 });

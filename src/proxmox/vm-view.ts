@@ -43,7 +43,11 @@ function baseNumbers(ctx: RowContext) {
 }
 
 /** Tags and the operation lock appear only when there are any, as on a real PVE node. */
-function withTagsAndLock(out: Record<string, unknown>, ctx: RowContext, stateLock: string | undefined): Record<string, unknown> {
+function withTagsAndLock(
+  out: Record<string, unknown>,
+  ctx: RowContext,
+  stateLock: string | undefined,
+): Record<string, unknown> {
   if (ctx.row.tags.length) out.tags = ctx.row.tags.join(';');
   const lock = ctx.lock ?? stateLock;
   if (lock) out.lock = lock;
@@ -168,25 +172,115 @@ export interface ConfigContext {
 function diskLine(ctx: ConfigContext, d: VmHardware['disks'][number], extras: Extras, slot: string): string {
   const ex = extras.disks[slot];
   const options = { ...(ex?.options ?? {}) };
-  if (d.volume?.kind === 'containerDisk') return formatDisk({ storage: 'containerdisk', volume: d.image ?? d.name, options, ...(d.device === 'cdrom' ? { cdrom: true } : {}) });
-  if (d.volume?.kind === 'cloudInit') return formatDisk({ storage: ex?.storage ?? 'cloudinit', volume: d.secret ?? d.name, cdrom: true, options });
-  const storage = d.device === 'cdrom' ? (ex?.storage ?? 'local') : (ex?.storage ?? (d.storageClass || ctx.defaultStorage || 'local-lvm'));
-  const volume = ex?.volume ?? (d.device === 'cdrom' && storage === 'local' ? `iso/${d.claim || d.name}` : d.claim || d.name);
-  return formatDisk({ storage, volume, ...(d.sizeBytes !== undefined ? { sizeBytes: d.sizeBytes } : {}), options, ...(d.device === 'cdrom' ? { cdrom: true } : {}) });
+  if (d.volume?.kind === 'containerDisk')
+    return formatDisk({
+      storage: 'containerdisk',
+      volume: d.image ?? d.name,
+      options,
+      ...(d.device === 'cdrom' ? { cdrom: true } : {}),
+    });
+  if (d.volume?.kind === 'cloudInit')
+    return formatDisk({ storage: ex?.storage ?? 'cloudinit', volume: d.secret ?? d.name, cdrom: true, options });
+  const storage =
+    d.device === 'cdrom'
+      ? (ex?.storage ?? 'local')
+      : (ex?.storage ?? (d.storageClass || ctx.defaultStorage || 'local-lvm'));
+  const volume =
+    ex?.volume ?? (d.device === 'cdrom' && storage === 'local' ? `iso/${d.claim || d.name}` : d.claim || d.name);
+  return formatDisk({
+    storage,
+    volume,
+    ...(d.sizeBytes !== undefined ? { sizeBytes: d.sizeBytes } : {}),
+    options,
+    ...(d.device === 'cdrom' ? { cdrom: true } : {}),
+  });
 }
 
 /** Keys clients send that PVE stores verbatim and Corral keeps in the extras annotation. */
 export const STORED_OPTIONS = new Set([
-  'acpi', 'agent', 'arch', 'args', 'autostart', 'balloon', 'bios', 'boot', 'bootdisk', 'cicustom', 'cipassword', 'citype',
-  'ciupgrade', 'ciuser', 'cpu', 'cpulimit', 'cpuunits', 'description', 'efidisk0', 'freeze', 'hookscript', 'hotplug',
-  'hugepages', 'ipconfig0', 'ipconfig1', 'ipconfig2', 'ipconfig3', 'keyboard', 'kvm', 'localtime', 'lock', 'machine',
-  'nameserver', 'numa', 'onboot', 'ostype', 'protection', 'reboot', 'rng0', 'scsihw', 'searchdomain', 'serial0',
-  'serial1', 'shares', 'smbios1', 'smp', 'sshkeys', 'startdate', 'startup', 'tablet', 'tdf', 'tpmstate0', 'vcpus',
-  'vga', 'vmgenid', 'vmstatestorage', 'watchdog', 'audio0', 'usb0', 'usb1', 'affinity', 'spice_enhancements',
+  'acpi',
+  'agent',
+  'arch',
+  'args',
+  'autostart',
+  'balloon',
+  'bios',
+  'boot',
+  'bootdisk',
+  'cicustom',
+  'cipassword',
+  'citype',
+  'ciupgrade',
+  'ciuser',
+  'cpu',
+  'cpulimit',
+  'cpuunits',
+  'description',
+  'efidisk0',
+  'freeze',
+  'hookscript',
+  'hotplug',
+  'hugepages',
+  'ipconfig0',
+  'ipconfig1',
+  'ipconfig2',
+  'ipconfig3',
+  'keyboard',
+  'kvm',
+  'localtime',
+  'lock',
+  'machine',
+  'nameserver',
+  'numa',
+  'onboot',
+  'ostype',
+  'protection',
+  'reboot',
+  'rng0',
+  'scsihw',
+  'searchdomain',
+  'serial0',
+  'serial1',
+  'shares',
+  'smbios1',
+  'smp',
+  'sshkeys',
+  'startdate',
+  'startup',
+  'tablet',
+  'tdf',
+  'tpmstate0',
+  'vcpus',
+  'vga',
+  'vmgenid',
+  'vmstatestorage',
+  'watchdog',
+  'audio0',
+  'usb0',
+  'usb1',
+  'affinity',
+  'spice_enhancements',
 ]);
 
 /** Keys whose value must be a JSON integer (bpg CustomBool / int decoding). */
-const INT_OPTIONS = new Set(['acpi', 'autostart', 'balloon', 'cpuunits', 'freeze', 'kvm', 'localtime', 'numa', 'onboot', 'protection', 'reboot', 'shares', 'tablet', 'tdf', 'vcpus', 'smp']);
+const INT_OPTIONS = new Set([
+  'acpi',
+  'autostart',
+  'balloon',
+  'cpuunits',
+  'freeze',
+  'kvm',
+  'localtime',
+  'numa',
+  'onboot',
+  'protection',
+  'reboot',
+  'shares',
+  'tablet',
+  'tdf',
+  'vcpus',
+  'smp',
+]);
 
 export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   const { hw, row } = ctx;
@@ -213,12 +307,16 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
     const slot = slots.disks.get(d.name);
     if (slot) config[slot] = diskLine(ctx, d, extras, slot);
   }
-  for (const [slot, ex] of Object.entries(extras.disks)) if (ex.empty && config[slot] === undefined) config[slot] = EMPTY_CDROM;
+  for (const [slot, ex] of Object.entries(extras.disks))
+    if (ex.empty && config[slot] === undefined) config[slot] = EMPTY_CDROM;
   hw.nics.forEach((nic, index) => {
     const slot = slots.nets.get(nic.name) ?? `net${index}`;
     const ex = extras.nets[slot];
     const model = (ex?.model ?? nic.model) as NetModel;
-    const mac = nic.mac ? nic.mac.toUpperCase() : (ctx.runtime.interfaces.find((i) => i.name === nic.name)?.mac.toUpperCase() ?? stableMac(hw.namespace, hw.name, parseNetKey(slot) ?? index));
+    const mac = nic.mac
+      ? nic.mac.toUpperCase()
+      : (ctx.runtime.interfaces.find((i) => i.name === nic.name)?.mac.toUpperCase() ??
+        stableMac(hw.namespace, hw.name, parseNetKey(slot) ?? index));
     config[slot] = formatNet({
       model: (NET_MODELS as readonly string[]).includes(model) ? model : 'virtio',
       mac,
@@ -244,6 +342,10 @@ export function agentEnabled(value: string): boolean {
 
 /** sha1 over the sorted config: what clients echo back in `digest=` for optimistic locking. */
 export function configDigest(config: Record<string, unknown>): string {
-  const copy = Object.fromEntries(Object.entries(config).filter(([k]) => k !== 'digest').sort(([a], [b]) => a.localeCompare(b)));
+  const copy = Object.fromEntries(
+    Object.entries(config)
+      .filter(([k]) => k !== 'digest')
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   return createHash('sha1').update(JSON.stringify(copy)).digest('hex');
 }

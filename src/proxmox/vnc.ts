@@ -35,15 +35,27 @@ function refuse(socket: Duplex, err: unknown): void {
  * a termproxy ticket (same endpoint, as in PVE) is served by the termproxy translator, which reaches Corral's serial
  * console through `forward` as well. `close()` ends the translator's sessions (server shutdown).
  */
-export function vncUpgradeHandler(proxmox: ProxmoxHandler, forward: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) {
+export function vncUpgradeHandler(
+  proxmox: ProxmoxHandler,
+  forward: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+) {
   const termproxy = createTermproxyTranslator(proxmox, forward);
   const handler = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const match = VNC_PATH.exec(url.pathname.slice(API_PREFIX.length));
-      if (!match) throw new ProxmoxError(501, `Method 'GET ${url.pathname.slice(API_PREFIX.length)}' not implemented as a WebSocket`);
-      const principal = authenticate(proxmox.auth, { method: 'GET', headers: req.headers, ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}) });
-      if (!hasPrivilege(principal.role, 'VM.Console')) throw new ProxmoxError(403, `Permission check failed (/vms/${match[2]}, VM.Console)`);
+      if (!match)
+        throw new ProxmoxError(
+          501,
+          `Method 'GET ${url.pathname.slice(API_PREFIX.length)}' not implemented as a WebSocket`,
+        );
+      const principal = authenticate(proxmox.auth, {
+        method: 'GET',
+        headers: req.headers,
+        ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
+      });
+      if (!hasPrivilege(principal.role, 'VM.Console'))
+        throw new ProxmoxError(403, `Permission check failed (/vms/${match[2]}, VM.Console)`);
       const vm = proxmox.state.resolveVm(decodeURIComponent(match[1] ?? ''), match[2] ?? '');
       const ticket = url.searchParams.get('vncticket') ?? '';
       const userid = principal.tokenId ?? principal.userid;
@@ -53,7 +65,12 @@ export function vncUpgradeHandler(proxmox: ProxmoxHandler, forward: (req: Incomi
         return;
       }
       if (verifyTermTicket(proxmox, userid, vm.vmid, ticket)) {
-        termproxy.handleUpgrade(req, socket, head, { vmid: vm.vmid, namespace: vm.ref.namespace, name: vm.ref.name, userid });
+        termproxy.handleUpgrade(req, socket, head, {
+          vmid: vm.vmid,
+          namespace: vm.ref.namespace,
+          name: vm.ref.name,
+          userid,
+        });
         return;
       }
       throw new ProxmoxError(401, 'permission denied - invalid vnc ticket');

@@ -80,7 +80,11 @@ export function envelopeBuffer(json: string): Buffer {
 
 export function sendRawData(res: ServerResponse, raw: RawJson): void {
   const payload = raw.body ?? envelopeBuffer(raw.json);
-  res.writeHead(200, 'OK', { 'Content-Type': PVE_CONTENT_TYPE, 'Content-Length': payload.length, 'Cache-Control': 'max-age=0' });
+  res.writeHead(200, 'OK', {
+    'Content-Type': PVE_CONTENT_TYPE,
+    'Content-Length': payload.length,
+    'Cache-Control': 'max-age=0',
+  });
   res.end(payload);
 }
 

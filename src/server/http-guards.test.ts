@@ -6,7 +6,9 @@ const json = { 'content-type': 'application/json', host: 'corral:8006' };
 describe('crossSiteRefusal', () => {
   it('accepts non-browser JSON requests and same-origin browser requests', () => {
     expect(crossSiteRefusal(json)).toBeUndefined();
-    expect(crossSiteRefusal({ ...json, origin: 'http://corral:8006', 'sec-fetch-site': 'same-origin' })).toBeUndefined();
+    expect(
+      crossSiteRefusal({ ...json, origin: 'http://corral:8006', 'sec-fetch-site': 'same-origin' }),
+    ).toBeUndefined();
     expect(crossSiteRefusal({ ...json, 'content-type': 'application/json; charset=utf-8' })).toBeUndefined();
   });
   it('refuses cross-site and same-site fetch metadata', () => {

@@ -19,11 +19,13 @@ export function crossSiteRefusal(headers: IncomingHttpHeaders): string | undefin
       return 'cross-site request refused (malformed Origin)';
     }
     const host = first(headers['x-forwarded-host']) || first(headers.host);
-    if (originHost.toLowerCase() !== host.toLowerCase()) return `cross-site request refused (Origin ${origin} is not ${host})`;
+    if (originHost.toLowerCase() !== host.toLowerCase())
+      return `cross-site request refused (Origin ${origin} is not ${host})`;
   } else if (origin === 'null') {
     return 'cross-site request refused (opaque Origin)';
   }
   const type = first(headers['content-type']).toLowerCase();
-  if (!type.startsWith('application/json')) return 'state-changing requests need a JSON body (Content-Type: application/json)';
+  if (!type.startsWith('application/json'))
+    return 'state-changing requests need a JSON body (Content-Type: application/json)';
   return undefined;
 }

@@ -31,7 +31,10 @@ export function buildOpenApiDocument(baseUrl = '/api'): Json {
         delete responses['200'];
       }
       if (op.operationId === 'vms-create' && responses['201']) {
-        responses['202'] = { description: 'bootc source: the build runs as a task', content: (responses['201'] as Json).content };
+        responses['202'] = {
+          description: 'bootc source: the build runs as a task',
+          content: (responses['201'] as Json).content,
+        };
       }
       for (const [code, r] of Object.entries(responses)) if (Number(code) >= 400) r.content = errorRef;
     }

@@ -48,7 +48,11 @@ export function createRestHandler(services: CorralServices) {
   const handler = createOpenApiNodeHttpHandler<typeof appRouter, IncomingMessage, ServerResponse>({
     router: appRouter,
     createContext: ({ req }): Context =>
-      createContextInner({ services, identity: identityFor(req, services), http: { method: req.method ?? 'GET', headers: req.headers } }),
+      createContextInner({
+        services,
+        identity: identityFor(req, services),
+        http: { method: req.method ?? 'GET', headers: req.headers },
+      }),
     responseMeta: ({ paths, errors, ctx }) => {
       if (errors.length > 0 || !paths?.[0]) return {};
       return { status: (ctx as Context | undefined)?.responseStatus ?? successStatusOf(paths[0]) };
@@ -97,7 +101,10 @@ export function createRestHandler(services: CorralServices) {
     }
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
     res.end = ((chunk?: unknown, ...rest: unknown[]) =>
-      end(res.statusCode >= 400 ? JSON.stringify({ error: messageOf(req.apiError) }) : chunk, ...rest)) as typeof res.end;
+      end(
+        res.statusCode >= 400 ? JSON.stringify({ error: messageOf(req.apiError) }) : chunk,
+        ...rest,
+      )) as typeof res.end;
     await handler(req, res);
   };
 }

@@ -28,7 +28,11 @@ export function createCorralClient(baseUrl: string, options: CorralClientOptions
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: httpSubscriptionLink({ url, transformer: superjson, EventSource: options.EventSource ?? globalThis.EventSource }),
+        true: httpSubscriptionLink({
+          url,
+          transformer: superjson,
+          EventSource: options.EventSource ?? globalThis.EventSource,
+        }),
         false: httpBatchLink({ url, transformer: superjson, headers: () => ({ ...options.headers }) }),
       }),
     ],

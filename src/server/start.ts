@@ -58,7 +58,9 @@ async function attachPlugins(host: CorralHost): Promise<string[]> {
     const base = fileURLToPath(new URL(rel, import.meta.url));
     const file = ['.ts', '.js'].map((ext) => base + ext).find((f) => existsSync(f));
     if (!file) continue;
-    const mod = (await import(pathToFileURL(file).href)) as { attachToCorral?: (h: CorralHost) => void | Promise<void> };
+    const mod = (await import(pathToFileURL(file).href)) as {
+      attachToCorral?: (h: CorralHost) => void | Promise<void>;
+    };
     if (typeof mod.attachToCorral === 'function') {
       await mod.attachToCorral(host);
       attached.push(rel);
@@ -67,7 +69,12 @@ async function attachPlugins(host: CorralHost): Promise<string[]> {
   return attached;
 }
 
-async function attachNext(http: CorralHttpServer, opts: { dev: boolean; dir: string }, hostname: string, port: number): Promise<() => Promise<void>> {
+async function attachNext(
+  http: CorralHttpServer,
+  opts: { dev: boolean; dir: string },
+  hostname: string,
+  port: number,
+): Promise<() => Promise<void>> {
   const { default: next } = await import('next');
   // Next attaches its HMR upgrade listener to `httpServer`; a private server that never listens keeps it off
   // Corral's own upgrade routing (stack-notes §3).
@@ -94,7 +101,9 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
   await cluster.cache.start();
   cluster.metrics.start();
-  cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000).catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
+  cluster.cache
+    .waitForSync(options.syncTimeoutMs ?? 60_000)
+    .catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
   const http = createCorralHttpServer({ services, ...(options.tls ? { tls: options.tls } : {}) });
   const hostname = options.host ?? '0.0.0.0';
@@ -108,7 +117,8 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   const port = (http.server.address() as AddressInfo).port;
   if (options.plugins !== false) await attachPlugins({ http, services, kubeConfig, identityFor });
   let closeNext: (() => Promise<void>) | undefined;
-  if (options.next) closeNext = await attachNext(http, options.next, hostname === '0.0.0.0' ? 'localhost' : hostname, port);
+  if (options.next)
+    closeNext = await attachNext(http, options.next, hostname === '0.0.0.0' ? 'localhost' : hostname, port);
   const urlHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
   return {
     url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,

@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import type { FleetName } from './module.js';
 import { startEmbeddedCluster } from './index.js';
 
-const USAGE = 'usage: npm run sim -- --port <port> --kubeconfig <file> [--fleet demo|empty|<N>] [--speed <factor>] [--host <address>] [--no-metrics]';
+const USAGE =
+  'usage: npm run sim -- --port <port> --kubeconfig <file> [--fleet demo|empty|<N>] [--speed <factor>] [--host <address>] [--no-metrics]';
 
 export interface CliOptions {
   port: number;
@@ -44,15 +45,24 @@ export function parseCli(argv: string[]): CliOptions {
   const v = parsed.values;
   if (v.help) throw new UsageError('');
   if (v.port === undefined) throw new UsageError('--port is required (0 picks a free port)');
-  if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) throw new UsageError(`--port must be an integer 0..65535, got "${v.port}"`);
+  if (!/^\d+$/.test(v.port) || Number(v.port) > 65535)
+    throw new UsageError(`--port must be an integer 0..65535, got "${v.port}"`);
   if (!v.kubeconfig) throw new UsageError('--kubeconfig <file> is required');
   let fleet: FleetName;
   if (v.fleet === 'demo' || v.fleet === 'empty') fleet = v.fleet;
   else if (/^\d+$/.test(v.fleet) && Number(v.fleet) >= 1 && Number(v.fleet) <= 10_000) fleet = Number(v.fleet);
   else throw new UsageError(`--fleet must be demo, empty or a VM count 1..10000, got "${v.fleet}"`);
   const speed = Number(v.speed);
-  if (!(speed > 0) || !Number.isFinite(speed)) throw new UsageError(`--speed must be a positive number, got "${v.speed}"`);
-  return { port: Number(v.port), host: v.host, kubeconfigPath: resolve(v.kubeconfig), fleet, speed, metricsServer: !v['no-metrics'] };
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new UsageError(`--speed must be a positive number, got "${v.speed}"`);
+  return {
+    port: Number(v.port),
+    host: v.host,
+    kubeconfigPath: resolve(v.kubeconfig),
+    fleet,
+    speed,
+    metricsServer: !v['no-metrics'],
+  };
 }
 
 async function main(): Promise<void> {
@@ -68,7 +78,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const cluster = await startEmbeddedCluster(options);
-  console.log(`corral sim ready at ${cluster.url} (fleet ${String(options.fleet)}, speed ${options.speed}); kubeconfig: ${options.kubeconfigPath}`);
+  console.log(
+    `corral sim ready at ${cluster.url} (fleet ${String(options.fleet)}, speed ${options.speed}); kubeconfig: ${options.kubeconfigPath}`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -13,15 +13,18 @@ export class SimClock {
   /** Run `fn` after `ms` simulated milliseconds. */
   after(ms: number, fn: () => void): () => void {
     if (this.stopped) return () => {};
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.stopped) return;
-      try {
-        fn();
-      } catch (err) {
-        console.error('[sim] controller step failed:', err);
-      }
-    }, Math.max(0, Math.round(ms / this.speed)));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (this.stopped) return;
+        try {
+          fn();
+        } catch (err) {
+          console.error('[sim] controller step failed:', err);
+        }
+      },
+      Math.max(0, Math.round(ms / this.speed)),
+    );
     timer.unref?.();
     this.timers.add(timer);
     return () => {
@@ -33,14 +36,17 @@ export class SimClock {
   /** Run `fn` every `ms` simulated milliseconds until the returned function is called or the clock stops. */
   every(ms: number, fn: () => void): () => void {
     if (this.stopped) return () => {};
-    const timer = setInterval(() => {
-      if (this.stopped) return;
-      try {
-        fn();
-      } catch (err) {
-        console.error('[sim] periodic controller step failed:', err);
-      }
-    }, Math.max(1, Math.round(ms / this.speed)));
+    const timer = setInterval(
+      () => {
+        if (this.stopped) return;
+        try {
+          fn();
+        } catch (err) {
+          console.error('[sim] periodic controller step failed:', err);
+        }
+      },
+      Math.max(1, Math.round(ms / this.speed)),
+    );
     timer.unref?.();
     this.timers.add(timer);
     return () => {

@@ -121,7 +121,9 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     modules,
     faults,
     validate: (type: KindSpec, obj: KObject, mode: FieldValidation) => validateAgainstSchema(type, obj, mode),
-    ...(options.watchBookmarkIntervalMs ? { watchSettings: { bookmarkIntervalMs: options.watchBookmarkIntervalMs } } : {}),
+    ...(options.watchBookmarkIntervalMs
+      ? { watchSettings: { bookmarkIntervalMs: options.watchBookmarkIntervalMs } }
+      : {}),
   });
 
   const host = options.host ?? '127.0.0.1';

@@ -19,7 +19,8 @@ test('bulk-start two stopped VMs and read the result per VM', async ({ page, req
     await expect(results).toContainText('start: 2 ok, 0 failed');
     for (const n of names) await expect(results.locator(`[data-result="tailvm/${n}"]`)).toContainText('ok');
     await expect(page.getByTestId('bulk-bar')).toContainText('0 selected');
-    for (const n of names) await expect(vmRow(page, n).locator('[data-col="status"]')).toHaveText('Running', { timeout: 60_000 });
+    for (const n of names)
+      await expect(vmRow(page, n).locator('[data-col="status"]')).toHaveText('Running', { timeout: 60_000 });
 
     // A second start is refused by the server per VM, and the UI says which and why.
     for (const n of names) await vmRow(page, n).getByRole('checkbox').check();

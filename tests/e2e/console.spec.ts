@@ -67,7 +67,16 @@ test.describe('consoles', () => {
     await page.keyboard.type('hostname');
     await page.keyboard.press('Enter');
     // The command's output is the VM name on a line of its own.
-    await expect.poll(async () => (await rows.innerText()).split('\n').map((l) => l.trim()).includes(name), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await rows.innerText())
+            .split('\n')
+            .map((l) => l.trim())
+            .includes(name),
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     // The retained log is downloadable.
     const download = page.waitForEvent('download');
     await page.getByTestId('serial-download').click();

@@ -8,5 +8,6 @@ export const E2E_SIM_PORT = E2E_PORT + 2;
 /** Set to test an already running Corral instead of starting one. */
 export const EXTERNAL_URL = process.env.E2E_BASE_URL;
 export const BASE_URL = EXTERNAL_URL ?? `http://localhost:${E2E_PORT}`;
-export const READONLY_URL = process.env.E2E_READONLY_URL ?? (EXTERNAL_URL ? '' : `http://localhost:${E2E_READONLY_PORT}`);
+export const READONLY_URL =
+  process.env.E2E_READONLY_URL ?? (EXTERNAL_URL ? '' : `http://localhost:${E2E_READONLY_PORT}`);
 export const SIM_URL = process.env.E2E_SIM_URL ?? (EXTERNAL_URL ? '' : `http://127.0.0.1:${E2E_SIM_PORT}`);

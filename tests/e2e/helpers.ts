@@ -14,7 +14,10 @@ export function origin(baseURL: string | undefined): Record<string, string> {
 
 /** Creates a small catalog VM, powered on unless `start` is false (the server's own default is stopped). */
 export async function apiCreate(request: APIRequestContext, baseURL: string | undefined, name: string, start = true) {
-  const res = await request.post('/api/vms', { headers: origin(baseURL), data: { name, namespace: NS, image: 'cirros', cpu: 1, mem: '512Mi', start } });
+  const res = await request.post('/api/vms', {
+    headers: origin(baseURL),
+    data: { name, namespace: NS, image: 'cirros', cpu: 1, mem: '512Mi', start },
+  });
   expect(res.status(), await res.text()).toBe(201);
 }
 

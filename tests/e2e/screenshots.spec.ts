@@ -6,7 +6,12 @@ import { waitLive } from './helpers';
 const DIR = 'docs/screenshots';
 
 async function firstVm(page: Page): Promise<{ ns: string; name: string; node: string }> {
-  const rows = (await (await page.request.get('/api/vms')).json()) as { namespace: string; name: string; status: string; node: string }[];
+  const rows = (await (await page.request.get('/api/vms')).json()) as {
+    namespace: string;
+    name: string;
+    status: string;
+    node: string;
+  }[];
   const vm = rows.find((r) => r.status === 'Running' && r.node) ?? rows[0];
   if (!vm) throw new Error('the demo fleet has no VM');
   return { ns: vm.namespace, name: vm.name, node: vm.node };
@@ -55,7 +60,12 @@ test.describe('screenshots', () => {
   });
 
   test('phone: the tree is a drawer', async ({ browser, baseURL }) => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, baseURL });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      baseURL,
+    });
     const page = await context.newPage();
     await page.goto('/');
     await expect(page.locator('[data-vm]').first()).toBeVisible();

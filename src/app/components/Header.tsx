@@ -33,7 +33,10 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
       <LinkBadge link={link} />
       <span className="header-spacer" />
       {session.loaded && (
-        <span className="caller hide-phone" title={session.login ? `Signed in as ${session.login}` : 'No identity header: single-user mode'}>
+        <span
+          className="caller hide-phone"
+          title={session.login ? `Signed in as ${session.login}` : 'No identity header: single-user mode'}
+        >
           {session.name || session.login || 'local user'}
         </span>
       )}
@@ -60,7 +63,12 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
 }
 
 function LinkBadge({ link }: { link: string }) {
-  if (link === 'live') return <span className="badge badge-live hide-phone" title="Changes in the cluster appear here as they happen">● live</span>;
+  if (link === 'live')
+    return (
+      <span className="badge badge-live hide-phone" title="Changes in the cluster appear here as they happen">
+        ● live
+      </span>
+    );
   if (link === 'reconnecting' || link === 'failed')
     return (
       <span className="badge badge-reconnecting" role="status" data-testid="reconnecting">

@@ -51,7 +51,9 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       list.push(vm);
     }
     if (view === 'namespace') {
-      return [...byKey.keys()].sort(compareNames).map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [] }));
+      return [...byKey.keys()]
+        .sort(compareNames)
+        .map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [] }));
     }
     const nodes = [...state.nodes.list()].sort((a, b) => compareNames(a.name, b.name));
     const out: Group[] = nodes.map((n) => ({
@@ -63,7 +65,8 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
     }));
     // VMs on a node the cache no longer lists still deserve a place.
     for (const [node, list] of byKey) {
-      if (node !== '' && !state.nodes.get(node)) out.push({ key: `node:${node}`, label: node, ready: false, vms: list });
+      if (node !== '' && !state.nodes.get(node))
+        out.push({ key: `node:${node}`, label: node, ready: false, vms: list });
     }
     const unplaced = byKey.get('');
     if (unplaced?.length) out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced });
@@ -100,7 +103,12 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       <div className="tree">
         <ul>
           <li>
-            <Link href="/" className="tree-item" aria-current={pathname === '/' ? 'page' : undefined} onClick={onNavigate}>
+            <Link
+              href="/"
+              className="tree-item"
+              aria-current={pathname === '/' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
               <span className="icon" aria-hidden>
                 ▦
               </span>
@@ -110,7 +118,9 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
           </li>
         </ul>
         <div className="tree-group-title">{view === 'server' ? 'Nodes' : 'Namespaces'}</div>
-        {groups.length === 0 && <div className="tree-more">{total === 0 ? 'No VMs yet' : 'Nothing matches the filter'}</div>}
+        {groups.length === 0 && (
+          <div className="tree-more">{total === 0 ? 'No VMs yet' : 'Nothing matches the filter'}</div>
+        )}
         <ul>
           {groups.map((g) => {
             const open = isOpen(g);

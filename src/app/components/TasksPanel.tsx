@@ -33,7 +33,8 @@ function time(iso: string): string {
 }
 
 export function StatusText({ task }: { task: TaskRow }) {
-  const label = task.status === 'running' ? `running ${Math.round(task.progress)}%` : task.status === 'done' ? 'OK' : 'failed';
+  const label =
+    task.status === 'running' ? `running ${Math.round(task.progress)}%` : task.status === 'done' ? 'OK' : 'failed';
   return <span className={`status-${task.status}`}>{label}</span>;
 }
 

@@ -75,7 +75,9 @@ export function VmTable({
                 type="checkbox"
                 aria-label={allSelected ? 'Clear selection' : `Select all ${rows.length} shown`}
                 checked={allSelected}
-                onChange={() => onSelect(allSelected ? new Set() : new Set(rows.map((r) => vmKey(r.namespace, r.name))))}
+                onChange={() =>
+                  onSelect(allSelected ? new Set() : new Set(rows.map((r) => vmKey(r.namespace, r.name))))
+                }
               />
             )}
           </div>
@@ -119,15 +121,28 @@ export function VmTable({
               >
                 <div role="gridcell">
                   {selectable && (
-                    <input type="checkbox" aria-label={`Select ${vm.name}`} checked={isSelected} onChange={() => toggle(key)} />
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${vm.name}`}
+                      checked={isSelected}
+                      onChange={() => toggle(key)}
+                    />
                   )}
                 </div>
                 <div role="gridcell" className="vm-name">
-                  <Link href={`/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`}>{vm.name}</Link>
+                  <Link href={`/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`}>
+                    {vm.name}
+                  </Link>
                   {vm.template && <span className="tag">template</span>}
                   {vm.tags.map((t) =>
                     onTagClick ? (
-                      <button key={t} type="button" className="tag" onClick={() => onTagClick(t)} title={`Filter by tag:${t}`}>
+                      <button
+                        key={t}
+                        type="button"
+                        className="tag"
+                        onClick={() => onTagClick(t)}
+                        title={`Filter by tag:${t}`}
+                      >
                         {t}
                       </button>
                     ) : (

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CREATE_FORM, formFieldOf, suggestName, toCreateInput, validateForm, type CreateForm } from './create-form';
+import {
+  DEFAULT_CREATE_FORM,
+  formFieldOf,
+  suggestName,
+  toCreateInput,
+  validateForm,
+  type CreateForm,
+} from './create-form';
 
 const form = (over: Partial<CreateForm> = {}): CreateForm => ({
   ...DEFAULT_CREATE_FORM,
@@ -39,8 +46,25 @@ describe('toCreateInput', () => {
   });
   it('sends disk for disk-creating sources and drops cpu/mem under an instancetype', () => {
     expect(
-      toCreateInput(form({ source: 'import', sourceValue: ' https://x/y.qcow2 ', instancetype: 'u1.small', namespace: 'lab', node: 'n1', sshKey: ' ssh-ed25519 AAA a ' })),
-    ).toEqual({ name: 'web', import: 'https://x/y.qcow2', disk: '20Gi', instancetype: 'u1.small', namespace: 'lab', node: 'n1', sshKey: 'ssh-ed25519 AAA a' });
+      toCreateInput(
+        form({
+          source: 'import',
+          sourceValue: ' https://x/y.qcow2 ',
+          instancetype: 'u1.small',
+          namespace: 'lab',
+          node: 'n1',
+          sshKey: ' ssh-ed25519 AAA a ',
+        }),
+      ),
+    ).toEqual({
+      name: 'web',
+      import: 'https://x/y.qcow2',
+      disk: '20Gi',
+      instancetype: 'u1.small',
+      namespace: 'lab',
+      node: 'n1',
+      sshKey: 'ssh-ed25519 AAA a',
+    });
   });
 });
 

@@ -1,7 +1,15 @@
 // The create wizard's form: its state, its client-side checks, and the request it becomes. Pure, so the rules
 // (exactly one source, instancetype replaces cpu/mem, empty optionals omitted) are unit-tested.
 import type { VmCreateInput } from './model';
-import { cpuProblem, diskProblem, imageRefProblem, memoryProblem, nameProblem, sshKeyProblem, urlProblem } from './validation';
+import {
+  cpuProblem,
+  diskProblem,
+  imageRefProblem,
+  memoryProblem,
+  nameProblem,
+  sshKeyProblem,
+  urlProblem,
+} from './validation';
 
 export type SourceKind = 'image' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc';
 
@@ -64,7 +72,19 @@ export const DEFAULT_CREATE_FORM: CreateForm = {
   start: true,
 };
 
-export const FORM_FIELDS = ['source', 'name', 'namespace', 'cpu', 'mem', 'disk', 'node', 'instancetype', 'preference', 'sshKey', 'cloudInit'] as const;
+export const FORM_FIELDS = [
+  'source',
+  'name',
+  'namespace',
+  'cpu',
+  'mem',
+  'disk',
+  'node',
+  'instancetype',
+  'preference',
+  'sshKey',
+  'cloudInit',
+] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
 /** Server field names that mean "the source" (the server names the source field it refused). */
@@ -139,6 +159,8 @@ export function suggestName(base: string, random: () => number = Math.random): s
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 50);
-  const suffix = Array.from({ length: 4 }, () => 'abcdefghijkmnpqrstuvwxyz23456789'[Math.floor(random() * 32)]).join('');
+  const suffix = Array.from({ length: 4 }, () => 'abcdefghijkmnpqrstuvwxyz23456789'[Math.floor(random() * 32)]).join(
+    '',
+  );
   return `${stem || 'vm'}-${suffix}`;
 }

@@ -11,7 +11,8 @@ const vm = (over: Partial<FilterableVm> = {}): FilterableVm => ({
   ...over,
 });
 
-const keep = (q: string, rows: FilterableVm[]) => rows.filter((r) => matchesFilter(parseFilter(q), r)).map((r) => r.name);
+const keep = (q: string, rows: FilterableVm[]) =>
+  rows.filter((r) => matchesFilter(parseFilter(q), r)).map((r) => r.name);
 
 describe('parseFilter', () => {
   it('separates keyed terms from free text and lower-cases both', () => {

@@ -53,7 +53,15 @@ const task = (id: string, startedAt: string): TaskRow => ({
 describe('FleetState', () => {
   it('replaces everything on a snapshot (the resync after a reconnect)', () => {
     const s = new FleetState();
-    s.apply({ type: 'snapshot', vms: [vm('a'), vm('b')], nodes: [node('n1')], tasks: [], demo: true, cluster: 'demo', ready: true });
+    s.apply({
+      type: 'snapshot',
+      vms: [vm('a'), vm('b')],
+      nodes: [node('n1')],
+      tasks: [],
+      demo: true,
+      cluster: 'demo',
+      ready: true,
+    });
     expect(s.synced).toBe(true);
     expect(s.demo).toBe(true);
     s.apply({ type: 'vm', op: 'upsert', vm: vm('c') });
@@ -64,7 +72,15 @@ describe('FleetState', () => {
 
   it('applies VM and node upserts and deletes by key', () => {
     const s = new FleetState();
-    s.apply({ type: 'snapshot', vms: [vm('a')], nodes: [node('n1')], tasks: [], demo: false, cluster: 'c', ready: true });
+    s.apply({
+      type: 'snapshot',
+      vms: [vm('a')],
+      nodes: [node('n1')],
+      tasks: [],
+      demo: false,
+      cluster: 'c',
+      ready: true,
+    });
     s.apply({ type: 'vm', op: 'upsert', vm: vm('a', { status: 'Running' }) });
     expect(s.vms.get('tailvm/a')?.status).toBe('Running');
     s.apply({ type: 'vm', op: 'delete', namespace: 'tailvm', name: 'a' });
@@ -75,7 +91,15 @@ describe('FleetState', () => {
 
   it('lists tasks newest first and updates one in place', () => {
     const s = new FleetState();
-    s.apply({ type: 'snapshot', vms: [], nodes: [], tasks: [task('t1', '2026-01-01T00:00:01Z')], demo: false, cluster: 'c', ready: true });
+    s.apply({
+      type: 'snapshot',
+      vms: [],
+      nodes: [],
+      tasks: [task('t1', '2026-01-01T00:00:01Z')],
+      demo: false,
+      cluster: 'c',
+      ready: true,
+    });
     s.apply({ type: 'task', task: task('t2', '2026-01-01T00:00:02Z') });
     expect(s.tasks().map((t) => t.id)).toEqual(['t2', 't1']);
     s.apply({ type: 'task', task: { ...task('t1', '2026-01-01T00:00:01Z'), status: 'done' } });
@@ -88,7 +112,15 @@ describe('FleetState', () => {
     expect(s.prefill([vm('a')], [node('n1')])).toBe(true);
     expect(s.synced).toBe(true);
     expect(s.vms.size).toBe(1);
-    s.apply({ type: 'snapshot', vms: [vm('b'), vm('c')], nodes: [], tasks: [], demo: true, cluster: 'demo', ready: true });
+    s.apply({
+      type: 'snapshot',
+      vms: [vm('b'), vm('c')],
+      nodes: [],
+      tasks: [],
+      demo: true,
+      cluster: 'demo',
+      ready: true,
+    });
     expect(s.prefill([vm('old')], [])).toBe(false);
     expect(s.vms.list().map((v) => v.name)).toEqual(['b', 'c']);
   });

@@ -66,7 +66,9 @@ export class FleetState {
 
   tasks(): TaskRow[] {
     if (!this.taskList) {
-      const sorted = [...this.tasksById.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+      const sorted = [...this.tasksById.values()].sort((a, b) =>
+        a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0,
+      );
       if (sorted.length > MAX_TASKS) {
         for (const t of sorted.slice(MAX_TASKS)) this.tasksById.delete(t.id);
         sorted.length = MAX_TASKS;

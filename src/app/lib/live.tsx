@@ -2,7 +2,17 @@
 // Live fleet: one `live.fleet` SSE subscription for the whole app (browsers allow ~6 connections per origin, so
 // every view reads this one store instead of subscribing itself). The server sends a snapshot on (re)connect,
 // then one event per change; EventSource reconnects by itself and the next snapshot resyncs. No polling.
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { FleetState } from './fleet-state';
 import { vmKey } from './fleet-store';

@@ -32,11 +32,17 @@ export const EARLY_PREFILL_SCRIPT = `try{var g=function(p){return fetch(p,{heade
  * available until `release()` — React's development double-mount runs the effect twice and both runs must find
  * it — and is released once applied, so a later provider (after a full remount) asks the server again.
  */
-export function takePrefill(signal: AbortSignal, win: Partial<PrefillWindow> = globalThis as unknown as Partial<PrefillWindow>): { lists: Promise<PrefillLists>; release: () => void } {
+export function takePrefill(
+  signal: AbortSignal,
+  win: Partial<PrefillWindow> = globalThis as unknown as Partial<PrefillWindow>,
+): { lists: Promise<PrefillLists>; release: () => void } {
   const early = win[EARLY_PREFILL_KEY];
   if (early) return { lists: early, release: () => void (win[EARLY_PREFILL_KEY] = undefined) };
   return {
-    lists: Promise.all([fetchList<VmRow[]>(PREFILL_PATHS.vms, signal), fetchList<NodeRow[]>(PREFILL_PATHS.nodes, signal)]),
+    lists: Promise.all([
+      fetchList<VmRow[]>(PREFILL_PATHS.vms, signal),
+      fetchList<NodeRow[]>(PREFILL_PATHS.nodes, signal),
+    ]),
     release: () => undefined,
   };
 }

@@ -10,7 +10,10 @@ describe('redactSecrets', () => {
         template: {
           spec: {
             volumes: [
-              { name: 'ci', cloudInitNoCloud: { userData: '#cloud-config\npassword: hunter2', secretRef: { name: 'web-ci' } } },
+              {
+                name: 'ci',
+                cloudInitNoCloud: { userData: '#cloud-config\npassword: hunter2', secretRef: { name: 'web-ci' } },
+              },
               { name: 'd', containerDisk: { image: 'quay.io/x:1' } },
             ],
           },

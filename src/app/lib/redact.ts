@@ -4,7 +4,8 @@ import { stringify } from 'yaml';
 
 export const REDACTED = '<redacted>';
 
-const SECRET_KEYS = /^(userData|userDataBase64|networkData|networkDataBase64|password|passwd|token|privateKey|accessKey|secretKey|.*Password|.*Token)$/i;
+const SECRET_KEYS =
+  /^(userData|userDataBase64|networkData|networkDataBase64|password|passwd|token|privateKey|accessKey|secretKey|.*Password|.*Token)$/i;
 
 function redactValue(value: unknown, parentIsSecret: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, false));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cpuProblem, diskProblem, fieldErrors, imageRefProblem, memoryProblem, nameProblem, sshKeyProblem, urlProblem } from './validation';
+import {
+  cpuProblem,
+  diskProblem,
+  fieldErrors,
+  imageRefProblem,
+  memoryProblem,
+  nameProblem,
+  sshKeyProblem,
+  urlProblem,
+} from './validation';
 
 describe('nameProblem', () => {
   it('accepts DNS labels', () => {

@@ -71,13 +71,17 @@ export function sshKeyProblem(text: string): string | null {
  * Splits a server error message into per-field messages. The server names the field first
  * (`name: must be a DNS label; mem: malformed size`); anything without a known field stays general.
  */
-export function fieldErrors(message: string, fields: readonly string[]): { byField: Record<string, string>; general: string[] } {
+export function fieldErrors(
+  message: string,
+  fields: readonly string[],
+): { byField: Record<string, string>; general: string[] } {
   const byField: Record<string, string> = {};
   const general: string[] = [];
   for (const part of message.split(/;\s*/).filter((p) => p.trim() !== '')) {
     const m = /^\s*([A-Za-z][\w.]*)\s*:\s*(.+)$/.exec(part);
     const field = m?.[1]?.split('.')[0];
-    if (m?.[2] && field && fields.includes(field)) byField[field] = byField[field] ? `${byField[field]}; ${m[2]}` : m[2];
+    if (m?.[2] && field && fields.includes(field))
+      byField[field] = byField[field] ? `${byField[field]}; ${m[2]}` : m[2];
     else general.push(part.trim());
   }
   return { byField, general };

@@ -7,7 +7,17 @@ describe('VM manifest facts', () => {
   it('reads the LiveMigratable condition with its reason', () => {
     expect(liveMigratable(vm([{ type: 'LiveMigratable', status: 'True' }]))).toEqual({ ok: true, reason: '' });
     expect(
-      liveMigratable(vm([{ type: 'LiveMigratable', status: 'False', reason: 'DisksNotLiveMigratable', message: 'cannot migrate VMI: PVC web-disk is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)' }])),
+      liveMigratable(
+        vm([
+          {
+            type: 'LiveMigratable',
+            status: 'False',
+            reason: 'DisksNotLiveMigratable',
+            message:
+              'cannot migrate VMI: PVC web-disk is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)',
+          },
+        ]),
+      ),
     ).toEqual({ ok: false, reason: expect.stringContaining('ReadWriteMany') });
     expect(liveMigratable(vm([]))).toBeUndefined();
     expect(liveMigratable(undefined)).toBeUndefined();

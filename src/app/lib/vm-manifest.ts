@@ -20,7 +20,9 @@ export function conditionsOf(manifest: Record<string, unknown> | undefined): Con
 }
 
 /** KubeVirt copies the VMI's LiveMigratable condition onto the VM; undefined when it is not there. */
-export function liveMigratable(manifest: Record<string, unknown> | undefined): { ok: boolean; reason: string } | undefined {
+export function liveMigratable(
+  manifest: Record<string, unknown> | undefined,
+): { ok: boolean; reason: string } | undefined {
   const c = conditionsOf(manifest).find((x) => x.type === 'LiveMigratable');
   if (!c) return undefined;
   const reason = c.message || c.reason || 'KubeVirt says no';

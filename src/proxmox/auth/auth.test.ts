@@ -52,7 +52,9 @@ describe('token grants', () => {
 
   it('matches tokens by secret and, for bound grants, by id', () => {
     const grants = parseGrants(`${ADMIN_SECRET} ro@pve!mon=${VIEWER_SECRET}:Viewer`);
-    expect(matchToken(grants, { userid: 'root@pam', tokenName: 'any', secret: ADMIN_SECRET })?.role).toBe('Administrator');
+    expect(matchToken(grants, { userid: 'root@pam', tokenName: 'any', secret: ADMIN_SECRET })?.role).toBe(
+      'Administrator',
+    );
     expect(matchToken(grants, { userid: 'ro@pve', tokenName: 'mon', secret: VIEWER_SECRET })?.role).toBe('Viewer');
     expect(matchToken(grants, { userid: 'ro@pve', tokenName: 'other', secret: VIEWER_SECRET })).toBeUndefined();
     expect(matchToken(grants, { userid: 'root@pam', tokenName: 'ci', secret: 'nope' })).toBeUndefined();
@@ -102,19 +104,40 @@ describe('authenticate', () => {
   const remote = { remoteAddress: '10.0.0.5' };
 
   it('accepts tokens with their role and refuses bad ones', () => {
-    const p = authenticate(config, { ...remote, method: 'POST', headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` } });
+    const p = authenticate(config, {
+      ...remote,
+      method: 'POST',
+      headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` },
+    });
     expect(p).toEqual({ userid: 'root@pam', tokenId: 'root@pam!ci', role: 'Administrator', via: 'token' });
-    const v = authenticate(config, { ...remote, method: 'GET', headers: { authorization: `PVEAPIToken=ro@pve!mon=${VIEWER_SECRET}` } });
+    const v = authenticate(config, {
+      ...remote,
+      method: 'GET',
+      headers: { authorization: `PVEAPIToken=ro@pve!mon=${VIEWER_SECRET}` },
+    });
     expect(v.role).toBe('Viewer');
-    expect(status(() => authenticate(config, { ...remote, method: 'GET', headers: { authorization: 'PVEAPIToken=root@pam!ci=wrong-secret' } }))[0]).toBe(401);
+    expect(
+      status(() =>
+        authenticate(config, {
+          ...remote,
+          method: 'GET',
+          headers: { authorization: 'PVEAPIToken=root@pam!ci=wrong-secret' },
+        }),
+      )[0],
+    ).toBe(401);
   });
 
   it('says No ticket without credentials and rejects bad tickets in the words npm re-logins on', () => {
     expect(status(() => authenticate(config, { ...remote, method: 'GET', headers: {} }))).toEqual([401, 'No ticket']);
-    expect(status(() => authenticate(config, { ...remote, method: 'GET', headers: { cookie: 'PVEAuthCookie=PVE:root@pam:00000000::x' } }))).toEqual([
-      401,
-      'permission denied - invalid PVE ticket',
-    ]);
+    expect(
+      status(() =>
+        authenticate(config, {
+          ...remote,
+          method: 'GET',
+          headers: { cookie: 'PVEAuthCookie=PVE:root@pam:00000000::x' },
+        }),
+      ),
+    ).toEqual([401, 'permission denied - invalid PVE ticket']);
   });
 
   it('requires the CSRF token on cookie writes only', () => {
@@ -126,7 +149,11 @@ describe('authenticate', () => {
       'Permission denied - invalid csrf token',
     ]);
     expect(
-      authenticate(config, { ...remote, method: 'DELETE', headers: { cookie, csrfpreventiontoken: CSRFPreventionToken } }).userid,
+      authenticate(config, {
+        ...remote,
+        method: 'DELETE',
+        headers: { cookie, csrfpreventiontoken: CSRFPreventionToken },
+      }).userid,
     ).toBe('root@pam');
   });
 
@@ -135,30 +162,65 @@ describe('authenticate', () => {
     expect(first.username).toBe('root@pam');
     const renewed = login(config, remote, { username: 'root@pam', password: first.ticket });
     expect(renewed.ticket).toMatch(/^PVE:root@pam:/);
-    expect(status(() => login(config, remote, { username: 'other@pam', password: first.ticket }))).toEqual([401, 'authentication failure']);
+    expect(status(() => login(config, remote, { username: 'other@pam', password: first.ticket }))).toEqual([
+      401,
+      'authentication failure',
+    ]);
     expect(status(() => login(config, remote, { username: 'root@pam', password: 'guess' }))[0]).toBe(401);
     expect(login(config, remote, { username: 'ro@pve', password: VIEWER_SECRET }).role).toBe('Viewer');
   });
 
   it('serves only loopback without a secret, and refuses cross-site writes there', () => {
     const open: AuthConfig = { grants: [], signer };
-    expect(authenticate(open, { method: 'POST', headers: {}, remoteAddress: '127.0.0.1' })).toMatchObject({ role: 'Administrator', via: 'open' });
+    expect(authenticate(open, { method: 'POST', headers: {}, remoteAddress: '127.0.0.1' })).toMatchObject({
+      role: 'Administrator',
+      via: 'open',
+    });
     expect(authenticate(open, { method: 'GET', headers: {}, remoteAddress: '::ffff:127.0.0.1' }).via).toBe('open');
-    const [code, message] = status(() => authenticate(open, { method: 'GET', headers: {}, remoteAddress: '192.168.1.9' }));
+    const [code, message] = status(() =>
+      authenticate(open, { method: 'GET', headers: {}, remoteAddress: '192.168.1.9' }),
+    );
     expect(code).toBe(403);
     expect(message).toMatch(/CORRAL_PROXMOX_TOKEN/);
-    expect(status(() => authenticate(open, { method: 'POST', headers: { origin: 'https://evil.example', host: '127.0.0.1:8006' }, remoteAddress: '127.0.0.1' }))[0]).toBe(403);
-    expect(authenticate(open, { method: 'POST', headers: { origin: 'https://127.0.0.1:8006', host: '127.0.0.1:8006' }, remoteAddress: '127.0.0.1' }).role).toBe('Administrator');
-    expect(status(() => login(open, { remoteAddress: '10.1.1.1' }, { username: 'root@pam', password: 'x' }))[0]).toBe(403);
-    expect(login(open, { remoteAddress: '127.0.0.1' }, { username: 'root@pam', password: 'anything' }).username).toBe('root@pam');
+    expect(
+      status(() =>
+        authenticate(open, {
+          method: 'POST',
+          headers: { origin: 'https://evil.example', host: '127.0.0.1:8006' },
+          remoteAddress: '127.0.0.1',
+        }),
+      )[0],
+    ).toBe(403);
+    expect(
+      authenticate(open, {
+        method: 'POST',
+        headers: { origin: 'https://127.0.0.1:8006', host: '127.0.0.1:8006' },
+        remoteAddress: '127.0.0.1',
+      }).role,
+    ).toBe('Administrator');
+    expect(status(() => login(open, { remoteAddress: '10.1.1.1' }, { username: 'root@pam', password: 'x' }))[0]).toBe(
+      403,
+    );
+    expect(login(open, { remoteAddress: '127.0.0.1' }, { username: 'root@pam', password: 'anything' }).username).toBe(
+      'root@pam',
+    );
   });
 
   it('caps callers not in CORRAL_ADMINS at Viewer', () => {
     const gated: AuthConfig = { ...config, admins: parseAdmins('alice@github, root@pam') };
     const token = { authorization: `PVEAPIToken=ops@pve!x=${ADMIN_SECRET}` };
     expect(authenticate(gated, { ...remote, method: 'GET', headers: token }).role).toBe('Viewer');
-    expect(authenticate(gated, { ...remote, method: 'GET', headers: { ...token, 'tailscale-user-login': 'alice@github' } }).role).toBe('Administrator');
-    expect(authenticate(gated, { ...remote, method: 'GET', headers: { authorization: `PVEAPIToken=root@pam!x=${ADMIN_SECRET}` } }).role).toBe('Administrator');
+    expect(
+      authenticate(gated, { ...remote, method: 'GET', headers: { ...token, 'tailscale-user-login': 'alice@github' } })
+        .role,
+    ).toBe('Administrator');
+    expect(
+      authenticate(gated, {
+        ...remote,
+        method: 'GET',
+        headers: { authorization: `PVEAPIToken=root@pam!x=${ADMIN_SECRET}` },
+      }).role,
+    ).toBe('Administrator');
     expect(parseAdmins('  ')).toBeUndefined();
   });
 
@@ -177,7 +239,9 @@ describe('roles', () => {
     expect(hasPrivilege('Viewer', 'VM.PowerMgmt')).toBe(false);
     expect(hasPrivilege('Operator', 'VM.PowerMgmt')).toBe(true);
     expect(hasPrivilege('Operator', 'Sys.Modify')).toBe(false);
-    expect(() => requirePrivilege('Viewer', '/vms/100', 'VM.PowerMgmt')).toThrow('Permission check failed (/vms/100, VM.PowerMgmt)');
+    expect(() => requirePrivilege('Viewer', '/vms/100', 'VM.PowerMgmt')).toThrow(
+      'Permission check failed (/vms/100, VM.PowerMgmt)',
+    );
   });
 
   it('describes capabilities and permissions per role', () => {

@@ -106,7 +106,12 @@ export function authenticate(config: AuthConfig, facts: RequestFacts): Principal
     const grant = presented ? matchToken(config.grants, presented) : undefined;
     if (!presented || !grant) throw new ProxmoxError(401, 'permission denied - invalid PVE API token');
     const tokenId = `${presented.userid}!${presented.tokenName}`;
-    return { userid: presented.userid, tokenId, role: capRole(config, grant.role, presented.userid, facts), via: 'token' };
+    return {
+      userid: presented.userid,
+      tokenId,
+      role: capRole(config, grant.role, presented.userid, facts),
+      via: 'token',
+    };
   }
 
   const ticket = ticketFromCookie(header(facts, 'cookie'));
@@ -154,7 +159,12 @@ export function login(
   }
   if (!role) throw fail();
   const issued = config.signer.issue(userid, role);
-  return { username: userid, ticket: issued.ticket, CSRFPreventionToken: issued.csrf, role: capRole(config, role, userid, facts) };
+  return {
+    username: userid,
+    ticket: issued.ticket,
+    CSRFPreventionToken: issued.csrf,
+    role: capRole(config, role, userid, facts),
+  };
 }
 
 /** CORRAL_ADMINS as a set: comma- or space-separated logins; unset or blank → undefined (no enforcement). */

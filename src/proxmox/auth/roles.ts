@@ -56,7 +56,14 @@ export const ROLE_PRIVILEGES: Record<Role, readonly string[]> = {
     'Sys.Console',
     ...ADMIN_ONLY,
   ].sort(),
-  Operator: [...VM_PRIVS, 'Datastore.Allocate', 'Datastore.AllocateSpace', 'Datastore.Audit', 'Sys.Audit', 'Sys.Console'].sort(),
+  Operator: [
+    ...VM_PRIVS,
+    'Datastore.Allocate',
+    'Datastore.AllocateSpace',
+    'Datastore.Audit',
+    'Sys.Audit',
+    'Sys.Console',
+  ].sort(),
   Viewer: ['Datastore.Audit', 'Sys.Audit', 'VM.Audit'],
   NoAccess: [],
 };

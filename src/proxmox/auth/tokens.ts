@@ -35,7 +35,9 @@ export function parseGrants(text: string | undefined): TokenGrant[] {
       if (colon >= 0) {
         const maybeRole = body.slice(colon + 1);
         if (!isRole(maybeRole))
-          throw new TokenConfigError(`token grant '${redact(entry)}': unknown role '${maybeRole}' (Administrator, Operator, Viewer, NoAccess)`);
+          throw new TokenConfigError(
+            `token grant '${redact(entry)}': unknown role '${maybeRole}' (Administrator, Operator, Viewer, NoAccess)`,
+          );
         role = maybeRole;
         body = body.slice(0, colon);
       }
@@ -48,7 +50,8 @@ export function parseGrants(text: string | undefined): TokenGrant[] {
       const secret = body.slice(eq + 1);
       if (!TOKEN_ID.test(tokenId))
         throw new TokenConfigError(`token grant '${redact(entry)}': token id must look like user@realm!name`);
-      if (secret.length < 8) throw new TokenConfigError(`token grant for ${tokenId}: secret must be at least 8 characters`);
+      if (secret.length < 8)
+        throw new TokenConfigError(`token grant for ${tokenId}: secret must be at least 8 characters`);
       return { tokenId, secret, role };
     });
 }

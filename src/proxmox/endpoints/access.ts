@@ -4,7 +4,9 @@ import { ROLES, ROLE_PRIVILEGES, capabilities, permissions } from '../auth/roles
 import { define, type Routes } from './context';
 
 export function registerAccess(table: Routes): void {
-  define(table, 'GET', '/access', { handle: () => ['ticket', 'users', 'groups', 'roles', 'domains', 'permissions'].map((subdir) => ({ subdir })) });
+  define(table, 'GET', '/access', {
+    handle: () => ['ticket', 'users', 'groups', 'roles', 'domains', 'permissions'].map((subdir) => ({ subdir })),
+  });
   // PVE's login form fetches this before posting; it is a no-op.
   define(table, 'GET', '/access/ticket', { public: true, handle: () => null });
   define(table, 'POST', '/access/ticket', {
@@ -29,7 +31,9 @@ export function registerAccess(table: Routes): void {
       const users = new Set(['root@pam']);
       for (const g of ctx.auth.grants) if (g.tokenId) users.add(g.tokenId.split('!')[0] ?? 'root@pam');
       users.add(ctx.principal.userid);
-      return [...users].sort().map((userid) => ({ userid, enable: 1, expire: 0, realm: userid.split('@')[1] ?? 'pam' }));
+      return [...users]
+        .sort()
+        .map((userid) => ({ userid, enable: 1, expire: 0, realm: userid.split('@')[1] ?? 'pam' }));
     },
   });
   define(table, 'GET', '/access/groups', { handle: () => [] });

@@ -93,24 +93,47 @@ function upidOf(ctx: EndpointContext, task: Task): string {
   return ctx.state.upidOfJournalTask(task);
 }
 
-function resolveTask(ctx: EndpointContext): { task: Task; upid: string; parsed: NonNullable<ReturnType<EndpointContext['state']['upids']['resolve']>>['upid'] } {
+function resolveTask(ctx: EndpointContext): {
+  task: Task;
+  upid: string;
+  parsed: NonNullable<ReturnType<EndpointContext['state']['upids']['resolve']>>['upid'];
+} {
   const text = ctx.path.upid ?? '';
   const hit = ctx.state.upids.resolve(text);
   const task = hit ? ctx.state.services.journal.get(hit.taskId) : undefined;
-  if (!hit || !task) throw new ProxmoxError(404, `no such task '${text}' - does not exist (tasks are kept in memory; the newest 500)`);
+  if (!hit || !task)
+    throw new ProxmoxError(404, `no such task '${text}' - does not exist (tasks are kept in memory; the newest 500)`);
   return { task, upid: text, parsed: hit.upid };
 }
 
 export function registerCluster(table: Routes): void {
   define(table, 'GET', '/version', { handle: () => PVE_VERSION });
-  define(table, 'GET', '/cluster', { handle: () => ['status', 'resources', 'nextid', 'tasks', 'ha', 'options'].map((subdir) => ({ subdir })) });
+  define(table, 'GET', '/cluster', {
+    handle: () => ['status', 'resources', 'nextid', 'tasks', 'ha', 'options'].map((subdir) => ({ subdir })),
+  });
   define(table, 'GET', '/cluster/status', {
     privilege: { name: 'Sys.Audit', path: rootAcl },
     handle: (ctx) => {
       const nodes = nodeFacts(ctx);
       return [
-        { type: 'cluster', id: 'cluster', name: ctx.state.services.cluster.info.name || 'corral', nodes: nodes.length, quorate: 1, version: 1 },
-        ...nodes.map((n, i) => ({ type: 'node', id: `node/${n.node}`, name: n.node, nodeid: i + 1, online: n.row.ready ? 1 : 0, local: 0, ip: n.row.ip, level: '' })),
+        {
+          type: 'cluster',
+          id: 'cluster',
+          name: ctx.state.services.cluster.info.name || 'corral',
+          nodes: nodes.length,
+          quorate: 1,
+          version: 1,
+        },
+        ...nodes.map((n, i) => ({
+          type: 'node',
+          id: `node/${n.node}`,
+          name: n.node,
+          nodeid: i + 1,
+          online: n.row.ready ? 1 : 0,
+          local: 0,
+          ip: n.row.ip,
+          level: '',
+        })),
       ];
     },
   });
@@ -129,7 +152,9 @@ export function registerCluster(table: Routes): void {
     handle: async (ctx) => {
       const type = ctx.args.string('type');
       if (type !== undefined && !['vm', 'node', 'storage', 'sdn', 'pool'].includes(type))
-        throw paramError({ type: `value '${type}' does not have a value in the enumeration 'vm, storage, node, sdn, pool'` });
+        throw paramError({
+          type: `value '${type}' does not have a value in the enumeration 'vm, storage, node, sdn, pool'`,
+        });
       const buildRow = (_key: string, vmid: number, row: Parameters<typeof rowContext>[2]) => {
         const rc = rowContext(ctx, vmid, row);
         return { row: resourceRow(rc), since: rc.runtime.runningSince };
@@ -142,7 +167,8 @@ export function registerCluster(table: Routes): void {
         const vms = ctx.state.vmResourcesJson(Date.now(), buildRow);
         if (vms.length > 2) parts.push(vms.slice(1, -1));
       }
-      if (!type || type === 'storage') for (const n of nodeFacts(ctx)) for (const s of await storageRows(ctx, n.node)) parts.push(JSON.stringify(s));
+      if (!type || type === 'storage')
+        for (const n of nodeFacts(ctx)) for (const s of await storageRows(ctx, n.node)) parts.push(JSON.stringify(s));
       return new RawJson(`[${parts.join(',')}]`);
     },
   });
@@ -164,7 +190,9 @@ export function registerCluster(table: Routes): void {
   define(table, 'GET', '/nodes/{node}', {
     handle: (ctx) => {
       requireNode(ctx);
-      return ['qemu', 'lxc', 'status', 'storage', 'tasks', 'network', 'version', 'time', 'dns'].map((subdir) => ({ subdir }));
+      return ['qemu', 'lxc', 'status', 'storage', 'tasks', 'network', 'version', 'time', 'dns'].map((subdir) => ({
+        subdir,
+      }));
     },
   });
   define(table, 'GET', '/nodes/{node}/status', {
@@ -178,7 +206,14 @@ export function registerCluster(table: Routes): void {
         loadavg: ['0.00', '0.00', '0.00'],
         kversion: `Kubernetes node (kubelet ${n.row.kubelet})`,
         pveversion: `pve-manager/${PVE_VERSION.version}/corral`,
-        cpuinfo: { cpus: n.maxcpu, sockets: 1, cores: n.maxcpu, model: n.row.cpuVendor || n.row.arch || 'unknown', mhz: '0', hvm: '1' },
+        cpuinfo: {
+          cpus: n.maxcpu,
+          sockets: 1,
+          cores: n.maxcpu,
+          model: n.row.cpuVendor || n.row.arch || 'unknown',
+          mhz: '0',
+          hvm: '1',
+        },
         memory: { total: n.maxmem, used: n.mem, free: Math.max(0, n.maxmem - n.mem) },
         swap: { total: 0, used: 0, free: 0 },
         rootfs: { total: 0, used: 0, free: 0, avail: 0 },
@@ -194,12 +229,23 @@ export function registerCluster(table: Routes): void {
       return { time: now, localtime: now, timezone: 'UTC' };
     },
   });
-  define(table, 'GET', '/nodes/{node}/dns', { handle: (ctx) => (requireNode(ctx), { search: 'cluster.local', dns1: '10.96.0.10' }) });
+  define(table, 'GET', '/nodes/{node}/dns', {
+    handle: (ctx) => (requireNode(ctx), { search: 'cluster.local', dns1: '10.96.0.10' }),
+  });
   define(table, 'GET', '/nodes/{node}/network', {
     privilege: { name: 'Sys.Audit', path: nodeAcl },
     handle: (ctx) => {
       const n = requireNode(ctx);
-      return [{ iface: 'vmbr0', type: 'bridge', active: 1, autostart: 1, ...(n.row.ip ? { address: n.row.ip, cidr: `${n.row.ip}/32` } : {}), comments: 'the Kubernetes pod network' }];
+      return [
+        {
+          iface: 'vmbr0',
+          type: 'bridge',
+          active: 1,
+          autostart: 1,
+          ...(n.row.ip ? { address: n.row.ip, cidr: `${n.row.ip}/32` } : {}),
+          comments: 'the Kubernetes pod network',
+        },
+      ];
     },
   });
   define(table, 'GET', '/nodes/{node}/lxc', { handle: (ctx) => (requireNode(ctx), []) });
@@ -210,7 +256,14 @@ export function registerCluster(table: Routes): void {
       const type = ctx.args.string('type');
       return (await pveStorages(ctx.state.services))
         .filter((s) => !type || s.type === type)
-        .map((s) => ({ storage: s.storage, type: s.type, content: s.content, shared: s.shared, digest: '', ...(s.storageClass ? { 'storage-class': s.storageClass } : {}) }));
+        .map((s) => ({
+          storage: s.storage,
+          type: s.type,
+          content: s.content,
+          shared: s.shared,
+          digest: '',
+          ...(s.storageClass ? { 'storage-class': s.storageClass } : {}),
+        }));
     },
   });
   define(table, 'GET', '/storage/{storage}', {
@@ -227,7 +280,18 @@ export function registerCluster(table: Routes): void {
       const content = ctx.args.string('content');
       return (await pveStorages(ctx.state.services))
         .filter((s) => !content || s.content.split(',').includes(content))
-        .map((s) => ({ storage: s.storage, type: s.type, content: s.content, shared: s.shared, active: 1, enabled: 1, total: 0, used: 0, avail: 0, used_fraction: 0 }));
+        .map((s) => ({
+          storage: s.storage,
+          type: s.type,
+          content: s.content,
+          shared: s.shared,
+          active: 1,
+          enabled: 1,
+          total: 0,
+          used: 0,
+          avail: 0,
+          used_fraction: 0,
+        }));
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/status', {
@@ -236,7 +300,17 @@ export function registerCluster(table: Routes): void {
       requireNode(ctx);
       const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
       if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
-      return { storage: s.storage, type: s.type, content: s.content, shared: s.shared, active: 1, enabled: 1, total: 0, used: 0, avail: 0 };
+      return {
+        storage: s.storage,
+        type: s.type,
+        content: s.content,
+        shared: s.shared,
+        active: 1,
+        enabled: 1,
+        total: 0,
+        used: 0,
+        avail: 0,
+      };
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content', {
@@ -247,7 +321,13 @@ export function registerCluster(table: Routes): void {
       if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
       const content = ctx.args.string('content');
       if (s.storage !== ISO_STORAGE || (content && content !== 'iso')) return [];
-      return (await isoVolumes(ctx.state.services)).map((v) => ({ volid: v.volid, content: 'iso', format: 'iso', size: v.sizeBytes ?? 0, ctime: v.ctime }));
+      return (await isoVolumes(ctx.state.services)).map((v) => ({
+        volid: v.volid,
+        content: 'iso',
+        format: 'iso',
+        size: v.sizeBytes ?? 0,
+        ctime: v.ctime,
+      }));
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', {
@@ -280,7 +360,9 @@ export function registerCluster(table: Routes): void {
       return rows.slice(start, start + limit);
     },
   });
-  define(table, 'GET', '/nodes/{node}/tasks/{upid}', { handle: (ctx) => (resolveTask(ctx), [{ subdir: 'log' }, { subdir: 'status' }]) });
+  define(table, 'GET', '/nodes/{node}/tasks/{upid}', {
+    handle: (ctx) => (resolveTask(ctx), [{ subdir: 'log' }, { subdir: 'status' }]),
+  });
   define(table, 'GET', '/nodes/{node}/tasks/{upid}/status', {
     handle: (ctx) => {
       const { task, upid, parsed } = resolveTask(ctx);

@@ -1,13 +1,32 @@
 /** `/nodes/{node}/qemu/…`: list, create, destroy, power, config, resize, unlink, template, agent. */
 import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from '@/server/domain/labels';
-import { addDisks, changeHardware, changeNics, composeVm, detachDisks, resizeDisk, setTemplateFlag, vmHardware, type VmBlueprint } from '@/server/domain/vm-hardware';
+import {
+  addDisks,
+  changeHardware,
+  changeNics,
+  composeVm,
+  detachDisks,
+  resizeDisk,
+  setTemplateFlag,
+  vmHardware,
+  type VmBlueprint,
+} from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
 import { cloneVm } from '@/server/domain/vm-clone';
 import { vmRuntime } from '@/server/domain/vm-runtime';
 import { corral, corralSync } from '../errors';
 import { EXTRAS_ANNOTATION, parseExtras, serializeExtras } from '../extras';
 import { Params, splitList } from '../params';
-import { applyBootOrder, checkUnknown, mergeExtras, storedOptions, tagsOf, translateDisks, translateNets, vmName } from '../qemu-params';
+import {
+  applyBootOrder,
+  checkUnknown,
+  mergeExtras,
+  storedOptions,
+  tagsOf,
+  translateDisks,
+  translateNets,
+  vmName,
+} from '../qemu-params';
 import { pveUser, type ResolvedVm } from '../state';
 import { parseDiskKey, resolveResize, DiskSpecError } from '../translate/disk-spec';
 import { parseNetKey, parseNetSpec, stableMac, NetSpecError } from '../translate/net-spec';
@@ -49,7 +68,10 @@ async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
   const { services } = ctx.state;
   const hw = corralSync(() => vmHardware(services.deps, vm.ref.namespace, vm.ref.name));
   const storages = await pveStorages(services);
-  const defaultStorage = storages.find((s) => s.storage === 'local-lvm')?.storage ?? storages.find((s) => s.type === 'lvmthin')?.storage ?? '';
+  const defaultStorage =
+    storages.find((s) => s.storage === 'local-lvm')?.storage ??
+    storages.find((s) => s.type === 'lvmthin')?.storage ??
+    '';
   return { hw, row: vm.row, defaultStorage, runtime: vmRuntime(services.deps, vm.ref.namespace, vm.ref.name) };
 }
 
@@ -64,12 +86,16 @@ async function createVm(ctx: EndpointContext): Promise<string> {
   const { services } = state;
   const node = ctx.path.node ?? '';
   const vmid = state.parseVmid(args.requireString('vmid'));
-  if (!state.vmids.isFree(vmid)) throw new ProxmoxError(500, `unable to create VM ${vmid} - VM ${vmid} already exists on node '${node}'`);
+  if (!state.vmids.isFree(vmid))
+    throw new ProxmoxError(500, `unable to create VM ${vmid} - VM ${vmid} already exists on node '${node}'`);
   checkUnknown(args);
   const name = vmName(args, vmid);
   const namespace = services.deps.config.defaultNamespace;
   const taken = services.fleet.vmRow(namespace, name);
-  if (taken) throw paramError({ name: `name '${name}' is used by VM ${state.vmids.vmidOf(taken) ?? '?'} in namespace ${namespace}` });
+  if (taken)
+    throw paramError({
+      name: `name '${name}' is used by VM ${state.vmids.vmidOf(taken) ?? '?'} in namespace ${namespace}`,
+    });
   const cores = args.int('cores', { min: 1, max: 1024 }) ?? 1;
   const sockets = args.int('sockets', { min: 1, max: 64 }) ?? 1;
   const memoryMiB = args.int('memory', { min: 16, max: 64 * 1024 * 1024 }) ?? 512;
@@ -93,19 +119,23 @@ async function createVm(ctx: EndpointContext): Promise<string> {
     annotations: { [EXTRAS_ANNOTATION]: serializeExtras({ options, disks: disks.extras, nets: nets.extras }) },
     start: args.bool('start') ?? false,
   };
-  if (!state.vmids.reserve(vmid)) throw new ProxmoxError(500, `unable to create VM ${vmid} - VM ${vmid} already exists on node '${node}'`);
+  if (!state.vmids.reserve(vmid))
+    throw new ProxmoxError(500, `unable to create VM ${vmid} - VM ${vmid} already exists on node '${node}'`);
   try {
     const taskId = await corral(composeVm(services.deps, state.caller(ctx.principal), blueprint));
     return upid(ctx, taskId, { vmid, node: state.homeNode() });
   } catch (err) {
     state.vmids.release(vmid);
-    throw err instanceof ProxmoxError ? new ProxmoxError(err.status, `unable to create VM ${vmid} - ${err.message}`, err.errors) : err;
+    throw err instanceof ProxmoxError
+      ? new ProxmoxError(err.status, `unable to create VM ${vmid} - ${err.message}`, err.errors)
+      : err;
   }
 }
 
 async function destroyVm(ctx: EndpointContext): Promise<string> {
   const vm = resolve(ctx);
-  if (pveState(vm.row.status).status === 'running') throw new ProxmoxError(500, `VM ${vm.vmid} is running - destroy failed`);
+  if (pveState(vm.row.status).status === 'running')
+    throw new ProxmoxError(500, `VM ${vm.vmid} is running - destroy failed`);
   const { services } = ctx.state;
   const node = ctx.state.vmNode(vm.row);
   const { task } = await corral(services.vms.delete(ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name));
@@ -130,20 +160,31 @@ const POWER: Record<string, PowerAction> = {
 async function power(ctx: EndpointContext): Promise<string> {
   const verb = ctx.path.action ?? '';
   const action = POWER[verb];
-  if (!action) throw new ProxmoxError(501, `Method 'POST /nodes/${ctx.path.node}/qemu/${ctx.path.vmid}/status/${verb}' not implemented`);
+  if (!action)
+    throw new ProxmoxError(
+      501,
+      `Method 'POST /nodes/${ctx.path.node}/qemu/${ctx.path.vmid}/status/${verb}' not implemented`,
+    );
   const vm = resolve(ctx);
   const { services } = ctx.state;
   const state = pveState(vm.row.status);
   if (action === 'start' && state.status === 'running') throw new ProxmoxError(500, `VM ${vm.vmid} already running`);
   if (action === 'stop' && state.status === 'stopped' && state.qmpstatus === 'stopped') {
     // PVE answers a stop of a stopped VM with a task that ends OK at once.
-    const task = services.journal.start('stop', `${vm.ref.namespace}/${vm.ref.name}`, ctx.state.caller(ctx.principal).identity.login);
+    const task = services.journal.start(
+      'stop',
+      `${vm.ref.namespace}/${vm.ref.name}`,
+      ctx.state.caller(ctx.principal).identity.login,
+    );
     task.done('VM is not running - nothing to do');
     return upid(ctx, task.id);
   }
-  if (['shutdown', 'restart', 'reset', 'pause'].includes(action) && state.status !== 'running') throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
+  if (['shutdown', 'restart', 'reset', 'pause'].includes(action) && state.status !== 'running')
+    throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
   if (action === 'unpause' && state.qmpstatus !== 'paused') throw new ProxmoxError(500, `VM ${vm.vmid} is not paused`);
-  const taskId = await corral(powerAction(services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, action));
+  const taskId = await corral(
+    powerAction(services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, action),
+  );
   return upid(ctx, taskId);
 }
 
@@ -157,10 +198,12 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   const cctx = await configContext(ctx, vm);
   const current = vmConfig(cctx);
   const digest = args.string('digest');
-  if (digest && digest !== current.digest) throw new ProxmoxError(500, 'detected modified configuration - file changed by other user? Try again.');
+  if (digest && digest !== current.digest)
+    throw new ProxmoxError(500, 'detected modified configuration - file changed by other user? Try again.');
   checkUnknown(args);
   const name = args.string('name');
-  if (name !== undefined && name !== vm.row.name) throw paramError({ name: `renaming is not supported: Kubernetes names are immutable (VM is '${vm.row.name}')` });
+  if (name !== undefined && name !== vm.row.name)
+    throw paramError({ name: `renaming is not supported: Kubernetes names are immutable (VM is '${vm.row.name}')` });
   const deletes = splitList(args.string('delete'));
   const extras = parseExtras(cctx.hw.annotations[EXTRAS_ANNOTATION]);
   const slots = assignSlots(cctx.hw, extras);
@@ -171,7 +214,10 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   const newDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !slotToDisk.has(k) && !extras.disks[k]?.empty);
   const changedDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !newDiskKeys.includes(k));
   for (const k of changedDiskKeys) {
-    if (args.raw(k) !== current[k]) throw paramError({ [k]: `changing an attached disk is not supported (delete it, or use resize); current: ${String(current[k])}` });
+    if (args.raw(k) !== current[k])
+      throw paramError({
+        [k]: `changing an attached disk is not supported (delete it, or use resize); current: ${String(current[k])}`,
+      });
   }
   const netKeys = args.keys().filter((k) => parseNetKey(k) !== undefined);
   const netExtras = { ...extras.nets };
@@ -193,10 +239,14 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
       throw err;
     }
     const nic = cctx.hw.nics.find((n) => n.name === nicName);
-    if (spec.mac && nic?.mac && spec.mac !== nic.mac.toUpperCase()) throw paramError({ [k]: `changing the MAC address is not supported (current ${nic.mac.toUpperCase()})` });
+    if (spec.mac && nic?.mac && spec.mac !== nic.mac.toUpperCase())
+      throw paramError({ [k]: `changing the MAC address is not supported (current ${nic.mac.toUpperCase()})` });
     const bridge = spec.bridge ?? 'vmbr0';
     const network = bridge === 'vmbr0' ? 'pod' : bridge;
-    if (nic && nic.network !== network) throw paramError({ [k]: `moving a NIC to another network is not supported (it is on ${nic.network === 'pod' ? 'vmbr0' : nic.network})` });
+    if (nic && nic.network !== network)
+      throw paramError({
+        [k]: `moving a NIC to another network is not supported (it is on ${nic.network === 'pod' ? 'vmbr0' : nic.network})`,
+      });
     netExtras[k] = { bridge, options: spec.options, ...(nic && nic.model !== spec.model ? { model: spec.model } : {}) };
   }
   const deleteDisks: string[] = [];
@@ -218,7 +268,11 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     } else if (key === 'tags') clearTags = true;
     else delete options[key]; // PVE ignores deleting a key that is not set
   }
-  const added = await translateDisks(services, new Params(newDiskKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])), vm.row.name).catch((err: unknown) => {
+  const added = await translateDisks(
+    services,
+    new Params(newDiskKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])),
+    vm.row.name,
+  ).catch((err: unknown) => {
     if (err instanceof DiskSpecError) throw paramError({ disk: err.message });
     throw err;
   });
@@ -247,10 +301,14 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     }),
   );
   if (cfgTask) taskIds.push(cfgTask);
-  if (added.plans.length) taskIds.push(await corral(addDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, added.plans)));
-  if (deleteDisks.length) taskIds.push(await corral(detachDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, deleteDisks, false)));
+  if (added.plans.length)
+    taskIds.push(await corral(addDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, added.plans)));
+  if (deleteDisks.length)
+    taskIds.push(await corral(detachDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, deleteDisks, false)));
   if (addedNets.plans.length || deleteNics.length)
-    taskIds.push(await corral(changeNics(services.deps, caller, vm.ref.namespace, vm.ref.name, addedNets.plans, deleteNics)));
+    taskIds.push(
+      await corral(changeNics(services.deps, caller, vm.ref.namespace, vm.ref.name, addedNets.plans, deleteNics)),
+    );
   const last = taskIds[taskIds.length - 1];
   return last ? upid(ctx, last) : undefined;
 }
@@ -272,7 +330,10 @@ async function resize(ctx: EndpointContext): Promise<string> {
     if (err instanceof DiskSpecError) throw paramError({ size: err.message });
     throw err;
   }
-  const taskId = await corral(resizeDisk(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, disk.name, target), 'disk');
+  const taskId = await corral(
+    resizeDisk(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, disk.name, target),
+    'disk',
+  );
   return upid(ctx, taskId);
 }
 
@@ -286,14 +347,26 @@ async function unlink(ctx: EndpointContext): Promise<null> {
     if (!name) throw paramError({ idlist: `no such disk '${id}'` });
     return name;
   });
-  await corral(detachDisks(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, names, ctx.args.bool('force') ?? false));
+  await corral(
+    detachDisks(
+      ctx.state.services.deps,
+      ctx.state.caller(ctx.principal),
+      vm.ref.namespace,
+      vm.ref.name,
+      names,
+      ctx.args.bool('force') ?? false,
+    ),
+  );
   return null;
 }
 
 async function template(ctx: EndpointContext): Promise<string> {
   const vm = resolve(ctx);
-  if (pveState(vm.row.status).status === 'running') throw new ProxmoxError(500, `VM ${vm.vmid} is running - you can't convert a running VM to a template`);
-  const taskId = await corral(setTemplateFlag(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, true));
+  if (pveState(vm.row.status).status === 'running')
+    throw new ProxmoxError(500, `VM ${vm.vmid} is running - you can't convert a running VM to a template`);
+  const taskId = await corral(
+    setTemplateFlag(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, true),
+  );
   return upid(ctx, taskId);
 }
 
@@ -313,20 +386,32 @@ async function clone(ctx: EndpointContext): Promise<string> {
   const { state, args } = ctx;
   const vm = resolve(ctx);
   const newid = state.parseVmid(args.requireString('newid'));
-  if (!state.vmids.isFree(newid)) throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
+  if (!state.vmids.isFree(newid))
+    throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
   checkUnknown(args, ['newid', 'full', 'target', 'format', 'snapname', 'bwlimit']);
   const name = vmName(args, newid);
-  if (state.services.fleet.vmRow(vm.ref.namespace, name)) throw paramError({ name: `name '${name}' is already used in namespace ${vm.ref.namespace}` });
+  if (state.services.fleet.vmRow(vm.ref.namespace, name))
+    throw paramError({ name: `name '${name}' is already used in namespace ${vm.ref.namespace}` });
   const hw = corralSync(() => vmHardware(state.services.deps, vm.ref.namespace, vm.ref.name));
   const extras = parseExtras(hw.annotations[EXTRAS_ANNOTATION]);
   const slots = assignSlots(hw, extras);
-  const macs = Object.fromEntries(hw.nics.map((n, i) => [n.name, stableMac(vm.ref.namespace, name, parseNetKey(slots.nets.get(n.name) ?? '') ?? i)]));
+  const macs = Object.fromEntries(
+    hw.nics.map((n, i) => [n.name, stableMac(vm.ref.namespace, name, parseNetKey(slots.nets.get(n.name) ?? '') ?? i)]),
+  );
   const description = args.string('description');
-  const annotations = description !== undefined ? { [EXTRAS_ANNOTATION]: serializeExtras(mergeExtras(extras, { options: { ...extras.options, description } })) } : undefined;
-  if (!state.vmids.reserve(newid)) throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
+  const annotations =
+    description !== undefined
+      ? { [EXTRAS_ANNOTATION]: serializeExtras(mergeExtras(extras, { options: { ...extras.options, description } })) }
+      : undefined;
+  if (!state.vmids.reserve(newid))
+    throw new ProxmoxError(500, `unable to create VM ${newid} - VM ${newid} already exists on node '${ctx.path.node}'`);
   try {
     const taskId = await corral(
-      cloneVm(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, { labels: { [LABEL_VMID]: String(newid) }, macs, ...(annotations ? { annotations } : {}) }),
+      cloneVm(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, {
+        labels: { [LABEL_VMID]: String(newid) },
+        macs,
+        ...(annotations ? { annotations } : {}),
+      }),
     );
     return upid(ctx, taskId, { vmid: vm.vmid, node: state.vmNode(vm.row) });
   } catch (err) {
@@ -340,8 +425,14 @@ function vncproxy(ctx: EndpointContext): Record<string, unknown> {
   const vm = resolve(ctx);
   if (pveState(vm.row.status).status !== 'running') throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
   const caller = ctx.state.caller(ctx.principal);
-  const task = ctx.state.services.journal.start('vncproxy', `${vm.ref.namespace}/${vm.ref.name}`, caller.identity.login);
-  task.done(`VNC ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${VNC_TICKET_LIFETIME_S}s`);
+  const task = ctx.state.services.journal.start(
+    'vncproxy',
+    `${vm.ref.namespace}/${vm.ref.name}`,
+    caller.identity.login,
+  );
+  task.done(
+    `VNC ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${VNC_TICKET_LIFETIME_S}s`,
+  );
   return {
     port: String(VNC_PORT),
     ticket: vncTicketFor(ctx, ctx.principal, vm.vmid),
@@ -360,8 +451,14 @@ function termproxy(ctx: EndpointContext): Record<string, unknown> {
   if (pveState(vm.row.status).status !== 'running') throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
   const caller = ctx.state.caller(ctx.principal);
   const user = ctx.principal.tokenId ?? ctx.principal.userid;
-  const task = ctx.state.services.journal.start('termproxy', `${vm.ref.namespace}/${vm.ref.name}`, caller.identity.login);
-  task.done(`Serial terminal ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${TERM_TICKET_LIFETIME_S}s`);
+  const task = ctx.state.services.journal.start(
+    'termproxy',
+    `${vm.ref.namespace}/${vm.ref.name}`,
+    caller.identity.login,
+  );
+  task.done(
+    `Serial terminal ticket issued; connect to /api2/json/nodes/${ctx.path.node}/qemu/${vm.vmid}/vncwebsocket within ${TERM_TICKET_LIFETIME_S}s`,
+  );
   return {
     port: TERM_PORT,
     ticket: termTicketFor(ctx, user, vm.vmid),
@@ -373,7 +470,10 @@ function termproxy(ctx: EndpointContext): Record<string, unknown> {
 export function registerQemu(table: Routes): void {
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/clone', { privilege: VM_AUDIT('VM.Clone'), handle: clone });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/vncproxy', { privilege: VM_AUDIT('VM.Console'), handle: vncproxy });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/termproxy', { privilege: VM_AUDIT('VM.Console'), handle: termproxy });
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/termproxy', {
+    privilege: VM_AUDIT('VM.Console'),
+    handle: termproxy,
+  });
   define(table, 'GET', '/nodes/{node}/qemu', {
     handle: (ctx) => {
       const node = ctx.path.node ?? '';
@@ -384,12 +484,26 @@ export function registerQemu(table: Routes): void {
         .map(({ vmid, row }) => qemuListRow(rowContext(ctx, vmid, row)));
     },
   });
-  define(table, 'POST', '/nodes/{node}/qemu', { privilege: { name: 'VM.Allocate', path: (_p, args) => `/vms/${args.raw('vmid') ?? ''}` }, handle: createVm });
+  define(table, 'POST', '/nodes/{node}/qemu', {
+    privilege: { name: 'VM.Allocate', path: (_p, args) => `/vms/${args.raw('vmid') ?? ''}` },
+    handle: createVm,
+  });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}', {
     privilege: VM_AUDIT(),
     handle: (ctx) => {
       resolve(ctx);
-      return ['config', 'pending', 'status', 'snapshot', 'resize', 'unlink', 'template', 'agent', 'vncproxy', 'termproxy'].map((subdir) => ({ subdir }));
+      return [
+        'config',
+        'pending',
+        'status',
+        'snapshot',
+        'resize',
+        'unlink',
+        'template',
+        'agent',
+        'vncproxy',
+        'termproxy',
+      ].map((subdir) => ({ subdir }));
     },
   });
   define(table, 'DELETE', '/nodes/{node}/qemu/{vmid}', { privilege: VM_AUDIT('VM.Allocate'), handle: destroyVm });
@@ -397,7 +511,9 @@ export function registerQemu(table: Routes): void {
     privilege: VM_AUDIT(),
     handle: (ctx) => {
       resolve(ctx);
-      return ['current', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume'].map((subdir) => ({ subdir }));
+      return ['current', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume'].map((subdir) => ({
+        subdir,
+      }));
     },
   });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/status/current', {
@@ -411,8 +527,14 @@ export function registerQemu(table: Routes): void {
       return statusCurrent(rc, agent !== undefined && agentEnabled(agent));
     },
   });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/status/{action}', { privilege: VM_AUDIT('VM.PowerMgmt'), handle: power });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/config', { privilege: VM_AUDIT(), handle: (ctx) => currentConfig(ctx, resolve(ctx)) });
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/status/{action}', {
+    privilege: VM_AUDIT('VM.PowerMgmt'),
+    handle: power,
+  });
+  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/config', {
+    privilege: VM_AUDIT(),
+    handle: (ctx) => currentConfig(ctx, resolve(ctx)),
+  });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/pending', {
     privilege: VM_AUDIT(),
     handle: async (ctx) =>
@@ -434,7 +556,11 @@ export function registerQemu(table: Routes): void {
       if (id) return id;
       // Nothing changed: PVE still answers with a task; give one that ends OK at once.
       const vm = resolve(ctx);
-      const task = ctx.state.services.journal.start('config', `${vm.ref.namespace}/${vm.ref.name}`, ctx.state.caller(ctx.principal).identity.login);
+      const task = ctx.state.services.journal.start(
+        'config',
+        `${vm.ref.namespace}/${vm.ref.name}`,
+        ctx.state.caller(ctx.principal).identity.login,
+      );
       task.done('no changes');
       return upid(ctx, task.id);
     },
@@ -462,7 +588,10 @@ export function registerQemu(table: Routes): void {
       result: agentRuntime(ctx).interfaces.map((i) => ({
         name: i.name,
         'hardware-address': i.mac.toLowerCase(),
-        'ip-addresses': i.ips.map((ip) => ({ 'ip-address': ip, 'ip-address-type': ip.includes(':') ? 'ipv6' : 'ipv4' })),
+        'ip-addresses': i.ips.map((ip) => ({
+          'ip-address': ip,
+          'ip-address-type': ip.includes(':') ? 'ipv6' : 'ipv4',
+        })),
       })),
     }),
   });

@@ -1,5 +1,11 @@
 /** `/nodes/{node}/qemu/{vmid}/snapshot…` over Corral's VM snapshots. */
-import { createSnapshot, deleteSnapshot, listSnapshots, restoreSnapshot, type SnapshotRow } from '@/server/domain/vm-snapshots';
+import {
+  createSnapshot,
+  deleteSnapshot,
+  listSnapshots,
+  restoreSnapshot,
+  type SnapshotRow,
+} from '@/server/domain/vm-snapshots';
 import { corral } from '../errors';
 import { pveState } from '../translate/status';
 import { ProxmoxError, paramError } from '../wire';
@@ -28,7 +34,12 @@ async function list(ctx: EndpointContext) {
     ...(i > 0 ? { parent: snaps[i - 1]?.name } : {}),
   }));
   const last = snaps[snaps.length - 1];
-  out.push({ name: 'current', description: 'You are here!', running: pveState(vm.row.status).status === 'running' ? 1 : 0, ...(last ? { parent: last.name } : {}) });
+  out.push({
+    name: 'current',
+    description: 'You are here!',
+    running: pveState(vm.row.status).status === 'running' ? 1 : 0,
+    ...(last ? { parent: last.name } : {}),
+  });
   return out;
 }
 
@@ -40,14 +51,25 @@ function upid(ctx: EndpointContext, taskId: string): string {
 
 async function create(ctx: EndpointContext): Promise<string> {
   const name = ctx.args.requireString('snapname');
-  if (!SNAPNAME.test(name) || name === 'current') throw paramError({ snapname: `invalid format - snapshot names start with a letter, then 1-39 of [a-zA-Z0-9_-]; 'current' is reserved` });
+  if (!SNAPNAME.test(name) || name === 'current')
+    throw paramError({
+      snapname: `invalid format - snapshot names start with a letter, then 1-39 of [a-zA-Z0-9_-]; 'current' is reserved`,
+    });
   const { vm, snaps } = await rows(ctx);
   if (snaps.some((s) => s.name === name)) throw new ProxmoxError(500, `snapshot name '${name}' already used`);
   const withRam = ctx.args.bool('vmstate') ?? false;
   const taskId = await corral(
-    createSnapshot(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, ctx.args.string('description') ?? '', (task) => {
-      if (withRam) task.log('vmstate=1 requested: KubeVirt snapshots hold disks only, so this is a disk snapshot');
-    }),
+    createSnapshot(
+      ctx.state.services.deps,
+      ctx.state.caller(ctx.principal),
+      vm.ref.namespace,
+      vm.ref.name,
+      name,
+      ctx.args.string('description') ?? '',
+      (task) => {
+        if (withRam) task.log('vmstate=1 requested: KubeVirt snapshots hold disks only, so this is a disk snapshot');
+      },
+    ),
   );
   return upid(ctx, taskId);
 }
@@ -56,7 +78,12 @@ async function remove(ctx: EndpointContext): Promise<string> {
   const name = ctx.path.snap ?? '';
   const { vm, snaps } = await rows(ctx);
   if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(500, `snapshot '${name}' does not exist`);
-  return upid(ctx, await corral(deleteSnapshot(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name)));
+  return upid(
+    ctx,
+    await corral(
+      deleteSnapshot(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name),
+    ),
+  );
 }
 
 async function rollback(ctx: EndpointContext): Promise<string> {
@@ -64,18 +91,29 @@ async function rollback(ctx: EndpointContext): Promise<string> {
   const { vm, snaps } = await rows(ctx);
   if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(500, `snapshot '${name}' does not exist`);
   const start = ctx.args.bool('start') ?? false;
-  return upid(ctx, await corral(restoreSnapshot(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, { startAfter: start })));
+  return upid(
+    ctx,
+    await corral(
+      restoreSnapshot(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, name, {
+        startAfter: start,
+      }),
+    ),
+  );
 }
 
 export function registerSnapshots(table: Routes): void {
   const audit = { name: 'VM.Audit', path: vmAcl };
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/snapshot', { privilege: audit, handle: list });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/snapshot', { privilege: { name: 'VM.Snapshot', path: vmAcl }, handle: create });
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/snapshot', {
+    privilege: { name: 'VM.Snapshot', path: vmAcl },
+    handle: create,
+  });
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/snapshot/{snap}', {
     privilege: audit,
     handle: async (ctx) => {
       const { snaps } = await rows(ctx);
-      if (!snaps.some((s) => s.name === ctx.path.snap)) throw new ProxmoxError(500, `snapshot '${ctx.path.snap}' does not exist`);
+      if (!snaps.some((s) => s.name === ctx.path.snap))
+        throw new ProxmoxError(500, `snapshot '${ctx.path.snap}' does not exist`);
       return [{ subdir: 'config' }, { subdir: 'rollback' }];
     },
   });
@@ -85,9 +123,21 @@ export function registerSnapshots(table: Routes): void {
       const { snaps } = await rows(ctx);
       const snap = snaps.find((s) => s.name === ctx.path.snap);
       if (!snap) throw new ProxmoxError(500, `snapshot '${ctx.path.snap}' does not exist`);
-      return { name: snap.name, description: snap.description, snaptime: snaptime(snap), vmstate: 0, phase: snap.phase };
+      return {
+        name: snap.name,
+        description: snap.description,
+        snaptime: snaptime(snap),
+        vmstate: 0,
+        phase: snap.phase,
+      };
     },
   });
-  define(table, 'DELETE', '/nodes/{node}/qemu/{vmid}/snapshot/{snap}', { privilege: { name: 'VM.Snapshot', path: vmAcl }, handle: remove });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/snapshot/{snap}/rollback', { privilege: { name: 'VM.Snapshot.Rollback', path: vmAcl }, handle: rollback });
+  define(table, 'DELETE', '/nodes/{node}/qemu/{vmid}/snapshot/{snap}', {
+    privilege: { name: 'VM.Snapshot', path: vmAcl },
+    handle: remove,
+  });
+  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/snapshot/{snap}/rollback', {
+    privilege: { name: 'VM.Snapshot.Rollback', path: vmAcl },
+    handle: rollback,
+  });
 }

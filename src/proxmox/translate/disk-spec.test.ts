@@ -79,9 +79,9 @@ describe('parseDiskSpec', () => {
 
 describe('formatDisk', () => {
   it('prints volume, sorted options with format=raw, then size', () => {
-    expect(formatDisk({ storage: 'local-lvm', volume: 'web-disk', sizeBytes: 32 * G, options: { iothread: '1' } })).toBe(
-      'local-lvm:web-disk,format=raw,iothread=1,size=32G',
-    );
+    expect(
+      formatDisk({ storage: 'local-lvm', volume: 'web-disk', sizeBytes: 32 * G, options: { iothread: '1' } }),
+    ).toBe('local-lvm:web-disk,format=raw,iothread=1,size=32G');
   });
 
   it('prints CD-ROMs with media=cdrom and no format', () => {

@@ -92,7 +92,11 @@ export function parseDiskSpec(text: string): DiskSpec {
   const importFrom = ps.props.get('import-from');
   if (/^\d+(\.\d+)?$/.test(rest)) {
     const gib = Number(rest);
-    if (importFrom) return { source: { kind: 'import', storage, from: importFrom, ...(gib > 0 ? { sizeBytes: Math.round(gib * GIB) } : {}) }, options };
+    if (importFrom)
+      return {
+        source: { kind: 'import', storage, from: importFrom, ...(gib > 0 ? { sizeBytes: Math.round(gib * GIB) } : {}) },
+        options,
+      };
     if (!(gib > 0)) throw new DiskSpecError(`disk size must be greater than 0 (got '${rest}')`);
     return { source: { kind: 'new', storage, sizeBytes: Math.round(gib * GIB) }, options };
   }
@@ -135,6 +139,7 @@ export function resolveResize(current: number, request: string): number {
   const bytes = parsePveSize(grow ? request.slice(1) : request);
   if (bytes === undefined) throw new DiskSpecError(`invalid size '${request}'`);
   const target = grow ? current + bytes : bytes;
-  if (target < current) throw new DiskSpecError(`shrinking disks is not supported (${formatPveSize(current)} → ${formatPveSize(target)})`);
+  if (target < current)
+    throw new DiskSpecError(`shrinking disks is not supported (${formatPveSize(current)} → ${formatPveSize(target)})`);
   return target;
 }

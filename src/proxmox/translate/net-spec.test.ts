@@ -38,7 +38,12 @@ describe('parseNetSpec', () => {
 
 describe('formatNet', () => {
   it('puts model=MAC first, then bridge, then sorted options (Ansible regex =(.*?), finds the MAC)', () => {
-    const line = formatNet({ model: 'virtio', mac: 'BC:24:11:01:02:03', bridge: 'vmbr0', options: { tag: '5', firewall: '1' } });
+    const line = formatNet({
+      model: 'virtio',
+      mac: 'BC:24:11:01:02:03',
+      bridge: 'vmbr0',
+      options: { tag: '5', firewall: '1' },
+    });
     expect(line).toBe('virtio=BC:24:11:01:02:03,bridge=vmbr0,firewall=1,tag=5');
     expect(/=(.*?),/.exec(line)?.[1]).toBe('BC:24:11:01:02:03');
     expect(parseNetSpec(line).mac).toBe('BC:24:11:01:02:03');

@@ -58,7 +58,8 @@ export function parseNetSpec(text: string): NetSpec {
     } else options[k] = v;
   }
   if (!model) throw new NetSpecError('missing network model (expected e.g. virtio,bridge=vmbr0)');
-  if (!isModel(model)) throw new NetSpecError(`unsupported network model '${model}' (supported: ${NET_MODELS.join(', ')})`);
+  if (!isModel(model))
+    throw new NetSpecError(`unsupported network model '${model}' (supported: ${NET_MODELS.join(', ')})`);
   if (bridge !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,62}$/.test(bridge))
     throw new NetSpecError(`invalid bridge '${bridge}'`);
   const spec: NetSpec = { model, options };

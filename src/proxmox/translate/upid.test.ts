@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { formatUpid, parseUpid, upidNode } from './upid';
 
-const task = { node: 'corral-1', pid: 42, pstart: 0x65000000, starttime: 0x65001234, type: 'qmstart', id: '100', user: 'root@pam!ci' };
+const task = {
+  node: 'corral-1',
+  pid: 42,
+  pstart: 0x65000000,
+  starttime: 0x65001234,
+  type: 'qmstart',
+  id: '100',
+  user: 'root@pam!ci',
+};
 
 describe('UPIDs', () => {
   it('formats with hex fields and a trailing colon, matching PVE’s regex', () => {

@@ -38,15 +38,19 @@ export function fromKubeResponse(status: number, bodyText: string, what: string)
     message = bodyText.trim().slice(0, 500);
   }
   const code = BY_STATUS[status] ?? (status >= 500 ? 'BAD_GATEWAY' : 'BAD_REQUEST');
-  const prefix = status === 401 ? 'the cluster refused Corral\'s credentials: ' : '';
+  const prefix = status === 401 ? "the cluster refused Corral's credentials: " : '';
   return new CorralError(code, `${prefix}${message || `${what}: HTTP ${status}`}`);
 }
 
 export function fromTransportError(err: unknown, what: string, server: string, timeoutMs: number): CorralError {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return new CorralError('TIMEOUT', `the cluster at ${server} did not answer ${what} within ${timeoutMs} ms`, { cause: err });
+    return new CorralError('TIMEOUT', `the cluster at ${server} did not answer ${what} within ${timeoutMs} ms`, {
+      cause: err,
+    });
   }
   const detail = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-  return new CorralError('UNAVAILABLE', `cannot reach the cluster at ${server} (${detail}) while ${what}`, { cause: err });
+  return new CorralError('UNAVAILABLE', `cannot reach the cluster at ${server} (${detail}) while ${what}`, {
+    cause: err,
+  });
 }

@@ -108,7 +108,11 @@ export class KubeCluster implements ClusterPort {
   async fetch(kind: Kind, namespace: string | undefined, name: string): Promise<KObject | undefined> {
     if (!name) return undefined;
     try {
-      return await this.http.request<KObject>({ method: 'GET', path: resourcePath(RESOURCES[kind], namespace, name), what: `reading ${describe(kind, namespace, name)}` });
+      return await this.http.request<KObject>({
+        method: 'GET',
+        path: resourcePath(RESOURCES[kind], namespace, name),
+        what: `reading ${describe(kind, namespace, name)}`,
+      });
     } catch (err) {
       if (err instanceof CorralError && err.code === 'NOT_FOUND') return undefined;
       throw err;
@@ -125,7 +129,13 @@ export class KubeCluster implements ClusterPort {
     return list?.items ?? [];
   }
 
-  async subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void> {
+  async subresource(
+    target: SubresourceTarget,
+    namespace: string,
+    name: string,
+    verb: string,
+    body?: unknown,
+  ): Promise<void> {
     await this.http.request({
       method: 'PUT',
       path: subresourcePath(target, namespace, name, verb),

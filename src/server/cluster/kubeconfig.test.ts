@@ -41,7 +41,9 @@ describe('loadKubeConfig', () => {
   });
 
   it('names the known contexts when --context is wrong, and a missing file', () => {
-    expect(() => loadKubeConfig({ yaml, context: 'staging' })).toThrow(/context staging is not in the kubeconfig \(contexts: lab, prod\)/);
+    expect(() => loadKubeConfig({ yaml, context: 'staging' })).toThrow(
+      /context staging is not in the kubeconfig \(contexts: lab, prod\)/,
+    );
     expect(() => loadKubeConfig({ file: '/nonexistent/kubeconfig' })).toThrow(CorralError);
   });
 });

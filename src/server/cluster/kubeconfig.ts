@@ -51,12 +51,17 @@ export function loadKubeConfig(source: KubeconfigSource = {}, env: NodeJS.Proces
   const fixed = allowPlainHttp(kc);
   if (source.context) {
     if (!fixed.getContexts().some((c) => c.name === source.context)) {
-      const known = fixed.getContexts().map((c) => c.name).join(', ') || 'none';
+      const known =
+        fixed
+          .getContexts()
+          .map((c) => c.name)
+          .join(', ') || 'none';
       throw new CorralError('BAD_REQUEST', `context ${source.context} is not in the kubeconfig (contexts: ${known})`);
     }
     fixed.setCurrentContext(source.context);
   }
-  if (!fixed.getCurrentCluster()) throw new CorralError('BAD_REQUEST', 'the kubeconfig has no current cluster; pass --context NAME');
+  if (!fixed.getCurrentCluster())
+    throw new CorralError('BAD_REQUEST', 'the kubeconfig has no current cluster; pass --context NAME');
   return fixed;
 }
 

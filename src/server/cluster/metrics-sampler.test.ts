@@ -42,7 +42,10 @@ describe('metrics sampling', () => {
     const sampler = new MetricsSampler(http, 60_000);
     expect(await sampler.sampleNow()).toBe(true);
     expect(calls).toEqual(['/apis/metrics.k8s.io/v1beta1/pods', '/apis/metrics.k8s.io/v1beta1/nodes']);
-    expect(sampler.pod('tailvm', 'virt-launcher-web-x', 'compute')).toEqual({ cpuCores: 0.1, memoryBytes: 512 * 2 ** 20 });
+    expect(sampler.pod('tailvm', 'virt-launcher-web-x', 'compute')).toEqual({
+      cpuCores: 0.1,
+      memoryBytes: 512 * 2 ** 20,
+    });
     expect(sampler.pod('tailvm', 'virt-launcher-web-x')?.memoryBytes).toBe(513 * 2 ** 20);
     expect(sampler.node('n1')).toEqual({ cpuCores: 2, memoryBytes: 2 ** 30 });
     expect(sampler.sampledAt()).toBeGreaterThan(0);

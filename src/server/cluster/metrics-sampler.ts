@@ -85,7 +85,12 @@ export class MetricsSampler implements MetricsReadings {
         this.http.request<MetricsList>({ method: 'GET', path: `${METRICS_API}/pods`, what: 'reading pod metrics' }),
         this.http.request<MetricsList>({ method: 'GET', path: `${METRICS_API}/nodes`, what: 'reading node metrics' }),
       ]);
-      this.pods = new Map((pods?.items ?? []).map((item) => [`${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`, podSample(item)]));
+      this.pods = new Map(
+        (pods?.items ?? []).map((item) => [
+          `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`,
+          podSample(item),
+        ]),
+      );
       this.nodes = new Map((nodes?.items ?? []).map((item) => [item.metadata?.name ?? '', parseUsage(item.usage)]));
       // Strictly increasing, so readers can tell two samples apart even within one millisecond.
       this.lastSample = Math.max(Date.now(), this.lastSample + 1);

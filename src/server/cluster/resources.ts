@@ -20,7 +20,12 @@ const d = (kind: Kind, group: string, version: string, plural: string, namespace
 export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   VirtualMachine: d('VirtualMachine', 'kubevirt.io', 'v1', 'virtualmachines'),
   VirtualMachineInstance: d('VirtualMachineInstance', 'kubevirt.io', 'v1', 'virtualmachineinstances'),
-  VirtualMachineInstanceMigration: d('VirtualMachineInstanceMigration', 'kubevirt.io', 'v1', 'virtualmachineinstancemigrations'),
+  VirtualMachineInstanceMigration: d(
+    'VirtualMachineInstanceMigration',
+    'kubevirt.io',
+    'v1',
+    'virtualmachineinstancemigrations',
+  ),
   Pod: d('Pod', '', 'v1', 'pods'),
   Node: d('Node', '', 'v1', 'nodes', false),
   PersistentVolumeClaim: d('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
@@ -36,8 +41,20 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   VirtualMachineRestore: d('VirtualMachineRestore', 'snapshot.kubevirt.io', 'v1beta1', 'virtualmachinerestores'),
   VirtualMachineClone: d('VirtualMachineClone', 'clone.kubevirt.io', 'v1beta1', 'virtualmachineclones'),
   VirtualMachineExport: d('VirtualMachineExport', 'export.kubevirt.io', 'v1', 'virtualmachineexports'),
-  VirtualMachineClusterInstancetype: d('VirtualMachineClusterInstancetype', 'instancetype.kubevirt.io', 'v1beta1', 'virtualmachineclusterinstancetypes', false),
-  VirtualMachineClusterPreference: d('VirtualMachineClusterPreference', 'instancetype.kubevirt.io', 'v1beta1', 'virtualmachineclusterpreferences', false),
+  VirtualMachineClusterInstancetype: d(
+    'VirtualMachineClusterInstancetype',
+    'instancetype.kubevirt.io',
+    'v1beta1',
+    'virtualmachineclusterinstancetypes',
+    false,
+  ),
+  VirtualMachineClusterPreference: d(
+    'VirtualMachineClusterPreference',
+    'instancetype.kubevirt.io',
+    'v1beta1',
+    'virtualmachineclusterpreferences',
+    false,
+  ),
 };
 
 export function apiVersionOf(r: ResourceDescriptor): string {

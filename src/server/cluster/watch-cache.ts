@@ -6,7 +6,13 @@
  * restarted here with exponential backoff (1 s … 30 s). The cache keeps serving the last known state while a
  * watch is down; readiness turns false when an informer has been failing for longer than `unreachableAfterMs`.
  */
-import { type KubernetesListObject, type KubernetesObject, ListWatch, Watch, type KubeConfig } from '@kubernetes/client-node';
+import {
+  type KubernetesListObject,
+  type KubernetesObject,
+  ListWatch,
+  Watch,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import type { CachedKind, ChangeEvent, ChangeType, ClusterCache, KObject } from '../domain/cluster-port';
 import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
@@ -162,7 +168,12 @@ export class WatchCache implements ClusterCache {
 
   private async beat(): Promise<void> {
     try {
-      await this.http.request({ method: 'GET', path: '/version', what: 'heartbeat', timeoutMs: Math.max(500, this.heartbeatMs) });
+      await this.http.request({
+        method: 'GET',
+        path: '/version',
+        what: 'heartbeat',
+        timeoutMs: Math.max(500, this.heartbeatMs),
+      });
       if (this.heartbeatFailingSince !== undefined) {
         this.log('the apiserver answers again; restarting watches');
         this.heartbeatFailingSince = undefined;
@@ -176,7 +187,8 @@ export class WatchCache implements ClusterCache {
         }
       }
     } catch (err) {
-      if (this.heartbeatFailingSince === undefined) this.log(`the apiserver does not answer: ${err instanceof Error ? err.message : String(err)}`);
+      if (this.heartbeatFailingSince === undefined)
+        this.log(`the apiserver does not answer: ${err instanceof Error ? err.message : String(err)}`);
       this.heartbeatFailingSince ??= Date.now();
     }
   }
@@ -185,7 +197,8 @@ export class WatchCache implements ClusterCache {
   async waitForSync(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.synced()) {
-      if (Date.now() > deadline) throw new Error(`cache not synced after ${timeoutMs} ms: ${this.problems().join('; ')}`);
+      if (Date.now() > deadline)
+        throw new Error(`cache not synced after ${timeoutMs} ms: ${this.problems().join('; ')}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
@@ -202,7 +215,9 @@ export class WatchCache implements ClusterCache {
 
   problems(): string[] {
     const beat = this.heartbeatFailingSince === undefined ? [] : ['apiserver: heartbeat failing'];
-    return beat.concat(this.informers.filter((i) => i.lastError && i.failingSince !== undefined).map((i) => `${i.kind}: ${i.lastError}`));
+    return beat.concat(
+      this.informers.filter((i) => i.lastError && i.failingSince !== undefined).map((i) => `${i.kind}: ${i.lastError}`),
+    );
   }
 
   onChange(listener: (e: ChangeEvent) => void): () => void {
@@ -267,12 +282,25 @@ export class WatchCache implements ClusterCache {
     const path = resourcePath(r);
     const listFn = async () => {
       const query = selector ? `?labelSelector=${encodeURIComponent(selector)}` : '';
-      const list = await this.http.request<KubernetesListObject<KubernetesObject>>({ method: 'GET', path: `${path}${query}`, what: `listing ${r.plural}`, timeoutMs: 60_000 });
+      const list = await this.http.request<KubernetesListObject<KubernetesObject>>({
+        method: 'GET',
+        path: `${path}${query}`,
+        what: `listing ${r.plural}`,
+        timeoutMs: 60_000,
+      });
       state.synced = true;
       return list;
     };
     const informer = new ListWatch<KubernetesObject>(path, watch, listFn, false, selector);
-    const state: InformerState = { kind, informer, synced: false, failingSince: undefined, lastError: '', backoffMs: 0, timer: undefined };
+    const state: InformerState = {
+      kind,
+      informer,
+      synced: false,
+      failingSince: undefined,
+      lastError: '',
+      backoffMs: 0,
+      timer: undefined,
+    };
     this.informers.push(state);
     const emit = (type: ChangeType) => (obj: KubernetesObject) => {
       const o = obj as unknown as KObject;
@@ -294,7 +322,11 @@ export class WatchCache implements ClusterCache {
       if (probe) {
         // A restart first proves the apiserver answers for this kind (a one-item list): the informer's own
         // 'connect' fires before its watch request is even sent, so it cannot tell recovery from another failure.
-        await this.http.request({ method: 'GET', path: `${resourcePath(RESOURCES[state.kind])}?limit=1`, what: `probing ${RESOURCES[state.kind].plural}` });
+        await this.http.request({
+          method: 'GET',
+          path: `${resourcePath(RESOURCES[state.kind])}?limit=1`,
+          what: `probing ${RESOURCES[state.kind].plural}`,
+        });
         this.healthy(state);
       }
       await state.informer.start();
@@ -316,7 +348,8 @@ export class WatchCache implements ClusterCache {
     if (err instanceof CorralError && err.code === 'NOT_FOUND') {
       // The kind's CRD is not installed (e.g. a cluster without CDI): that is an empty kind, not an outage.
       // Count it as synced and look again now and then, in case it gets installed.
-      if (!state.synced) this.log(`${state.kind} is not served by this cluster (CRD not installed); treating it as empty`);
+      if (!state.synced)
+        this.log(`${state.kind} is not served by this cluster (CRD not installed); treating it as empty`);
       state.synced = true;
       state.failingSince = undefined;
       state.lastError = '';

@@ -186,14 +186,20 @@ describe('bridgeSockets', () => {
   it('feeds relayed upstream bytes to the capture hook', () => {
     const { client, upstream } = pair();
     const seen: string[] = [];
-    bridgeSockets(client.asSocket(), upstream.asSocket(), { keepaliveMs: 0, onUpstreamData: (c) => seen.push(c.toString()) });
+    bridgeSockets(client.asSocket(), upstream.asSocket(), {
+      keepaliveMs: 0,
+      onUpstreamData: (c) => seen.push(c.toString()),
+    });
     upstream.receive(Buffer.from('login: '));
     expect(seen).toEqual(['login: ']);
   });
 
   it('ends the bridge with 4000 when the client filter cannot follow the stream', () => {
     const { client, upstream } = pair();
-    bridgeSockets(client.asSocket(), upstream.asSocket(), { keepaliveMs: 0, filterClientData: () => new Error('Unknown RFB message 99') });
+    bridgeSockets(client.asSocket(), upstream.asSocket(), {
+      keepaliveMs: 0,
+      filterClientData: () => new Error('Unknown RFB message 99'),
+    });
     client.receive(Buffer.from([99]));
     expect(upstream.sent).toHaveLength(0);
     expect(client.closedWith).toEqual({ code: 4000, reason: 'Unknown RFB message 99' });

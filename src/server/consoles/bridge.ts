@@ -130,7 +130,11 @@ export function bridgeSockets(client: BridgeSocket, upstream: BridgeSocket, opti
     if (!options.filterClientData) return up.forward(chunk);
     const filtered = options.filterClientData(chunk);
     if (filtered instanceof Error) {
-      finish({ initiator: 'bridge', code: CloseCode.badRequest, reason: filtered.message }, { code: CloseCode.badRequest, reason: filtered.message }, true);
+      finish(
+        { initiator: 'bridge', code: CloseCode.badRequest, reason: filtered.message },
+        { code: CloseCode.badRequest, reason: filtered.message },
+        true,
+      );
       return;
     }
     up.forward(filtered);
@@ -145,7 +149,9 @@ export function bridgeSockets(client: BridgeSocket, upstream: BridgeSocket, opti
   };
   const onUpstreamClose = (code: number, reasonBuf: Buffer) => {
     const reason = reasonBuf.toString('utf8');
-    const told = options.describeUpstreamClose?.(code, reason) ?? relayableClose(code, reason, 'The connection to the cluster was lost');
+    const told =
+      options.describeUpstreamClose?.(code, reason) ??
+      relayableClose(code, reason, 'The connection to the cluster was lost');
     finish({ initiator: 'upstream', code, reason }, told, false);
   };
   // 'error' is always followed by 'close' in ws; listening keeps an error from becoming an uncaught exception.
@@ -177,8 +183,13 @@ export function bridgeSockets(client: BridgeSocket, upstream: BridgeSocket, opti
     keepalive = setInterval(() => {
       for (const side of ['client', 'upstream'] as const) {
         if (!alive[side]) {
-          const reason = side === 'client' ? 'The browser stopped answering pings' : 'The cluster stopped answering pings';
-          finish({ initiator: 'bridge', code: CloseCode.keepaliveTimeout, reason }, { code: CloseCode.keepaliveTimeout, reason }, true);
+          const reason =
+            side === 'client' ? 'The browser stopped answering pings' : 'The cluster stopped answering pings';
+          finish(
+            { initiator: 'bridge', code: CloseCode.keepaliveTimeout, reason },
+            { code: CloseCode.keepaliveTimeout, reason },
+            true,
+          );
           return;
         }
       }
@@ -189,7 +200,8 @@ export function bridgeSockets(client: BridgeSocket, upstream: BridgeSocket, opti
     keepalive.unref();
   }
 
-  if (options.replayToClient && options.replayToClient.length > 0) client.send(options.replayToClient, { binary: true });
+  if (options.replayToClient && options.replayToClient.length > 0)
+    client.send(options.replayToClient, { binary: true });
   for (const early of options.pendingFromClient ?? []) onClientMessage(early);
 
   return {

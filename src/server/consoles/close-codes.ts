@@ -40,15 +40,22 @@ export function truncateReason(reason: string): string {
 
 /** Codes a peer may put on the wire (1004–1006 and 1015 are reserved for local use only). */
 export function isSendableCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  return (
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999)
+  );
 }
 
 /**
  * Turns a close observed on one side into a close we can send to the other side: 1005 (no status) becomes a
  * normal close, 1006 (connection dropped) becomes 1011 with an explanation, reasons are kept but truncated.
  */
-export function relayableClose(code: number, reason: string, droppedExplanation: string): { code: number; reason: string } {
+export function relayableClose(
+  code: number,
+  reason: string,
+  droppedExplanation: string,
+): { code: number; reason: string } {
   if (code === 1005) return { code: CloseCode.normal, reason: truncateReason(reason) };
-  if (!isSendableCode(code)) return { code: CloseCode.internalError, reason: truncateReason(reason || droppedExplanation) };
+  if (!isSendableCode(code))
+    return { code: CloseCode.internalError, reason: truncateReason(reason || droppedExplanation) };
   return { code, reason: truncateReason(reason) };
 }

@@ -89,15 +89,29 @@ export function parseConsoleUrl(rawUrl: string): ConsoleTarget | Error {
   const parts = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length !== 2) return new Error(`Console path must be ${prefix}{namespace}/{name}, got ${url.pathname}`);
   const [namespace, name] = parts as [string, string];
-  if (!NAMESPACE_RE.test(namespace)) return new Error(`Invalid namespace ${JSON.stringify(namespace)}: lower-case letters, digits and '-' only`);
-  if (!NAME_RE.test(name)) return new Error(`Invalid VM name ${JSON.stringify(name)}: lower-case letters, digits, '-' and '.' only`);
+  if (!NAMESPACE_RE.test(namespace))
+    return new Error(`Invalid namespace ${JSON.stringify(namespace)}: lower-case letters, digits and '-' only`);
+  if (!NAME_RE.test(name))
+    return new Error(`Invalid VM name ${JSON.stringify(name)}: lower-case letters, digits, '-' and '.' only`);
   const flag = (key: string) => ['1', 'true', 'yes'].includes(url.searchParams.get(key) ?? '');
   const watch = flag('watch');
-  if (watch && kind === 'serial') return new Error('watch=1 is for VNC only: a serial console cannot be watched without typing into it');
-  return { kind, namespace, name, takeover: flag('takeover') && !watch, watch, context: url.searchParams.get('context') ?? undefined };
+  if (watch && kind === 'serial')
+    return new Error('watch=1 is for VNC only: a serial console cannot be watched without typing into it');
+  return {
+    kind,
+    namespace,
+    name,
+    takeover: flag('takeover') && !watch,
+    watch,
+    context: url.searchParams.get('context') ?? undefined,
+  };
 }
 
-export function subresourceUrl(server: string, target: Pick<ConsoleTarget, 'kind' | 'namespace' | 'name'>, preserveSession: boolean): string {
+export function subresourceUrl(
+  server: string,
+  target: Pick<ConsoleTarget, 'kind' | 'namespace' | 'name'>,
+  preserveSession: boolean,
+): string {
   const base = server.replace(/^http/, 'ws').replace(/\/+$/, '');
   const sub = target.kind === 'vnc' ? 'vnc' : 'console';
   const query = preserveSession && target.kind === 'vnc' ? '?preserveSession=true' : '';
@@ -145,36 +159,61 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     );
   }
 
-  async function explainNotFound(target: ConsoleTarget, upstreamMessage: string): Promise<{ code: number; reason: string }> {
+  async function explainNotFound(
+    target: ConsoleTarget,
+    upstreamMessage: string,
+  ): Promise<{ code: number; reason: string }> {
     const vm = `${target.namespace}/${target.name}`;
     if (options.vmStatus) {
       try {
         const status = await options.vmStatus(target.namespace, target.name, target.context);
         if (status === null) return { code: CloseCode.notFound, reason: `No VM ${vm}` };
-        return { code: CloseCode.notRunning, reason: `VM ${vm} is ${status || 'not running'}: start it to open its ${kindLabel(target.kind)}` };
+        return {
+          code: CloseCode.notRunning,
+          reason: `VM ${vm} is ${status || 'not running'}: start it to open its ${kindLabel(target.kind)}`,
+        };
       } catch {
         // Fall through to the apiserver's own words.
       }
     }
-    return { code: CloseCode.notRunning, reason: `VM ${vm} is not running (${upstreamMessage || 'no VirtualMachineInstance'})` };
+    return {
+      code: CloseCode.notRunning,
+      reason: `VM ${vm} is not running (${upstreamMessage || 'no VirtualMachineInstance'})`,
+    };
   }
 
-  async function refusalFromStatus(target: ConsoleTarget, status: number, message: string): Promise<{ code: number; reason: string }> {
+  async function refusalFromStatus(
+    target: ConsoleTarget,
+    status: number,
+    message: string,
+  ): Promise<{ code: number; reason: string }> {
     const vm = `${target.namespace}/${target.name}`;
     if (status === 404) return explainNotFound(target, message);
     // KubeVirt's own sentence ("... because phase is Scheduling instead of Running") already says what is wrong.
-    if (status === 400 || status === 409) return { code: CloseCode.notRunning, reason: message || `VM ${vm} is not running` };
+    if (status === 400 || status === 409)
+      return { code: CloseCode.notRunning, reason: message || `VM ${vm} is not running` };
     if (status === 503 && /active vnc connection/i.test(message)) {
-      return { code: CloseCode.inUse, reason: `The VNC console of ${vm} is in use by a viewer outside Corral; Take over to disconnect it` };
+      return {
+        code: CloseCode.inUse,
+        reason: `The VNC console of ${vm} is in use by a viewer outside Corral; Take over to disconnect it`,
+      };
     }
-    if (status === 401 || status === 403) return { code: CloseCode.clusterError, reason: `The cluster refused Corral's credentials for the ${kindLabel(target.kind)}: ${message}` };
-    return { code: CloseCode.clusterError, reason: `The cluster answered HTTP ${status} for the ${kindLabel(target.kind)} of ${vm}: ${message}` };
+    if (status === 401 || status === 403)
+      return {
+        code: CloseCode.clusterError,
+        reason: `The cluster refused Corral's credentials for the ${kindLabel(target.kind)}: ${message}`,
+      };
+    return {
+      code: CloseCode.clusterError,
+      reason: `The cluster answered HTTP ${status} for the ${kindLabel(target.kind)} of ${vm}: ${message}`,
+    };
   }
 
   function serve(client: WebSocket, req: IncomingMessage, target: ConsoleTarget): void {
     // Messages that arrive while the upstream leg is still connecting are queued, then forwarded in order.
     const early: Buffer[] = [];
-    const queue = (data: RawData) => early.push(Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
+    const queue = (data: RawData) =>
+      early.push(Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
     client.on('message', queue);
     client.on('error', () => undefined);
     const refuse = (code: number, reason: string) => {
@@ -191,17 +230,26 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     const vm = `${target.namespace}/${target.name}`;
     const readOnly = !caller.admin || target.watch;
     if (readOnly && target.kind === 'serial') {
-      return refuse(CloseCode.forbidden, `Read-only: ${caller.login || 'you'} may not use the serial console of ${vm} (not in CORRAL_ADMINS)`);
+      return refuse(
+        CloseCode.forbidden,
+        `Read-only: ${caller.login || 'you'} may not use the serial console of ${vm} (not in CORRAL_ADMINS)`,
+      );
     }
     if (!caller.admin && target.takeover) {
-      return refuse(CloseCode.forbidden, `Read-only: ${caller.login || 'you'} may watch but not take over the console of ${vm}`);
+      return refuse(
+        CloseCode.forbidden,
+        `Read-only: ${caller.login || 'you'} may watch but not take over the console of ${vm}`,
+      );
     }
     const holder = registry.holder(target.kind, target.namespace, target.name);
     // Replacing your own session (another tab) or a watcher (read-only viewer, Multiview tile) needs no
     // confirmation; the replaced viewer is still told who took the console.
     const mayReplace = target.takeover || (!readOnly && (holder?.login === caller.login || holder?.readOnly === true));
     if (holder && !mayReplace) {
-      return refuse(CloseCode.inUse, `${holder.displayName} holds the ${kindLabel(target.kind)} of ${vm} since ${holder.since}; Take over to use it`);
+      return refuse(
+        CloseCode.inUse,
+        `${holder.displayName} holds the ${kindLabel(target.kind)} of ${vm} since ${holder.since}; Take over to use it`,
+      );
     }
     let credentials: ClusterCredentials;
     try {
@@ -264,10 +312,15 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
           .then(({ code, reason }) => finishEarly(code, reason));
       });
       ws.on('error', (err) => {
-        if (!bridge && !refused) finishEarly(CloseCode.clusterError, `Cannot reach the ${kindLabel(target.kind)} of ${vm}: ${err.message}`);
+        if (!bridge && !refused)
+          finishEarly(CloseCode.clusterError, `Cannot reach the ${kindLabel(target.kind)} of ${vm}: ${err.message}`);
       });
       ws.on('close', (code, reason) => {
-        if (!bridge && !refused) finishEarly(CloseCode.clusterError, `The cluster closed the ${kindLabel(target.kind)} of ${vm} before it opened (${code} ${reason.toString()})`);
+        if (!bridge && !refused)
+          finishEarly(
+            CloseCode.clusterError,
+            `The cluster closed the ${kindLabel(target.kind)} of ${vm} before it opened (${code} ${reason.toString()})`,
+          );
       });
       ws.on('open', () => {
         if (ended || client.readyState !== WebSocket.OPEN) {
@@ -281,14 +334,23 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
           pendingFromClient: early.splice(0),
           replayToClient: target.kind === 'serial' ? serialLogs.read(target.namespace, target.name) : undefined,
           filterClientData: rfbFilter ? (chunk) => rfbFilter.push(chunk) : undefined,
-          onUpstreamData: target.kind === 'serial' ? (chunk) => serialLogs.append(target.namespace, target.name, chunk) : undefined,
+          onUpstreamData:
+            target.kind === 'serial' ? (chunk) => serialLogs.append(target.namespace, target.name, chunk) : undefined,
           describeUpstreamClose: (code, reason) => {
             const taker = registry.takenOverBy(session.id);
             if (taker) return { code: CloseCode.takenOver, reason: `Console taken over by ${taker.displayName}` };
             if (code === 1000 || code === 1005 || code === 1006) {
-              return { code: CloseCode.normal, reason: reason || `The cluster closed the ${kindLabel(target.kind)} of ${vm} (the VM stopped, or another viewer connected outside Corral)` };
+              return {
+                code: CloseCode.normal,
+                reason:
+                  reason ||
+                  `The cluster closed the ${kindLabel(target.kind)} of ${vm} (the VM stopped, or another viewer connected outside Corral)`,
+              };
             }
-            return { code: code >= 3000 && code <= 4999 ? code : CloseCode.internalError, reason: reason || `The ${kindLabel(target.kind)} of ${vm} closed (${code})` };
+            return {
+              code: code >= 3000 && code <= 4999 ? code : CloseCode.internalError,
+              reason: reason || `The ${kindLabel(target.kind)} of ${vm} closed (${code})`,
+            };
           },
           onEnd: () => {
             ended = true;
@@ -298,7 +360,12 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
         });
       });
     };
-    connect().catch((err: unknown) => finishEarly(CloseCode.clusterError, `Cannot open the ${kindLabel(target.kind)} of ${vm}: ${err instanceof Error ? err.message : String(err)}`));
+    connect().catch((err: unknown) =>
+      finishEarly(
+        CloseCode.clusterError,
+        `Cannot open the ${kindLabel(target.kind)} of ${vm}: ${err instanceof Error ? err.message : String(err)}`,
+      ),
+    );
   }
 
   return {
@@ -309,7 +376,10 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     },
     handleUpgrade(req, socket, head) {
       socket.on('error', () => undefined);
-      const origin = checkOrigin(req.headers, { trustForwardedHost: options.trustForwardedHost, allowedOrigins: options.allowedOrigins });
+      const origin = checkOrigin(req.headers, {
+        trustForwardedHost: options.trustForwardedHost,
+        allowedOrigins: options.allowedOrigins,
+      });
       // Cross-site upgrades are refused before the handshake: a foreign page never gets a socket at all.
       if (!origin.ok) return refuseBeforeUpgrade(socket, 403, origin.reason);
       const target = parseConsoleUrl(req.url ?? '');

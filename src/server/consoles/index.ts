@@ -15,7 +15,8 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
   const gateway = createConsoleGateway({
     cluster(context) {
       const current = host.kubeConfig.getCurrentContext();
-      if (context && context !== current) throw new Error(`Unknown context ${JSON.stringify(context)}: this Corral serves ${current}`);
+      if (context && context !== current)
+        throw new Error(`Unknown context ${JSON.stringify(context)}: this Corral serves ${current}`);
       return host.kubeConfig;
     },
     resolveCaller(req) {

@@ -4,7 +4,9 @@ import { checkOrigin } from './origin.js';
 describe('checkOrigin', () => {
   it('accepts the same origin, including default ports and case', () => {
     expect(checkOrigin({ host: 'localhost:8006', origin: 'http://localhost:8006' })).toEqual({ ok: true });
-    expect(checkOrigin({ host: 'Corral.example.ts.net', origin: 'https://corral.example.ts.net:443' })).toEqual({ ok: true });
+    expect(checkOrigin({ host: 'Corral.example.ts.net', origin: 'https://corral.example.ts.net:443' })).toEqual({
+      ok: true,
+    });
   });
 
   it('refuses another site, another port, and a scheme that is not http(s)', () => {
@@ -27,6 +29,11 @@ describe('checkOrigin', () => {
   });
 
   it('accepts explicitly allowed origins', () => {
-    expect(checkOrigin({ host: 'localhost:8006', origin: 'http://127.0.0.1:8006' }, { allowedOrigins: ['http://127.0.0.1:8006'] })).toEqual({ ok: true });
+    expect(
+      checkOrigin(
+        { host: 'localhost:8006', origin: 'http://127.0.0.1:8006' },
+        { allowedOrigins: ['http://127.0.0.1:8006'] },
+      ),
+    ).toEqual({ ok: true });
   });
 });

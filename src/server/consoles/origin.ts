@@ -19,7 +19,10 @@ function normaliseHost(host: string, scheme: 'http' | 'https'): string {
   return lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower;
 }
 
-export function checkOrigin(headers: IncomingHttpHeaders, options: { trustForwardedHost?: boolean; allowedOrigins?: string[] } = {}): OriginVerdict {
+export function checkOrigin(
+  headers: IncomingHttpHeaders,
+  options: { trustForwardedHost?: boolean; allowedOrigins?: string[] } = {},
+): OriginVerdict {
   const origin = firstHeader(headers.origin);
   if (origin === undefined) return { ok: true };
   if (options.allowedOrigins?.includes(origin)) return { ok: true };
@@ -30,7 +33,10 @@ export function checkOrigin(headers: IncomingHttpHeaders, options: { trustForwar
     return { ok: false, reason: `Cross-site console connection refused: malformed Origin ${JSON.stringify(origin)}` };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return { ok: false, reason: `Cross-site console connection refused: Origin ${origin} is not a web page of this server` };
+    return {
+      ok: false,
+      reason: `Cross-site console connection refused: Origin ${origin} is not a web page of this server`,
+    };
   }
   // Behind the Tailscale ingress / a reverse proxy the browser's Host is in X-Forwarded-Host.
   const forwarded = options.trustForwardedHost ? firstHeader(headers['x-forwarded-host'])?.split(',')[0] : undefined;

@@ -38,7 +38,19 @@ function chop(buf: Buffer, size: number): Buffer[] {
 }
 
 describe('RFB read-only input filter', () => {
-  const session = Buffer.concat([handshake, setPixelFormat, setEncodings, fbur, keyDown, pointer, cutText('rm -rf /\n'), xvpReboot, qemuKey, fence, fbur]);
+  const session = Buffer.concat([
+    handshake,
+    setPixelFormat,
+    setEncodings,
+    fbur,
+    keyDown,
+    pointer,
+    cutText('rm -rf /\n'),
+    xvpReboot,
+    qemuKey,
+    fence,
+    fbur,
+  ]);
   const watched = Buffer.concat([handshake, setPixelFormat, setEncodings, fbur, fence, fbur]);
 
   it('passes the handshake and viewing messages, drops keys, pointer, clipboard, xvp and QEMU keys', () => {
@@ -68,7 +80,9 @@ describe('RFB read-only input filter', () => {
   it('removes ExtendedMouseButtons from SetEncodings so pointer events keep their plain length', () => {
     const encodings = Buffer.from([2, 0, 0, 3, 0, 0, 0, 0, 0xff, 0xff, 0xfe, 0xc4, 0xff, 0xff, 0xff, 0x21]); // Raw, -316, -223
     const out = run([handshake, encodings]);
-    expect(out.subarray(handshake.length).equals(Buffer.from([2, 0, 0, 2, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x21]))).toBe(true);
+    expect(out.subarray(handshake.length).equals(Buffer.from([2, 0, 0, 2, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x21]))).toBe(
+      true,
+    );
   });
 
   it('refuses an unknown message type instead of guessing its length', () => {

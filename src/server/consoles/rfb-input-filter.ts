@@ -126,7 +126,8 @@ export function createRfbInputFilter(): RfbInputFilter {
         }
         if (state.at === 'security') {
           const type = buf[0];
-          if (type !== SECURITY_NONE && type !== SECURITY_VNC_AUTH) return new Error(`Unsupported VNC security type ${type} for a read-only viewer`);
+          if (type !== SECURITY_NONE && type !== SECURITY_VNC_AUTH)
+            return new Error(`Unsupported VNC security type ${type} for a read-only viewer`);
           out.push(buf.subarray(0, 1));
           buf = buf.subarray(1);
           state = type === SECURITY_VNC_AUTH ? { at: 'vncAuthResponse' } : { at: 'clientInit' };

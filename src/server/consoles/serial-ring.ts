@@ -11,7 +11,8 @@ export class ByteRing {
   private length = 0;
 
   constructor(readonly capacity: number = SERIAL_LOG_BYTES) {
-    if (!Number.isInteger(capacity) || capacity <= 0) throw new RangeError(`ByteRing capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity <= 0)
+      throw new RangeError(`ByteRing capacity must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {

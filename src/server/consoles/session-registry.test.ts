@@ -3,7 +3,18 @@ import type { ConsoleSession } from './session-registry.js';
 import { SessionRegistry } from './session-registry.js';
 
 function session(id: string, login: string, over: Partial<ConsoleSession> = {}): ConsoleSession {
-  return { id, kind: 'vnc', namespace: 'tailvm', name: 'web', login, displayName: login, readOnly: false, since: '2026-01-01T00:00:00.000Z', end: vi.fn(), ...over };
+  return {
+    id,
+    kind: 'vnc',
+    namespace: 'tailvm',
+    name: 'web',
+    login,
+    displayName: login,
+    readOnly: false,
+    since: '2026-01-01T00:00:00.000Z',
+    end: vi.fn(),
+    ...over,
+  };
 }
 
 describe('SessionRegistry', () => {
@@ -51,7 +62,12 @@ describe('SessionRegistry', () => {
     reg.claim(session('1', 'alice'));
     reg.claim(session('2', 'bob', { kind: 'serial' }));
     reg.claim(session('3', 'carol', { name: 'db' }));
-    expect(reg.list({ namespace: 'tailvm', name: 'web' }).map((h) => h.login).sort()).toEqual(['alice', 'bob']);
+    expect(
+      reg
+        .list({ namespace: 'tailvm', name: 'web' })
+        .map((h) => h.login)
+        .sort(),
+    ).toEqual(['alice', 'bob']);
     expect(reg.list()).toHaveLength(3);
   });
 });

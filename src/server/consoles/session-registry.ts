@@ -69,5 +69,14 @@ export class SessionRegistry {
 }
 
 function toHolder(s: ConsoleHolder): ConsoleHolder {
-  return { id: s.id, kind: s.kind, namespace: s.namespace, name: s.name, login: s.login, displayName: s.displayName, readOnly: s.readOnly, since: s.since };
+  return {
+    id: s.id,
+    kind: s.kind,
+    namespace: s.namespace,
+    name: s.name,
+    login: s.login,
+    displayName: s.displayName,
+    readOnly: s.readOnly,
+    since: s.since,
+  };
 }

@@ -26,7 +26,9 @@ export async function capabilityFacts(deps: DomainDeps): Promise<CapabilityFacts
     deps.cluster.fetchList('VolumeSnapshotClass').catch(absentIsEmpty), // CRD absent: no snapshots, not an error
   ]);
   const annotated = (key: string) => classes.find((c) => c.metadata.annotations?.[key] === 'true');
-  const def = annotated('storageclass.kubevirt.io/is-default-virt-class') ?? annotated('storageclass.kubernetes.io/is-default-class');
+  const def =
+    annotated('storageclass.kubevirt.io/is-default-virt-class') ??
+    annotated('storageclass.kubernetes.io/is-default-class');
   const facts: CapabilityFacts = {
     storageClass: def?.metadata.name ?? '',
     canExpand: def ? def.allowVolumeExpansion === true : classes.some((c) => c.allowVolumeExpansion === true),
@@ -39,6 +41,9 @@ export async function capabilityFacts(deps: DomainDeps): Promise<CapabilityFacts
 export async function instanceTypes(deps: DomainDeps): Promise<{ instancetypes: string[]; preferences: string[] }> {
   const names = async (kind: 'VirtualMachineClusterInstancetype' | 'VirtualMachineClusterPreference') =>
     (await deps.cluster.fetchList(kind).catch(absentIsEmpty)).map((o) => asString(o.metadata.name)).sort();
-  const [instancetypes, preferences] = await Promise.all([names('VirtualMachineClusterInstancetype'), names('VirtualMachineClusterPreference')]);
+  const [instancetypes, preferences] = await Promise.all([
+    names('VirtualMachineClusterInstancetype'),
+    names('VirtualMachineClusterPreference'),
+  ]);
   return { instancetypes, preferences };
 }

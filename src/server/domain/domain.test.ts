@@ -12,7 +12,9 @@ const caller = { identity: identityFromHeaders({ 'tailscale-user-login': 'alice'
 
 describe('vm facts', () => {
   it('reads status, cpu, address and tags', () => {
-    const vm = makeVm('web', 'tailvm', { metadata: { labels: { 'corral.dev/tag.prod': 'true', 'corral.dev/tag.db': 'true', other: 'x' } } });
+    const vm = makeVm('web', 'tailvm', {
+      metadata: { labels: { 'corral.dev/tag.prod': 'true', 'corral.dev/tag.db': 'true', other: 'x' } },
+    });
     expect(printableStatus(vm)).toBe('Stopped');
     expect(printableStatus({ metadata: {} })).toBe('Stopped');
     expect(vmCpu(vm)).toBe(2);
@@ -23,7 +25,14 @@ describe('vm facts', () => {
   });
 
   it('finds the boot disk by bootOrder, skipping cdroms', () => {
-    const vm = buildVirtualMachine({ name: 'i', namespace: 'n', root: { dataVolume: 'i-disk' }, isoDataVolume: 'i-iso', source: {}, runStrategy: 'Halted' });
+    const vm = buildVirtualMachine({
+      name: 'i',
+      namespace: 'n',
+      root: { dataVolume: 'i-disk' },
+      isoDataVolume: 'i-iso',
+      source: {},
+      runStrategy: 'Halted',
+    });
     expect(rootVolume(vm)).toMatchObject({ volume: 'rootdisk', kind: 'dataVolume', claim: 'i-disk' });
   });
 });
@@ -52,19 +61,23 @@ describe('refusal (409 reasons)', () => {
   ] as const)('%s is allowed', (action, vm, instance) => {
     expect(refusal(action, vm, instance)).toBeUndefined();
   });
-  it('migrate is refused with KubeVirt\'s reason when not live-migratable', () => {
-    const notShared = makeVmi('web', 'tailvm', { conditions: [{ type: 'LiveMigratable', status: 'False', message: 'PVC web-disk is not shared' }] });
+  it("migrate is refused with KubeVirt's reason when not live-migratable", () => {
+    const notShared = makeVmi('web', 'tailvm', {
+      conditions: [{ type: 'LiveMigratable', status: 'False', message: 'PVC web-disk is not shared' }],
+    });
     expect(refusal('migrate', running, notShared)).toMatch(/PVC web-disk is not shared/);
   });
 });
 
 describe('cloud-init user data', () => {
-  it('merges an SSH key into the caller\'s cloud-config', () => {
+  it("merges an SSH key into the caller's cloud-config", () => {
     expect(composeUserData(undefined, undefined, 'fedora')).toBeUndefined();
     expect(composeUserData('#cloud-config\npackages: [htop]', 'ssh-ed25519 AAA a@b', 'fedora')).toBe(
       '#cloud-config\npackages: [htop]\nuser: fedora\nssh_authorized_keys:\n  - "ssh-ed25519 AAA a@b"\n',
     );
-    expect(composeUserData('#cloud-config\nssh_authorized_keys:\n  - k', 'ssh-rsa X y', undefined)).toBe('#cloud-config\nssh_authorized_keys:\n  - k\n');
+    expect(composeUserData('#cloud-config\nssh_authorized_keys:\n  - k', 'ssh-rsa X y', undefined)).toBe(
+      '#cloud-config\nssh_authorized_keys:\n  - k\n',
+    );
   });
 });
 
@@ -75,7 +88,13 @@ describe('services on a fake cluster', () => {
     const services = createCorralServices(cluster);
     expect(services.vms.list()[0]).toMatchObject({ name: 'web', status: 'Running', running: false, ip: '', node: '' });
     cluster.put('VirtualMachineInstance', makeVmi('web'));
-    expect(services.vms.row('tailvm', 'web')).toMatchObject({ running: true, ip: '10.0.0.5', node: 'corral-1', cpu: 2, mem: '4Gi' });
+    expect(services.vms.row('tailvm', 'web')).toMatchObject({
+      running: true,
+      ip: '10.0.0.5',
+      node: 'corral-1',
+      cpu: 2,
+      mem: '4Gi',
+    });
     expect(JSON.parse(services.vms.listJson().toString())).toEqual(services.vms.list());
     services.close();
   });
@@ -96,12 +115,20 @@ describe('services on a fake cluster', () => {
   it('a create that fails part-way removes what it created and says so', async () => {
     const cluster = new FakeCluster();
     cluster.put('Namespace', { metadata: { name: 'tailvm' } });
-    cluster.failOn = { verb: 'create', kind: 'VirtualMachine', error: new CorralError('UNPROCESSABLE', 'admission webhook denied the request') };
+    cluster.failOn = {
+      verb: 'create',
+      kind: 'VirtualMachine',
+      error: new CorralError('UNPROCESSABLE', 'admission webhook denied the request'),
+    };
     const services = createCorralServices(cluster);
-    const err = await services.vms.create(caller, { name: 'web', import: 'https://x/y.qcow2', cloudInit: '#cloud-config\n' }).catch((e: unknown) => e);
+    const err = await services.vms
+      .create(caller, { name: 'web', import: 'https://x/y.qcow2', cloudInit: '#cloud-config\n' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorralError);
     expect((err as CorralError).code).toBe('UNPROCESSABLE');
-    expect((err as CorralError).message).toMatch(/admission webhook denied.*everything created so far was removed again/);
+    expect((err as CorralError).message).toMatch(
+      /admission webhook denied.*everything created so far was removed again/,
+    );
     expect(await cluster.fetchList('DataVolume')).toEqual([]);
     expect(await cluster.fetchList('Secret')).toEqual([]);
     expect(services.tasks.list()[0]).toMatchObject({ action: 'create', status: 'error' });
@@ -111,12 +138,20 @@ describe('services on a fake cluster', () => {
   it('delete reports a failed step instead of claiming success', async () => {
     const cluster = new FakeCluster();
     cluster.put('VirtualMachine', makeVm('web'));
-    cluster.put('DataVolume', { metadata: { name: 'web-disk', namespace: 'tailvm', labels: { 'corral.dev/vm': 'web' } } });
-    cluster.failOn = { verb: 'remove', kind: 'DataVolume', error: new CorralError('FORBIDDEN', 'datavolumes is forbidden') };
+    cluster.put('DataVolume', {
+      metadata: { name: 'web-disk', namespace: 'tailvm', labels: { 'corral.dev/vm': 'web' } },
+    });
+    cluster.failOn = {
+      verb: 'remove',
+      kind: 'DataVolume',
+      error: new CorralError('FORBIDDEN', 'datavolumes is forbidden'),
+    };
     const services = createCorralServices(cluster);
     const err = (await services.vms.delete(caller, 'tailvm', 'web').catch((e: unknown) => e)) as CorralError;
     expect(err.code).toBe('BAD_GATEWAY');
-    expect(err.message).toMatch(/only partly deleted; failed: DataVolume web-disk \(datavolumes is forbidden\)\. Deleted: VirtualMachine\/tailvm\/web/);
+    expect(err.message).toMatch(
+      /only partly deleted; failed: DataVolume web-disk \(datavolumes is forbidden\)\. Deleted: VirtualMachine\/tailvm\/web/,
+    );
     services.close();
   });
 
@@ -127,7 +162,10 @@ describe('services on a fake cluster', () => {
     const services = createCorralServices(cluster);
     await services.vms.action(caller, 'tailvm', 'web', 'pause');
     await services.vms.action(caller, 'tailvm', 'web', 'restart');
-    expect(cluster.writes.map((w) => `${w.verb}:${w.kind}`)).toEqual(['pause:virtualmachineinstances', 'restart:virtualmachines']);
+    expect(cluster.writes.map((w) => `${w.verb}:${w.kind}`)).toEqual([
+      'pause:virtualmachineinstances',
+      'restart:virtualmachines',
+    ]);
     const vm = cluster.cache.get('VirtualMachine', 'tailvm', 'web');
     expect(buildVmRow(vm!, cluster.cache).running).toBe(true);
     services.close();

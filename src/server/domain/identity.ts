@@ -29,7 +29,12 @@ export function identityFromHeaders(headers: HeaderBag, policy: AdminPolicy): Id
   const login = header(headers, 'tailscale-user-login');
   const name = header(headers, 'tailscale-user-name') || login;
   if (!policy.enforced) return { login: login || 'local', name: name || 'local user', admin: true, enforced: false };
-  return { login: login || 'anonymous', name: name || 'anonymous', admin: login !== '' && policy.admins.has(login), enforced: true };
+  return {
+    login: login || 'anonymous',
+    name: name || 'anonymous',
+    admin: login !== '' && policy.admins.has(login),
+    enforced: true,
+  };
 }
 
 /** The identity of in-process callers (tests, the Proxmox translator acting for an already-checked user). */

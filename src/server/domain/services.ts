@@ -60,9 +60,12 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       },
       manifest: (namespace: string, name: string): KObject => requireVm(deps, namespace, name),
       create: (caller: Caller, input: VmCreateInput) => createVm(deps, caller, input),
-      action: (caller: Caller, namespace: string, name: string, action: VmAction) => vmAction(deps, caller, namespace, name, action),
-      migrate: (caller: Caller, namespace: string, name: string, targetNode?: string) => migrateVm(deps, caller, namespace, name, targetNode),
-      setTag: (caller: Caller, namespace: string, name: string, tag: string, on: boolean) => setTag(deps, caller, namespace, name, tag, on),
+      action: (caller: Caller, namespace: string, name: string, action: VmAction) =>
+        vmAction(deps, caller, namespace, name, action),
+      migrate: (caller: Caller, namespace: string, name: string, targetNode?: string) =>
+        migrateVm(deps, caller, namespace, name, targetNode),
+      setTag: (caller: Caller, namespace: string, name: string, tag: string, on: boolean) =>
+        setTag(deps, caller, namespace, name, tag, on),
       deletionPlan: async (namespace: string, name: string) => {
         const { items: _items, ...plan } = await deletionPlan(deps, namespace, name);
         return plan;

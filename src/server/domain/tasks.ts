@@ -65,7 +65,8 @@ export class TaskJournal {
     return {
       id,
       log: (line) => update(() => entry.lines.push(stamp(line))),
-      progress: (p) => update(() => (entry.task.progress = Math.max(entry.task.progress, Math.min(100, Math.round(p))))),
+      progress: (p) =>
+        update(() => (entry.task.progress = Math.max(entry.task.progress, Math.min(100, Math.round(p))))),
       done: (line) =>
         update(() => {
           if (line) entry.lines.push(stamp(line));

@@ -29,7 +29,9 @@ function launcherPod(deps: DomainDeps, vmi: KObject): KObject | undefined {
   const node = asString(asDict(vmi.status).nodeName);
   const pods = deps.cluster.cache
     .ofVm('Pod', namespace, vmi.metadata.name ?? '')
-    .filter((p) => p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' && asString(asDict(p.status).phase) === 'Running');
+    .filter(
+      (p) => p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' && asString(asDict(p.status).phase) === 'Running',
+    );
   return pods.find((p) => asString(asDict(p.spec).nodeName) === node) ?? pods[0];
 }
 

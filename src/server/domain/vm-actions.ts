@@ -7,7 +7,16 @@ import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { runAsTask } from './tasks';
-import { asDict, asString, isLiveMigratable, printableStatus, vmiActive, vmiNode, vmiPaused, vmiPhase } from './vm-facts';
+import {
+  asDict,
+  asString,
+  isLiveMigratable,
+  printableStatus,
+  vmiActive,
+  vmiNode,
+  vmiPaused,
+  vmiPhase,
+} from './vm-facts';
 
 export function requireVm(deps: DomainDeps, namespace: string, name: string): KObject {
   const vm = deps.cluster.cache.get('VirtualMachine', namespace, name);
@@ -26,7 +35,9 @@ export function refusal(action: VmAction, vm: KObject, vmi: KObject | undefined)
     case 'start':
       return active ? `${id} is already running (${status})` : undefined;
     case 'stop':
-      return active || status === 'Starting' || status === 'Provisioning' ? undefined : `${id} is not running (${status})`;
+      return active || status === 'Starting' || status === 'Provisioning'
+        ? undefined
+        : `${id} is not running (${status})`;
     case 'restart':
       return active ? undefined : `${id} is not running (${status}); start it instead`;
     case 'pause':
@@ -64,7 +75,13 @@ async function invoke(deps: DomainDeps, vm: KObject, action: VmAction, body?: un
   await deps.cluster.subresource(VERB_TARGET[action], namespace, name, action, body);
 }
 
-export async function vmAction(deps: DomainDeps, caller: Caller, namespace: string, name: string, action: VmAction): Promise<void> {
+export async function vmAction(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  action: VmAction,
+): Promise<void> {
   if (action === 'migrate') {
     await migrateVm(deps, caller, namespace, name, undefined);
     return;
@@ -89,20 +106,34 @@ const MIGRATION_PROGRESS: Record<string, number> = {
 };
 
 /** Triggers synchronously (so refusals come back at once), then follows the VMIM to its end as a task. */
-export async function migrateVm(deps: DomainDeps, caller: Caller, namespace: string, name: string, targetNode: string | undefined): Promise<string> {
+export async function migrateVm(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  targetNode: string | undefined,
+): Promise<string> {
   const vm = requireVm(deps, namespace, name);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   const why = refusal('migrate', vm, vmi);
   if (why) throw new CorralError('CONFLICT', why);
   const source = vmiNode(vmi);
   if (targetNode) {
-    if (!deps.cluster.cache.get('Node', undefined, targetNode)) throw new CorralError('BAD_REQUEST', `targetNode: no node named '${targetNode}'`);
-    if (targetNode === source) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already runs on ${targetNode}`);
+    if (!deps.cluster.cache.get('Node', undefined, targetNode))
+      throw new CorralError('BAD_REQUEST', `targetNode: no node named '${targetNode}'`);
+    if (targetNode === source)
+      throw new CorralError('CONFLICT', `VM ${namespace}/${name} already runs on ${targetNode}`);
   }
   const before = new Set(migrationsOf(deps, namespace, name).map((m) => m.metadata.uid));
   const task = deps.journal.start('migrate', `${namespace}/${name}`, caller.identity.login);
   try {
-    await deps.cluster.subresource('virtualmachines', namespace, name, 'migrate', targetNode ? { addedNodeSelector: { 'kubernetes.io/hostname': targetNode } } : {});
+    await deps.cluster.subresource(
+      'virtualmachines',
+      namespace,
+      name,
+      'migrate',
+      targetNode ? { addedNodeSelector: { 'kubernetes.io/hostname': targetNode } } : {},
+    );
   } catch (err) {
     task.fail(err);
     throw err;
@@ -141,11 +172,17 @@ async function followMigration(
       }
       if (phase === 'Succeeded') {
         const state = asDict(status.migrationState);
-        task.done(`migrated to ${asString(state.targetNode) || vmiNode(deps.cluster.cache.get('VirtualMachineInstance', namespace, name))}`);
+        task.done(
+          `migrated to ${asString(state.targetNode) || vmiNode(deps.cluster.cache.get('VirtualMachineInstance', namespace, name))}`,
+        );
         return true;
       }
       if (phase === 'Failed') {
-        task.fail(new Error(`migration ${vmim.metadata.name} failed${asString(asDict(status.migrationState).failureReason) ? `: ${asString(asDict(status.migrationState).failureReason)}` : ''}`));
+        task.fail(
+          new Error(
+            `migration ${vmim.metadata.name} failed${asString(asDict(status.migrationState).failureReason) ? `: ${asString(asDict(status.migrationState).failureReason)}` : ''}`,
+          ),
+        );
         return true;
       }
       return false;
@@ -156,10 +193,16 @@ async function followMigration(
       resolve();
     };
     const unsubscribe = deps.cluster.onChange((e) => {
-      if (e.kind === 'VirtualMachineInstanceMigration' && e.object.metadata.namespace === namespace && check()) finish();
+      if (e.kind === 'VirtualMachineInstanceMigration' && e.object.metadata.namespace === namespace && check())
+        finish();
     });
     const timer = setTimeout(() => {
-      if (!task.finished) task.fail(new Error(`migration of ${namespace}/${name} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`));
+      if (!task.finished)
+        task.fail(
+          new Error(
+            `migration of ${namespace}/${name} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
+          ),
+        );
       finish();
     }, deps.config.waitTimeoutMs);
     timer.unref?.();

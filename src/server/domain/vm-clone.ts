@@ -31,7 +31,8 @@ export async function cloneVm(
   onTask?: (task: TaskHandle) => void,
 ): Promise<string> {
   requireVm(deps, namespace, source);
-  if (deps.cluster.cache.get('VirtualMachine', namespace, target)) throw new CorralError('CONFLICT', `VM ${namespace}/${target} already exists`);
+  if (deps.cluster.cache.get('VirtualMachine', namespace, target))
+    throw new CorralError('CONFLICT', `VM ${namespace}/${target} already exists`);
   const name = `${target}-clone-${Date.now().toString(36)}`;
   await deps.cluster.create('VirtualMachineClone', {
     apiVersion: 'clone.kubevirt.io/v1beta1',
@@ -58,14 +59,23 @@ export async function cloneVm(
       if (phase && phase !== last) task.log(`phase ${(last = phase)}`);
       if (phase === 'Succeeded') break;
       if (phase === 'Failed') {
-        const cond = asArray(status.conditions).map(asDict).find((c) => asString(c.message));
+        const cond = asArray(status.conditions)
+          .map(asDict)
+          .find((c) => asString(c.message));
         throw new CorralError('BAD_GATEWAY', `clone failed${cond ? `: ${asString(cond.message)}` : ''}`);
       }
-      if (Date.now() > deadline) throw new CorralError('TIMEOUT', `clone of ${source} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`);
+      if (Date.now() > deadline)
+        throw new CorralError(
+          'TIMEOUT',
+          `clone of ${source} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
+        );
       await sleep(Math.min(deps.config.pollMs, 500));
     }
     await deps.cluster.patch('VirtualMachine', namespace, target, {
-      metadata: { labels: { [LABEL_VM]: target, ...(options.labels ?? {}) }, ...(options.annotations ? { annotations: options.annotations } : {}) },
+      metadata: {
+        labels: { [LABEL_VM]: target, ...(options.labels ?? {}) },
+        ...(options.annotations ? { annotations: options.annotations } : {}),
+      },
     });
     task.done(`cloned ${source} to ${target}`);
   })().catch((err: unknown) => task.fail(err));

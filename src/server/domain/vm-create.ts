@@ -43,7 +43,11 @@ class CreateTransaction {
     } catch (err) {
       // 404 on a create means the kind itself is not served (its CRD is missing), not a missing object.
       if (err instanceof CorralError && err.code === 'NOT_FOUND' && kind === 'DataVolume') {
-        throw new CorralError('NOT_IMPLEMENTED', 'this cluster does not serve DataVolumes: install CDI (containerized-data-importer) for import, iso, pvc and bootc sources', { cause: err });
+        throw new CorralError(
+          'NOT_IMPLEMENTED',
+          'this cluster does not serve DataVolumes: install CDI (containerized-data-importer) for import, iso, pvc and bootc sources',
+          { cause: err },
+        );
       }
       throw err;
     }
@@ -100,19 +104,31 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
   };
   const diskName = `${name}-disk`;
   if (input.containerDisk !== undefined) {
-    return { shape: { ...base, root: { containerDisk: input.containerDisk }, source: { containerDisk: input.containerDisk } }, dataVolumes: [] };
+    return {
+      shape: { ...base, root: { containerDisk: input.containerDisk }, source: { containerDisk: input.containerDisk } },
+      dataVolumes: [],
+    };
   }
   if (input.image !== undefined) {
     const entry = (await listCatalog(deps.cluster, deps.config.defaultNamespace)).find((i) => i.name === input.image);
-    if (!entry) throw new CorralError('BAD_REQUEST', `image: unknown catalog image '${input.image}' (see GET /api/images)`);
+    if (!entry)
+      throw new CorralError('BAD_REQUEST', `image: unknown catalog image '${input.image}' (see GET /api/images)`);
     const source = { image: entry.name };
     if (entry.kind === 'url' || entry.kind === 'iso') {
-      return planSource(deps, { ...input, image: undefined, [entry.kind === 'url' ? 'import' : 'iso']: entry.uri }, namespace).then((p) => ({
+      return planSource(
+        deps,
+        { ...input, image: undefined, [entry.kind === 'url' ? 'import' : 'iso']: entry.uri },
+        namespace,
+      ).then((p) => ({
         ...p,
         shape: { ...p.shape, source },
       }));
     }
-    return { shape: { ...base, root: { containerDisk: entry.containerDisk }, source }, dataVolumes: [], defaultUser: entry.defaultUser || undefined };
+    return {
+      shape: { ...base, root: { containerDisk: entry.containerDisk }, source },
+      dataVolumes: [],
+      defaultUser: entry.defaultUser || undefined,
+    };
   }
   if (input.import !== undefined) {
     return {
@@ -137,7 +153,9 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
     const sourceSize = String(asDict(asDict(pvc.status).capacity).storage ?? '') || disk;
     return {
       shape: { ...base, root: { dataVolume: diskName }, source: { pvc: input.pvc } },
-      dataVolumes: [buildDataVolume(name, namespace, diskName, larger(disk, sourceSize), { pvc: { namespace, name: input.pvc } })],
+      dataVolumes: [
+        buildDataVolume(name, namespace, diskName, larger(disk, sourceSize), { pvc: { namespace, name: input.pvc } }),
+      ],
     };
   }
   if (input.bootc !== undefined) {
@@ -147,7 +165,10 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
       bootc: { image: input.bootc, diskClaim: diskName },
     };
   }
-  throw new CorralError('BAD_REQUEST', 'source: exactly one of containerDisk, image, import, iso, bootc, pvc is required');
+  throw new CorralError(
+    'BAD_REQUEST',
+    'source: exactly one of containerDisk, image, import, iso, bootc, pvc is required',
+  );
 }
 
 function larger(a: string, b: string): string {
@@ -161,7 +182,10 @@ function larger(a: string, b: string): string {
 
 function preflight(deps: DomainDeps, input: VmCreateInput, namespace: string): void {
   if (deps.cluster.cache.get('VirtualMachine', namespace, input.name)) {
-    throw new CorralError('CONFLICT', `VM ${namespace}/${input.name} already exists; pick another name or delete it first`);
+    throw new CorralError(
+      'CONFLICT',
+      `VM ${namespace}/${input.name} already exists; pick another name or delete it first`,
+    );
   }
   if (input.node !== undefined && !deps.cluster.cache.get('Node', undefined, input.node)) {
     throw new CorralError('BAD_REQUEST', `node: no node named '${input.node}' (see GET /api/nodes)`);
@@ -192,7 +216,14 @@ export async function createVm(deps: DomainDeps, caller: Caller, input: VmCreate
   });
 }
 
-async function writeVm(deps: DomainDeps, tx: CreateTransaction, task: TaskHandle, input: VmCreateInput, namespace: string, plan: Plan): Promise<void> {
+async function writeVm(
+  deps: DomainDeps,
+  tx: CreateTransaction,
+  task: TaskHandle,
+  input: VmCreateInput,
+  namespace: string,
+  plan: Plan,
+): Promise<void> {
   await ensureNamespace(deps, namespace, task);
   task.progress(10);
   const userData = composeUserData(input.cloudInit, input.sshKey, plan.defaultUser);
@@ -219,7 +250,13 @@ async function rolledBack(tx: CreateTransaction, err: unknown, target: string): 
 }
 
 /** bootc: build the disk with a cluster Job, then create the VM on it. Runs in the background as its task. */
-async function buildBootcVm(deps: DomainDeps, input: VmCreateInput, namespace: string, plan: Plan, task: TaskHandle): Promise<void> {
+async function buildBootcVm(
+  deps: DomainDeps,
+  input: VmCreateInput,
+  namespace: string,
+  plan: Plan,
+  task: TaskHandle,
+): Promise<void> {
   const target = `${namespace}/${input.name}`;
   const tx = new CreateTransaction(deps, task);
   try {
@@ -227,7 +264,10 @@ async function buildBootcVm(deps: DomainDeps, input: VmCreateInput, namespace: s
     for (const dv of plan.dataVolumes) await tx.create('DataVolume', dv);
     const bootc = plan.bootc;
     if (!bootc) throw new Error('internal: bootc plan without an image');
-    const job = await tx.create('Job', buildBootcJob(input.name, namespace, bootc.image, bootc.diskClaim, input.sshKey));
+    const job = await tx.create(
+      'Job',
+      buildBootcJob(input.name, namespace, bootc.image, bootc.diskClaim, input.sshKey),
+    );
     task.log(`building ${bootc.image} into ${bootc.diskClaim}`);
     task.progress(10);
     await waitForJob(deps, namespace, job.metadata.name ?? '', task);
@@ -235,7 +275,9 @@ async function buildBootcVm(deps: DomainDeps, input: VmCreateInput, namespace: s
     // The SSH key went into the image build; cloud-init only when the caller gave user data.
     const userData = composeUserData(input.cloudInit, undefined, undefined);
     let cloudInitSecret: string | undefined;
-    if (userData !== undefined) cloudInitSecret = (await tx.create('Secret', buildCloudInitSecret(input.name, namespace, userData))).metadata.name;
+    if (userData !== undefined)
+      cloudInitSecret = (await tx.create('Secret', buildCloudInitSecret(input.name, namespace, userData))).metadata
+        .name;
     await tx.create('VirtualMachine', buildVirtualMachine({ ...plan.shape, cloudInitSecret }));
     task.done(`VM ${target} created from ${bootc.image}`);
   } catch (err) {
@@ -257,11 +299,17 @@ async function waitForJob(deps: DomainDeps, namespace: string, name: string, tas
     }
     const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
     if (failed || Number(status.failed ?? 0) > 0) {
-      throw new CorralError('BAD_GATEWAY', `bootc build Job ${name} failed: ${String(failed?.message ?? 'see the Job pod log')}`);
+      throw new CorralError(
+        'BAD_GATEWAY',
+        `bootc build Job ${name} failed: ${String(failed?.message ?? 'see the Job pod log')}`,
+      );
     }
     const line = Number(status.active ?? 0) > 0 ? 'build running' : 'build pending';
     if (line !== lastLog) task.log((lastLog = line));
     await sleep(deps.config.pollMs);
   }
-  throw new CorralError('TIMEOUT', `bootc build Job ${namespace}/${name} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`);
+  throw new CorralError(
+    'TIMEOUT',
+    `bootc build Job ${namespace}/${name} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
+  );
 }

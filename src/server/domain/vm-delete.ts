@@ -40,7 +40,12 @@ const SOURCE_FIELD: Partial<Record<Kind, (o: KObject) => string[]>> = {
 
 type Item = DeletionPlan['objects'][number] & { kindKey: Kind };
 
-async function listCandidates(deps: DomainDeps, kind: Kind, namespace: string, vm: string): Promise<{ object: KObject; why: string }[]> {
+async function listCandidates(
+  deps: DomainDeps,
+  kind: Kind,
+  namespace: string,
+  vm: string,
+): Promise<{ object: KObject; why: string }[]> {
   const cached = kind === 'DataVolume' || kind === 'PersistentVolumeClaim';
   const labelled = cached
     ? deps.cluster.cache.withLabel(kind, LABEL_VM, vm).filter((o) => o.metadata.namespace === namespace)
@@ -54,13 +59,18 @@ async function listCandidates(deps: DomainDeps, kind: Kind, namespace: string, v
   }
   if (cached) {
     for (const object of deps.cluster.cache.list(kind, namespace)) {
-      if (object.metadata.ownerReferences?.some((r) => r.kind === 'VirtualMachine' && r.name === vm)) out.push({ object, why: 'owned by the VM' });
+      if (object.metadata.ownerReferences?.some((r) => r.kind === 'VirtualMachine' && r.name === vm))
+        out.push({ object, why: 'owned by the VM' });
     }
   }
   return out;
 }
 
-export async function deletionPlan(deps: DomainDeps, namespace: string, name: string): Promise<DeletionPlan & { items: Item[] }> {
+export async function deletionPlan(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+): Promise<DeletionPlan & { items: Item[] }> {
   const vm = requireVm(deps, namespace, name);
   const items = new Map<string, Item>();
   const add = (kind: Kind, objName: string, why: string) => {
@@ -77,11 +87,17 @@ export async function deletionPlan(deps: DomainDeps, namespace: string, name: st
     }
   }
   for (const s of vmSecretRefs(vm)) add('Secret', s, 'cloud-init secret of the VM');
-  const lists = await Promise.all(LABELLED_KINDS.map(async (kind) => ({ kind, found: await listCandidates(deps, kind, namespace, name) })));
+  const lists = await Promise.all(
+    LABELLED_KINDS.map(async (kind) => ({ kind, found: await listCandidates(deps, kind, namespace, name) })),
+  );
   for (const { kind, found } of lists) for (const f of found) add(kind, f.object.metadata.name ?? '', f.why);
   // CDI worker pods (importer, uploader, cloner) hold their PVC open (pvc-protection); CDI removes them with the
   // DataVolume, but one left behind would keep the disk Terminating forever, so they go first.
-  const claims = new Set([...items.values()].filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume').map((i) => i.name));
+  const claims = new Set(
+    [...items.values()]
+      .filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume')
+      .map((i) => i.name),
+  );
   if (claims.size) {
     for (const pod of await deps.cluster.fetchList('Pod', { namespace })) {
       const owner = pod.metadata.ownerReferences?.find((r) => r.kind === 'PersistentVolumeClaim' && claims.has(r.name));
@@ -89,17 +105,27 @@ export async function deletionPlan(deps: DomainDeps, namespace: string, name: st
     }
   }
   const order = (k: Kind) => ORDER.indexOf(k);
-  const sorted = [...items.values()].sort((a, b) => order(a.kindKey) - order(b.kindKey) || a.name.localeCompare(b.name));
+  const sorted = [...items.values()].sort(
+    (a, b) => order(a.kindKey) - order(b.kindKey) || a.name.localeCompare(b.name),
+  );
   const running = vmiActive(deps.cluster.cache.get('VirtualMachineInstance', namespace, name));
   return {
     vm: { namespace, name },
     running,
-    objects: [{ kind: 'VirtualMachine', namespace, name, why: 'the VM itself' }, ...sorted.map(({ kindKey: _k, ...rest }) => rest)],
+    objects: [
+      { kind: 'VirtualMachine', namespace, name, why: 'the VM itself' },
+      ...sorted.map(({ kindKey: _k, ...rest }) => rest),
+    ],
     items: sorted,
   };
 }
 
-export async function deleteVm(deps: DomainDeps, caller: Caller, namespace: string, name: string): Promise<{ task: string; removed: string[] }> {
+export async function deleteVm(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+): Promise<{ task: string; removed: string[] }> {
   requireVm(deps, namespace, name); // 404 before a task is recorded
   return runAsTask(deps.journal, 'delete', `${namespace}/${name}`, caller.identity.login, async (task) => {
     const plan = await deletionPlan(deps, namespace, name);
@@ -140,7 +166,9 @@ export async function deleteVm(deps: DomainDeps, caller: Caller, namespace: stri
     }
     // A DataVolume deleted while CDI was still setting it up can get its worker pod after the plan was made; that
     // pod would pin the PVC (pvc-protection). Sweep once more for such pods.
-    const claims = new Set(plan.items.filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume').map((i) => i.name));
+    const claims = new Set(
+      plan.items.filter((i) => i.kindKey === 'PersistentVolumeClaim' || i.kindKey === 'DataVolume').map((i) => i.name),
+    );
     if (claims.size) {
       await sleep(Math.min(1000, deps.config.pollMs * 5));
       let pods: Awaited<ReturnType<typeof deps.cluster.fetchList>> = [];
@@ -150,9 +178,11 @@ export async function deleteVm(deps: DomainDeps, caller: Caller, namespace: stri
         failed.push(`checking for CDI worker pods (${describeError(err)})`);
       }
       for (const pod of pods) {
-        if (!pod.metadata.ownerReferences?.some((r) => r.kind === 'PersistentVolumeClaim' && claims.has(r.name))) continue;
+        if (!pod.metadata.ownerReferences?.some((r) => r.kind === 'PersistentVolumeClaim' && claims.has(r.name)))
+          continue;
         try {
-          if (await deps.cluster.remove('Pod', namespace, pod.metadata.name ?? '')) removed.push(`Pod/${namespace}/${pod.metadata.name}`);
+          if (await deps.cluster.remove('Pod', namespace, pod.metadata.name ?? ''))
+            removed.push(`Pod/${namespace}/${pod.metadata.name}`);
         } catch (err) {
           failed.push(`Pod ${pod.metadata.name} (${describeError(err)})`);
         }

@@ -62,7 +62,12 @@ export function vmCpu(vm: KObject, vmi?: KObject): number {
 export function vmMem(vm: KObject, vmi?: KObject): string {
   const domain = obj(templateSpec(vm).domain);
   const live = obj(obj(vmi?.status).memory);
-  return str(obj(domain.memory).guest) || str(obj(obj(domain.resources).requests).memory) || str(live.guestCurrent) || str(live.guestAtBoot);
+  return (
+    str(obj(domain.memory).guest) ||
+    str(obj(obj(domain.resources).requests).memory) ||
+    str(live.guestCurrent) ||
+    str(live.guestAtBoot)
+  );
 }
 
 export interface VolumeRef {
@@ -76,13 +81,25 @@ export function vmVolumes(vm: KObject): VolumeRef[] {
   return arr(templateSpec(vm).volumes).map((raw) => {
     const v = obj(raw);
     const name = str(v.name);
-    if (v.dataVolume) return { volume: name, kind: 'dataVolume', claim: str(obj(v.dataVolume).name), hotpluggable: obj(v.dataVolume).hotpluggable === true };
+    if (v.dataVolume)
+      return {
+        volume: name,
+        kind: 'dataVolume',
+        claim: str(obj(v.dataVolume).name),
+        hotpluggable: obj(v.dataVolume).hotpluggable === true,
+      };
     if (v.persistentVolumeClaim) {
       const p = obj(v.persistentVolumeClaim);
-      return { volume: name, kind: 'persistentVolumeClaim', claim: str(p.claimName), hotpluggable: p.hotpluggable === true };
+      return {
+        volume: name,
+        kind: 'persistentVolumeClaim',
+        claim: str(p.claimName),
+        hotpluggable: p.hotpluggable === true,
+      };
     }
     if (v.containerDisk) return { volume: name, kind: 'containerDisk', claim: '', hotpluggable: false };
-    if (v.cloudInitNoCloud || v.cloudInitConfigDrive) return { volume: name, kind: 'cloudInit', claim: '', hotpluggable: false };
+    if (v.cloudInitNoCloud || v.cloudInitConfigDrive)
+      return { volume: name, kind: 'cloudInit', claim: '', hotpluggable: false };
     return { volume: name, kind: 'other', claim: '', hotpluggable: false };
   });
 }

@@ -11,7 +11,13 @@ const blueprint: VmBlueprint = {
   cores: 4,
   memoryBytes: 3 * G,
   disks: [
-    { name: 'scsi0', bus: 'scsi', cdrom: false, bootOrder: 1, backing: { blank: { sizeBytes: 32 * G, storageClass: 'longhorn' } } },
+    {
+      name: 'scsi0',
+      bus: 'scsi',
+      cdrom: false,
+      bootOrder: 1,
+      backing: { blank: { sizeBytes: 32 * G, storageClass: 'longhorn' } },
+    },
     { name: 'ide2', bus: 'sata', cdrom: true, bootOrder: 2, backing: { claim: 'debian-12-iso' } },
   ],
   nics: [
@@ -28,7 +34,12 @@ describe('buildComposedVm', () => {
   const tspec = (vm.spec as { template: { spec: Record<string, unknown> } }).template.spec;
 
   it('writes CPU topology, memory and run strategy', () => {
-    expect(vm.metadata).toMatchObject({ name: 'web', namespace: 'tailvm', labels: { 'corral.io/proxmox-vmid': '100', 'corral.dev/vm': 'web' }, annotations: { note: 'x' } });
+    expect(vm.metadata).toMatchObject({
+      name: 'web',
+      namespace: 'tailvm',
+      labels: { 'corral.io/proxmox-vmid': '100', 'corral.dev/vm': 'web' },
+      annotations: { note: 'x' },
+    });
     expect((vm.spec as { runStrategy: string }).runStrategy).toBe('Halted');
     expect(tspec.domain).toMatchObject({ cpu: { sockets: 2, cores: 4, threads: 1 }, memory: { guest: '3Gi' } });
   });

@@ -62,7 +62,11 @@ const num = (v: unknown, fallback: number): number => (typeof v === 'number' && 
 
 /** Bytes as an exact quantity a human reads back (`4Gi`, `1536Mi`), falling back to plain bytes. */
 export function bytesQuantity(bytes: number): string {
-  for (const [unit, factor] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20]] as const) {
+  for (const [unit, factor] of [
+    ['Ti', 2 ** 40],
+    ['Gi', 2 ** 30],
+    ['Mi', 2 ** 20],
+  ] as const) {
     if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
   }
   return String(bytes);
@@ -89,7 +93,9 @@ export function readHardware(deps: DomainDeps, vm: KObject): VmHardware {
   const tspec = templateSpec(vm);
   const domain = asDict(tspec.domain);
   const cpu = asDict(domain.cpu);
-  const memory = quantityToNumber(asString(asDict(domain.memory).guest) || asString(asDict(asDict(domain.resources).requests).memory));
+  const memory = quantityToNumber(
+    asString(asDict(domain.memory).guest) || asString(asDict(asDict(domain.resources).requests).memory),
+  );
   const volumes = new Map(vmVolumes(vm).map((v) => [v.volume, v]));
   const rawVolumes = new Map(asArray(tspec.volumes).map((v) => [asString(asDict(v).name), asDict(v)]));
   const disks: DiskFact[] = asArray(asDict(domain.devices).disks).map((raw) => {
@@ -113,13 +119,21 @@ export function readHardware(deps: DomainDeps, vm: KObject): VmHardware {
   const networks = new Map(
     asArray(tspec.networks).map((n) => {
       const net = asDict(n);
-      return [asString(net.name), net.pod ? 'pod' : asString(asDict(net.multus).networkName) || asString(net.name)] as const;
+      return [
+        asString(net.name),
+        net.pod ? 'pod' : asString(asDict(net.multus).networkName) || asString(net.name),
+      ] as const;
     }),
   );
   const nics: NicFact[] = asArray(asDict(domain.devices).interfaces).map((raw) => {
     const i = asDict(raw);
     const nicName = asString(i.name);
-    return { name: nicName, model: asString(i.model) || 'virtio', mac: asString(i.macAddress), network: networks.get(nicName) ?? 'pod' };
+    return {
+      name: nicName,
+      model: asString(i.model) || 'virtio',
+      mac: asString(i.macAddress),
+      network: networks.get(nicName) ?? 'pod',
+    };
   });
   return {
     namespace,
@@ -206,8 +220,14 @@ function dataVolumeFor(bp: VmBlueprint, disk: DiskPlan): KObject | undefined {
   let size: number;
   let storageClass: string;
   if ('blank' in b) [source, size, storageClass] = [{ blank: {} }, b.blank.sizeBytes, b.blank.storageClass];
-  else if ('import' in b) [source, size, storageClass] = [{ http: { url: b.import.url } }, b.import.sizeBytes, b.import.storageClass];
-  else [source, size, storageClass] = [{ pvc: { namespace: bp.namespace, name: b.clone.pvc } }, b.clone.sizeBytes, b.clone.storageClass];
+  else if ('import' in b)
+    [source, size, storageClass] = [{ http: { url: b.import.url } }, b.import.sizeBytes, b.import.storageClass];
+  else
+    [source, size, storageClass] = [
+      { pvc: { namespace: bp.namespace, name: b.clone.pvc } },
+      b.clone.sizeBytes,
+      b.clone.storageClass,
+    ];
   const dv = buildDataVolume(bp.name, bp.namespace, plannedClaim(bp.name, disk), bytesQuantity(size), source);
   if (storageClass) (asDict(dv.spec).storage as Record<string, unknown>).storageClassName = storageClass;
   return dv;
@@ -230,7 +250,9 @@ export function buildComposedVm(bp: VmBlueprint): KObject {
     macAddress: n.mac,
     ...(n.network === 'pod' ? { masquerade: {} } : { bridge: {} }),
   }));
-  const networks = bp.nics.map((n) => (n.network === 'pod' ? { name: n.name, pod: {} } : { name: n.name, multus: { networkName: n.network } }));
+  const networks = bp.nics.map((n) =>
+    n.network === 'pod' ? { name: n.name, pod: {} } : { name: n.name, multus: { networkName: n.network } },
+  );
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
@@ -263,18 +285,28 @@ export function buildComposedVm(bp: VmBlueprint): KObject {
  * (or failed), because Proxmox clients treat the create task's end as "disks are ready". Anything written is
  * removed again if a write fails. Resolves with the task id once the objects exist.
  */
-export async function composeVm(deps: DomainDeps, caller: Caller, bp: VmBlueprint, onTask?: (task: TaskHandle) => void): Promise<string> {
+export async function composeVm(
+  deps: DomainDeps,
+  caller: Caller,
+  bp: VmBlueprint,
+  onTask?: (task: TaskHandle) => void,
+): Promise<string> {
   if (deps.cluster.cache.get('VirtualMachine', bp.namespace, bp.name))
-    throw new CorralError('CONFLICT', `VM ${bp.namespace}/${bp.name} already exists; pick another name or delete it first`);
+    throw new CorralError(
+      'CONFLICT',
+      `VM ${bp.namespace}/${bp.name} already exists; pick another name or delete it first`,
+    );
   const target = `${bp.namespace}/${bp.name}`;
   const task = deps.journal.start('create', target, caller.identity.login);
   onTask?.(task);
   const written: { kind: Kind; name: string }[] = [];
   try {
     if (!(await deps.cluster.fetch('Namespace', undefined, bp.namespace))) {
-      await deps.cluster.create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: bp.namespace } }).catch((err: unknown) => {
-        if (!(err instanceof CorralError && err.code === 'CONFLICT')) throw err;
-      });
+      await deps.cluster
+        .create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: bp.namespace } })
+        .catch((err: unknown) => {
+          if (!(err instanceof CorralError && err.code === 'CONFLICT')) throw err;
+        });
     }
     for (const disk of bp.disks) {
       const dv = dataVolumeFor(bp, disk);
@@ -290,10 +322,20 @@ export async function composeVm(deps: DomainDeps, caller: Caller, bp: VmBlueprin
   } catch (err) {
     const leftovers: string[] = [];
     for (const w of written.reverse()) {
-      await deps.cluster.remove(w.kind, bp.namespace, w.name).catch((e: unknown) => leftovers.push(`${w.kind} ${w.name} (${describeError(e)})`));
+      await deps.cluster
+        .remove(w.kind, bp.namespace, w.name)
+        .catch((e: unknown) => leftovers.push(`${w.kind} ${w.name} (${describeError(e)})`));
     }
-    const tail = leftovers.length ? `; rollback could not remove: ${leftovers.join(', ')}` : written.length ? '; everything created so far was removed again' : '';
-    const failure = new CorralError(err instanceof CorralError ? err.code : 'BAD_GATEWAY', `creating VM ${target} failed: ${describeError(err)}${tail}`, { cause: err });
+    const tail = leftovers.length
+      ? `; rollback could not remove: ${leftovers.join(', ')}`
+      : written.length
+        ? '; everything created so far was removed again'
+        : '';
+    const failure = new CorralError(
+      err instanceof CorralError ? err.code : 'BAD_GATEWAY',
+      `creating VM ${target} failed: ${describeError(err)}${tail}`,
+      { cause: err },
+    );
     task.fail(failure);
     throw failure;
   }
@@ -303,7 +345,12 @@ export async function composeVm(deps: DomainDeps, caller: Caller, bp: VmBlueprin
 }
 
 /** Ends `task` when every DataVolume has Succeeded (OK) or one Failed (its message), following cache events. */
-export function followDataVolumes(deps: DomainDeps, namespace: string, names: string[], task: TaskHandle): Promise<void> {
+export function followDataVolumes(
+  deps: DomainDeps,
+  namespace: string,
+  names: string[],
+  task: TaskHandle,
+): Promise<void> {
   return new Promise((resolve) => {
     const seen = new Map<string, string>();
     const check = (): boolean => {
@@ -318,7 +365,9 @@ export function followDataVolumes(deps: DomainDeps, namespace: string, names: st
         }
         if (phase === 'Succeeded') done++;
         else if (phase === 'Failed') {
-          const cond = asArray(status.conditions).map(asDict).find((c) => asString(c.message));
+          const cond = asArray(status.conditions)
+            .map(asDict)
+            .find((c) => asString(c.message));
           task.fail(new Error(`DataVolume ${n} failed${cond ? `: ${asString(cond.message)}` : ''}`));
           return true;
         }
@@ -333,11 +382,16 @@ export function followDataVolumes(deps: DomainDeps, namespace: string, names: st
     if (check()) return resolve();
     const timer = setTimeout(() => {
       unsubscribe();
-      if (!task.finished) task.fail(new Error(`disks were not ready after ${Math.round(deps.config.waitTimeoutMs / 1000)}s`));
+      if (!task.finished)
+        task.fail(new Error(`disks were not ready after ${Math.round(deps.config.waitTimeoutMs / 1000)}s`));
       resolve();
     }, deps.config.waitTimeoutMs);
     const unsubscribe = deps.cluster.onChange((e) => {
-      if ((e.kind === 'DataVolume' || e.kind === 'PersistentVolumeClaim') && e.object.metadata.namespace === namespace && check()) {
+      if (
+        (e.kind === 'DataVolume' || e.kind === 'PersistentVolumeClaim') &&
+        e.object.metadata.namespace === namespace &&
+        check()
+      ) {
         clearTimeout(timer);
         unsubscribe();
         resolve();
@@ -363,7 +417,13 @@ export interface HardwareChange {
  * Applies CPU/memory and metadata in one merge patch. Like Proxmox's config PUT it never restarts the guest: a
  * running VM picks up CPU/memory through KubeVirt's live update where supported, else at its next restart.
  */
-export async function changeHardware(deps: DomainDeps, caller: Caller, namespace: string, name: string, change: HardwareChange): Promise<string | undefined> {
+export async function changeHardware(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  change: HardwareChange,
+): Promise<string | undefined> {
   const vm = requireVm(deps, namespace, name);
   const domain: Record<string, unknown> = {};
   const cpu = asDict(asDict(templateSpec(vm).domain).cpu);
@@ -373,7 +433,10 @@ export async function changeHardware(deps: DomainDeps, caller: Caller, namespace
   if (change.memoryBytes !== undefined) domain.memory = { guest: bytesQuantity(change.memoryBytes) };
   const patch: Record<string, unknown> = {};
   if (change.labels || change.annotations) {
-    patch.metadata = { ...(change.labels ? { labels: change.labels } : {}), ...(change.annotations ? { annotations: change.annotations } : {}) };
+    patch.metadata = {
+      ...(change.labels ? { labels: change.labels } : {}),
+      ...(change.annotations ? { annotations: change.annotations } : {}),
+    };
   }
   if (Object.keys(domain).length) patch.spec = { template: { spec: { domain } } };
   if (Object.keys(patch).length === 0) return undefined;
@@ -393,14 +456,27 @@ export async function changeHardware(deps: DomainDeps, caller: Caller, namespace
 }
 
 /** Metadata only, without a task (the vmid index persisting a label, tags). */
-export async function patchVmMetadata(deps: DomainDeps, namespace: string, name: string, labels: Record<string, string | null>): Promise<void> {
+export async function patchVmMetadata(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+  labels: Record<string, string | null>,
+): Promise<void> {
   await deps.cluster.patch('VirtualMachine', namespace, name, { metadata: { labels } });
 }
 
-export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespace: string, name: string, on: boolean): Promise<string> {
+export async function setTemplateFlag(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  on: boolean,
+): Promise<string> {
   requireVm(deps, namespace, name);
   return runAsTask(deps.journal, 'template', `${namespace}/${name}`, caller.identity.login, async (task) => {
-    await deps.cluster.patch('VirtualMachine', namespace, name, { metadata: { labels: { [LABEL_TEMPLATE]: on ? 'true' : null } } });
+    await deps.cluster.patch('VirtualMachine', namespace, name, {
+      metadata: { labels: { [LABEL_TEMPLATE]: on ? 'true' : null } },
+    });
     task.done(on ? 'marked as template' : 'template flag removed');
     return task.id;
   });
@@ -410,11 +486,31 @@ export async function setTemplateFlag(deps: DomainDeps, caller: Caller, namespac
  * Adds disks to an existing VM (new DataVolumes + spec entries, persisted so they survive restarts). The VM spec
  * is replaced as a whole list, so concurrent edits are caught by the apiserver's resourceVersion check.
  */
-export async function addDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, disks: DiskPlan[], task?: TaskHandle): Promise<string> {
+export async function addDisks(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  disks: DiskPlan[],
+  task?: TaskHandle,
+): Promise<string> {
   const vm = await liveVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
-  for (const d of disks) if (hw.disks.some((x) => x.name === d.name)) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a disk ${d.name}`);
-  const bp: VmBlueprint = { name, namespace, sockets: 1, cores: 1, memoryBytes: 0, disks, nics: [], labels: {}, annotations: {}, start: false };
+  for (const d of disks)
+    if (hw.disks.some((x) => x.name === d.name))
+      throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a disk ${d.name}`);
+  const bp: VmBlueprint = {
+    name,
+    namespace,
+    sockets: 1,
+    cores: 1,
+    memoryBytes: 0,
+    disks,
+    nics: [],
+    labels: {},
+    annotations: {},
+    start: false,
+  };
   const composed = asDict(asDict(asDict(asDict(buildComposedVm(bp).spec).template).spec));
   const newDisks = asArray(asDict(asDict(composed.domain).devices).disks);
   const newVolumes = asArray(composed.volumes);
@@ -457,36 +553,87 @@ export async function addDisks(deps: DomainDeps, caller: Caller, namespace: stri
  * Adds and removes NICs in the VM spec (interfaces + networks, replaced as whole lists under the VM's
  * resourceVersion). A running VM picks them up at its next restart (or live, where KubeVirt hot-plugs them).
  */
-export async function changeNics(deps: DomainDeps, caller: Caller, namespace: string, name: string, add: NicPlan[], remove: string[]): Promise<string> {
+export async function changeNics(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  add: NicPlan[],
+  remove: string[],
+): Promise<string> {
   const vm = await liveVm(deps, namespace, name);
   const tspec = templateSpec(vm);
   const interfaces = asArray(asDict(asDict(tspec.domain).devices).interfaces).map(asDict);
   const networks = asArray(tspec.networks).map(asDict);
-  for (const n of add) if (interfaces.some((i) => asString(i.name) === n.name)) throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a NIC ${n.name}`);
+  for (const n of add)
+    if (interfaces.some((i) => asString(i.name) === n.name))
+      throw new CorralError('CONFLICT', `VM ${namespace}/${name} already has a NIC ${n.name}`);
   const missing = remove.filter((r) => !interfaces.some((i) => asString(i.name) === r));
   if (missing.length) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no NIC ${missing.join(', ')}`);
-  if (add.filter((n) => n.network === 'pod').length + networks.filter((n) => n.pod && !remove.includes(asString(n.name))).length > 1)
+  if (
+    add.filter((n) => n.network === 'pod').length +
+      networks.filter((n) => n.pod && !remove.includes(asString(n.name))).length >
+    1
+  )
     throw new CorralError('BAD_REQUEST', 'only one NIC can be on the pod network');
-  const composed = asDict(asDict(asDict(buildComposedVm({ name, namespace, sockets: 1, cores: 1, memoryBytes: 0, disks: [], nics: add, labels: {}, annotations: {}, start: false }).spec).template).spec);
+  const composed = asDict(
+    asDict(
+      asDict(
+        buildComposedVm({
+          name,
+          namespace,
+          sockets: 1,
+          cores: 1,
+          memoryBytes: 0,
+          disks: [],
+          nics: add,
+          labels: {},
+          annotations: {},
+          start: false,
+        }).spec,
+      ).template,
+    ).spec,
+  );
   return runAsTask(deps.journal, 'config', `${namespace}/${name}`, caller.identity.login, async (task) => {
     await deps.cluster.patch('VirtualMachine', namespace, name, {
       metadata: { resourceVersion: vm.metadata.resourceVersion },
       spec: {
         template: {
           spec: {
-            domain: { devices: { interfaces: [...interfaces.filter((i) => !remove.includes(asString(i.name))), ...asArray(asDict(asDict(composed.domain).devices).interfaces)] } },
+            domain: {
+              devices: {
+                interfaces: [
+                  ...interfaces.filter((i) => !remove.includes(asString(i.name))),
+                  ...asArray(asDict(asDict(composed.domain).devices).interfaces),
+                ],
+              },
+            },
             networks: [...networks.filter((n) => !remove.includes(asString(n.name))), ...asArray(composed.networks)],
           },
         },
       },
     });
-    task.done([add.length ? `added ${add.map((n) => n.name).join(', ')}` : '', remove.length ? `removed ${remove.join(', ')}` : ''].filter(Boolean).join('; '));
+    task.done(
+      [
+        add.length ? `added ${add.map((n) => n.name).join(', ')}` : '',
+        remove.length ? `removed ${remove.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
     return task.id;
   });
 }
 
 /** Detaches disks from the spec; `purge` also deletes the DataVolume/PVC behind each (PVE `unlink force=1`). */
-export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskNames: string[], purge: boolean): Promise<string> {
+export async function detachDisks(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  diskNames: string[],
+  purge: boolean,
+): Promise<string> {
   const vm = await liveVm(deps, namespace, name);
   const hw = readHardware(deps, vm);
   const doomed = hw.disks.filter((d) => diskNames.includes(d.name));
@@ -499,7 +646,13 @@ export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: s
       spec: {
         template: {
           spec: {
-            domain: { devices: { disks: asArray(asDict(asDict(tspec.domain).devices).disks).filter((d) => !diskNames.includes(asString(asDict(d).name))) } },
+            domain: {
+              devices: {
+                disks: asArray(asDict(asDict(tspec.domain).devices).disks).filter(
+                  (d) => !diskNames.includes(asString(asDict(d).name)),
+                ),
+              },
+            },
             volumes: asArray(tspec.volumes).filter((v) => !diskNames.includes(asString(asDict(v).name))),
           },
         },
@@ -509,7 +662,9 @@ export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: s
     if (purge) {
       for (const d of doomed) {
         if (!d.claim || d.volume?.kind === 'containerDisk') continue;
-        const owned = deps.cluster.cache.get('PersistentVolumeClaim', namespace, d.claim)?.metadata.labels?.['corral.dev/vm'] === name ||
+        const owned =
+          deps.cluster.cache.get('PersistentVolumeClaim', namespace, d.claim)?.metadata.labels?.['corral.dev/vm'] ===
+            name ||
           deps.cluster.cache.get('DataVolume', namespace, d.claim)?.metadata.labels?.['corral.dev/vm'] === name;
         // Only volumes made for this VM are deleted; a shared claim (an ISO library) is merely detached.
         if (!owned) continue;
@@ -527,16 +682,29 @@ export async function detachDisks(deps: DomainDeps, caller: Caller, namespace: s
  * Grows a disk's claim. The task stays running until the PVC reports the new capacity, and fails with the
  * apiserver's or the resizer's reason (e.g. a StorageClass without allowVolumeExpansion).
  */
-export async function resizeDisk(deps: DomainDeps, caller: Caller, namespace: string, name: string, diskName: string, sizeBytes: number): Promise<string> {
+export async function resizeDisk(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  diskName: string,
+  sizeBytes: number,
+): Promise<string> {
   const hw = vmHardware(deps, namespace, name);
   const disk = hw.disks.find((d) => d.name === diskName);
   if (!disk) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no disk ${diskName}`);
   if (!disk.claim || disk.volume?.kind === 'containerDisk' || disk.volume?.kind === 'cloudInit')
-    throw new CorralError('BAD_REQUEST', `disk ${diskName} of ${namespace}/${name} is not backed by a volume that can grow`);
-  if (disk.sizeBytes !== undefined && sizeBytes < disk.sizeBytes) throw new CorralError('BAD_REQUEST', `disk ${diskName}: shrinking is not supported`);
+    throw new CorralError(
+      'BAD_REQUEST',
+      `disk ${diskName} of ${namespace}/${name} is not backed by a volume that can grow`,
+    );
+  if (disk.sizeBytes !== undefined && sizeBytes < disk.sizeBytes)
+    throw new CorralError('BAD_REQUEST', `disk ${diskName}: shrinking is not supported`);
   const task = deps.journal.start('resize', `${namespace}/${name}`, caller.identity.login);
   try {
-    await deps.cluster.patch('PersistentVolumeClaim', namespace, disk.claim, { spec: { resources: { requests: { storage: bytesQuantity(sizeBytes) } } } });
+    await deps.cluster.patch('PersistentVolumeClaim', namespace, disk.claim, {
+      spec: { resources: { requests: { storage: bytesQuantity(sizeBytes) } } },
+    });
   } catch (err) {
     task.fail(err);
     throw err;
@@ -546,7 +714,13 @@ export async function resizeDisk(deps: DomainDeps, caller: Caller, namespace: st
   return task.id;
 }
 
-function followExpansion(deps: DomainDeps, namespace: string, claim: string, sizeBytes: number, task: TaskHandle): Promise<void> {
+function followExpansion(
+  deps: DomainDeps,
+  namespace: string,
+  claim: string,
+  sizeBytes: number,
+  task: TaskHandle,
+): Promise<void> {
   let seenTarget = false;
   return new Promise((resolve) => {
     const check = (): boolean => {
@@ -571,7 +745,11 @@ function followExpansion(deps: DomainDeps, namespace: string, claim: string, siz
       const requested = quantityToNumber(claimSize(pvc));
       if (Number.isFinite(requested) && requested >= sizeBytes) seenTarget = true;
       if (seenTarget && Number.isFinite(requested) && requested < sizeBytes) {
-        task.fail(new Error(`resizing ${claim} was refused (its StorageClass may not allow volume expansion); see the PVC's events`));
+        task.fail(
+          new Error(
+            `resizing ${claim} was refused (its StorageClass may not allow volume expansion); see the PVC's events`,
+          ),
+        );
         return true;
       }
       const failed = conditions.find((c) => /Fail/i.test(asString(c.type)) && c.status === 'True');
@@ -584,11 +762,21 @@ function followExpansion(deps: DomainDeps, namespace: string, claim: string, siz
     if (check()) return resolve();
     const timer = setTimeout(() => {
       unsubscribe();
-      if (!task.finished) task.fail(new Error(`${claim} did not grow to ${bytesQuantity(sizeBytes)} in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`));
+      if (!task.finished)
+        task.fail(
+          new Error(
+            `${claim} did not grow to ${bytesQuantity(sizeBytes)} in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
+          ),
+        );
       resolve();
     }, deps.config.waitTimeoutMs);
     const unsubscribe = deps.cluster.onChange((e) => {
-      if (e.kind === 'PersistentVolumeClaim' && e.object.metadata.namespace === namespace && e.object.metadata.name === claim && check()) {
+      if (
+        e.kind === 'PersistentVolumeClaim' &&
+        e.object.metadata.namespace === namespace &&
+        e.object.metadata.name === claim &&
+        check()
+      ) {
         clearTimeout(timer);
         unsubscribe();
         resolve();
@@ -632,10 +820,23 @@ export async function storageClasses(deps: DomainDeps): Promise<StorageFact[]> {
 }
 
 /** PVCs in a namespace (from the cache) that no VM owns: the library shared ISOs and images come from. */
-export function libraryClaims(deps: DomainDeps, namespace: string): { name: string; sizeBytes?: number; storageClass: string; created: string }[] {
-  return deps.cluster.cache
-    .list('PersistentVolumeClaim', namespace)
-    // DataVolume-made claims count (a library image is usually one); claims owned by a VM do not.
-    .filter((p) => !p.metadata.labels?.['corral.dev/vm'] && !p.metadata.ownerReferences?.some((r) => r.kind === 'VirtualMachine'))
-    .map((p) => ({ name: p.metadata.name ?? '', ...claimFacts(deps, namespace, p.metadata.name ?? ''), created: p.metadata.creationTimestamp ?? '' }));
+export function libraryClaims(
+  deps: DomainDeps,
+  namespace: string,
+): { name: string; sizeBytes?: number; storageClass: string; created: string }[] {
+  return (
+    deps.cluster.cache
+      .list('PersistentVolumeClaim', namespace)
+      // DataVolume-made claims count (a library image is usually one); claims owned by a VM do not.
+      .filter(
+        (p) =>
+          !p.metadata.labels?.['corral.dev/vm'] &&
+          !p.metadata.ownerReferences?.some((r) => r.kind === 'VirtualMachine'),
+      )
+      .map((p) => ({
+        name: p.metadata.name ?? '',
+        ...claimFacts(deps, namespace, p.metadata.name ?? ''),
+        created: p.metadata.creationTimestamp ?? '',
+      }))
+  );
 }

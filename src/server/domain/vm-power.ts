@@ -16,8 +16,12 @@ export type PowerAction = 'start' | 'stop' | 'shutdown' | 'restart' | 'reset' | 
 type Goal = (vm: KObject | undefined, vmi: KObject | undefined) => boolean;
 
 // Both the instance and the VM's printableStatus must agree: clients read the status right after the task ends.
-const running: Goal = (vm, vmi) => vmiActive(vmi) && vmiPhase(vmi) === 'Running' && !vmiPaused(vmi) && !!vm && printableStatus(vm) === 'Running';
-const stopped: Goal = (vm, vmi) => !vmiActive(vmi) && !!vm && !['Running', 'Paused', 'Migrating', 'Stopping', 'Terminating', 'Starting'].includes(printableStatus(vm));
+const running: Goal = (vm, vmi) =>
+  vmiActive(vmi) && vmiPhase(vmi) === 'Running' && !vmiPaused(vmi) && !!vm && printableStatus(vm) === 'Running';
+const stopped: Goal = (vm, vmi) =>
+  !vmiActive(vmi) &&
+  !!vm &&
+  !['Running', 'Paused', 'Migrating', 'Stopping', 'Terminating', 'Starting'].includes(printableStatus(vm));
 const paused: Goal = (vm, vmi) => vmiPaused(vmi) && !!vm && printableStatus(vm) === 'Paused';
 
 const GOALS: Record<PowerAction, Goal> = {
@@ -31,7 +35,12 @@ const GOALS: Record<PowerAction, Goal> = {
 };
 
 /** Why the action cannot run now, in Corral's words (the translator rephrases for its clients). */
-export function powerRefusal(deps: DomainDeps, namespace: string, name: string, action: PowerAction): string | undefined {
+export function powerRefusal(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+  action: PowerAction,
+): string | undefined {
   const vm = requireVm(deps, namespace, name);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   const base = action === 'shutdown' ? 'stop' : action === 'reset' ? 'restart' : action;
@@ -135,12 +144,22 @@ export async function powerAction(
       resolve();
     };
     const unsubscribe = deps.cluster.onChange((e) => {
-      if ((e.kind === 'VirtualMachine' || e.kind === 'VirtualMachineInstance') && e.object.metadata.namespace === namespace && e.object.metadata.name === name && check())
+      if (
+        (e.kind === 'VirtualMachine' || e.kind === 'VirtualMachineInstance') &&
+        e.object.metadata.namespace === namespace &&
+        e.object.metadata.name === name &&
+        check()
+      )
         finish();
     });
     const timer = setTimeout(() => {
       unsubscribe();
-      if (!task.finished) task.fail(new Error(`${action} of ${namespace}/${name} did not finish in ${Math.round(timeoutMs / 1000)}s (status ${lastStatus})`));
+      if (!task.finished)
+        task.fail(
+          new Error(
+            `${action} of ${namespace}/${name} did not finish in ${Math.round(timeoutMs / 1000)}s (status ${lastStatus})`,
+          ),
+        );
       resolve();
     }, timeoutMs);
     if (check()) finish();

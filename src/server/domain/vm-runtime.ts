@@ -32,7 +32,17 @@ export interface VmRuntime {
   memoryUsedBytes: number;
 }
 
-const NOT_RUNNING: VmRuntime = { active: false, uptimeSeconds: 0, runningSince: 0, guestMemoryBytes: 0, agentConnected: false, interfaces: [], node: '', cpuUsage: 0, memoryUsedBytes: 0 };
+const NOT_RUNNING: VmRuntime = {
+  active: false,
+  uptimeSeconds: 0,
+  runningSince: 0,
+  guestMemoryBytes: 0,
+  agentConnected: false,
+  interfaces: [],
+  node: '',
+  cpuUsage: 0,
+  memoryUsedBytes: 0,
+};
 
 export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now = Date.now()): VmRuntime {
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
@@ -44,7 +54,8 @@ export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now
     .map((t) => Date.parse(asString(t.phaseTransitionTimestamp)))
     .filter(Number.isFinite)
     .pop();
-  const since = runningSince ?? (asString(status.phase) === 'Running' ? Date.parse(vmi.metadata.creationTimestamp ?? '') : NaN);
+  const since =
+    runningSince ?? (asString(status.phase) === 'Running' ? Date.parse(vmi.metadata.creationTimestamp ?? '') : NaN);
   const memory = quantityToNumber(asString(asDict(status.memory).guestCurrent));
   const usage = vmUsage(deps, namespace, name, vmi);
   return {
@@ -52,12 +63,18 @@ export function vmRuntime(deps: DomainDeps, namespace: string, name: string, now
     uptimeSeconds: Number.isFinite(since) ? Math.max(0, Math.floor((now - since) / 1000)) : 0,
     runningSince: Number.isFinite(since) ? since : 0,
     guestMemoryBytes: Number.isFinite(memory) ? Math.round(memory) : 0,
-    agentConnected: asArray(status.conditions).some((c) => asDict(c).type === 'AgentConnected' && asDict(c).status === 'True'),
+    agentConnected: asArray(status.conditions).some(
+      (c) => asDict(c).type === 'AgentConnected' && asDict(c).status === 'True',
+    ),
     interfaces: asArray(status.interfaces).map((raw) => {
       const i = asDict(raw);
       const ips = asArray(i.ipAddresses).map(asString).filter(Boolean);
       const ip = asString(i.ipAddress);
-      return { name: asString(i.interfaceName) || asString(i.name), mac: asString(i.mac), ips: ips.length ? ips : ip ? [ip] : [] };
+      return {
+        name: asString(i.interfaceName) || asString(i.name),
+        mac: asString(i.mac),
+        ips: ips.length ? ips : ip ? [ip] : [],
+      };
     }),
     node: asString(status.nodeName),
     cpuUsage: usage?.cpuFraction ?? 0,

@@ -50,7 +50,9 @@ async function snapshotObjects(deps: DomainDeps, namespace: string, vm: string):
 /** Oldest first, as a snapshot tree reads. */
 export async function listSnapshots(deps: DomainDeps, namespace: string, vm: string): Promise<SnapshotRow[]> {
   requireVm(deps, namespace, vm);
-  return (await snapshotObjects(deps, namespace, vm)).map(toRow).sort((a, b) => a.creationTime.localeCompare(b.creationTime) || a.name.localeCompare(b.name));
+  return (await snapshotObjects(deps, namespace, vm))
+    .map(toRow)
+    .sort((a, b) => a.creationTime.localeCompare(b.creationTime) || a.name.localeCompare(b.name));
 }
 
 /** A DNS-1123 object name for a display name: lower-cased, `_` → `-`, plus a short hash when that changed it. */
@@ -60,7 +62,12 @@ export function snapshotObjectName(vm: string, display: string): string {
   return `${vm}-${clean}${suffix}`.slice(0, 253).replace(/-+$/, '');
 }
 
-async function findSnapshot(deps: DomainDeps, namespace: string, vm: string, display: string): Promise<KObject | undefined> {
+async function findSnapshot(
+  deps: DomainDeps,
+  namespace: string,
+  vm: string,
+  display: string,
+): Promise<KObject | undefined> {
   return (await snapshotObjects(deps, namespace, vm)).find((s) => toRow(s).name === display);
 }
 
@@ -75,7 +82,14 @@ async function waitFor(deps: DomainDeps, what: string, probe: () => Promise<bool
 }
 
 /** Runs a background task body, recording its end; the caller gets the task id at once. */
-function background(deps: DomainDeps, action: string, target: string, caller: Caller, body: (task: TaskHandle) => Promise<void>, onTask?: (t: TaskHandle) => void): string {
+function background(
+  deps: DomainDeps,
+  action: string,
+  target: string,
+  caller: Caller,
+  body: (task: TaskHandle) => Promise<void>,
+  onTask?: (t: TaskHandle) => void,
+): string {
   const task = deps.journal.start(action, target, caller.identity.login);
   onTask?.(task);
   void body(task).then(
@@ -97,7 +111,8 @@ export async function createSnapshot(
   onTask?: (t: TaskHandle) => void,
 ): Promise<string> {
   requireVm(deps, namespace, vm);
-  if (await findSnapshot(deps, namespace, vm, display)) throw new CorralError('CONFLICT', `snapshot name '${display}' already used`);
+  if (await findSnapshot(deps, namespace, vm, display))
+    throw new CorralError('CONFLICT', `snapshot name '${display}' already used`);
   const object = snapshotObjectName(vm, display);
   await deps.cluster.create('VirtualMachineSnapshot', {
     apiVersion: 'snapshot.kubevirt.io/v1beta1',
@@ -106,36 +121,65 @@ export async function createSnapshot(
       name: object,
       namespace,
       labels: { [LABEL_VM]: vm },
-      annotations: { [ANNOTATION_SNAPSHOT_NAME]: display, ...(description ? { [ANNOTATION_SNAPSHOT_DESCRIPTION]: description } : {}) },
+      annotations: {
+        [ANNOTATION_SNAPSHOT_NAME]: display,
+        ...(description ? { [ANNOTATION_SNAPSHOT_DESCRIPTION]: description } : {}),
+      },
     },
     spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: vm } },
   });
-  return background(deps, 'snapshot', `${namespace}/${vm}`, caller, async (task) => {
-    task.log(`VirtualMachineSnapshot ${object} created`);
-    let lastPhase = '';
-    await waitFor(deps, `snapshot ${display}`, async () => {
-      const s = await deps.cluster.fetch('VirtualMachineSnapshot', namespace, object);
-      if (!s) throw new CorralError('NOT_FOUND', `snapshot ${object} disappeared`);
-      const row = toRow(s);
-      if (row.phase !== lastPhase) task.log(`phase ${(lastPhase = row.phase)}`);
-      if (row.phase === 'Failed') throw new CorralError('BAD_GATEWAY', `snapshot ${display} failed${row.error ? `: ${row.error}` : ''}`);
-      return row.phase === 'Succeeded' && row.readyToUse;
-    });
-    task.done(`snapshot ${display} ready`);
-  }, onTask);
+  return background(
+    deps,
+    'snapshot',
+    `${namespace}/${vm}`,
+    caller,
+    async (task) => {
+      task.log(`VirtualMachineSnapshot ${object} created`);
+      let lastPhase = '';
+      await waitFor(deps, `snapshot ${display}`, async () => {
+        const s = await deps.cluster.fetch('VirtualMachineSnapshot', namespace, object);
+        if (!s) throw new CorralError('NOT_FOUND', `snapshot ${object} disappeared`);
+        const row = toRow(s);
+        if (row.phase !== lastPhase) task.log(`phase ${(lastPhase = row.phase)}`);
+        if (row.phase === 'Failed')
+          throw new CorralError('BAD_GATEWAY', `snapshot ${display} failed${row.error ? `: ${row.error}` : ''}`);
+        return row.phase === 'Succeeded' && row.readyToUse;
+      });
+      task.done(`snapshot ${display} ready`);
+    },
+    onTask,
+  );
 }
 
-export async function deleteSnapshot(deps: DomainDeps, caller: Caller, namespace: string, vm: string, display: string, onTask?: (t: TaskHandle) => void): Promise<string> {
+export async function deleteSnapshot(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  vm: string,
+  display: string,
+  onTask?: (t: TaskHandle) => void,
+): Promise<string> {
   requireVm(deps, namespace, vm);
   const s = await findSnapshot(deps, namespace, vm, display);
   if (!s) throw new CorralError('NOT_FOUND', `snapshot '${display}' does not exist`);
   const object = s.metadata.name ?? '';
   await deps.cluster.remove('VirtualMachineSnapshot', namespace, object);
-  return background(deps, 'snapshot-delete', `${namespace}/${vm}`, caller, async (task) => {
-    task.log(`deleting VirtualMachineSnapshot ${object}`);
-    await waitFor(deps, `deleting snapshot ${display}`, async () => !(await deps.cluster.fetch('VirtualMachineSnapshot', namespace, object)));
-    task.done(`snapshot ${display} deleted`);
-  }, onTask);
+  return background(
+    deps,
+    'snapshot-delete',
+    `${namespace}/${vm}`,
+    caller,
+    async (task) => {
+      task.log(`deleting VirtualMachineSnapshot ${object}`);
+      await waitFor(
+        deps,
+        `deleting snapshot ${display}`,
+        async () => !(await deps.cluster.fetch('VirtualMachineSnapshot', namespace, object)),
+      );
+      task.done(`snapshot ${display} deleted`);
+    },
+    onTask,
+  );
 }
 
 /**
@@ -156,39 +200,52 @@ export async function restoreSnapshot(
   if (!s) throw new CorralError('NOT_FOUND', `snapshot '${display}' does not exist`);
   if (!toRow(s).readyToUse) throw new CorralError('CONFLICT', `snapshot '${display}' is not ready (${toRow(s).phase})`);
   const object = s.metadata.name ?? '';
-  return background(deps, 'rollback', `${namespace}/${vm}`, caller, async (task) => {
-    const isActive = () => vmiActive(deps.cluster.cache.get('VirtualMachineInstance', namespace, vm));
-    if (isActive()) {
-      task.log('stopping the VM for the rollback');
-      await deps.cluster.subresource('virtualmachines', namespace, vm, 'stop');
-      await waitFor(deps, `stopping ${namespace}/${vm}`, () => Promise.resolve(!isActive()));
-    } else if (asString(asDict(requireVm(deps, namespace, vm).spec).runStrategy) === 'Always') {
-      await deps.cluster.patch('VirtualMachine', namespace, vm, { spec: { runStrategy: 'Halted' } });
-    }
-    const restore = `${object}-restore-${Date.now().toString(36)}`;
-    await deps.cluster.create('VirtualMachineRestore', {
-      apiVersion: 'snapshot.kubevirt.io/v1beta1',
-      kind: 'VirtualMachineRestore',
-      metadata: { name: restore, namespace, labels: { [LABEL_VM]: vm } },
-      spec: { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: vm }, virtualMachineSnapshotName: object },
-    });
-    task.log(`VirtualMachineRestore ${restore} created`);
-    await waitFor(deps, `restore of ${display}`, async () => {
-      const r = await deps.cluster.fetch('VirtualMachineRestore', namespace, restore);
-      if (!r) throw new CorralError('NOT_FOUND', `restore ${restore} disappeared`);
-      const status = asDict(r.status);
-      const failed = asArray(status.conditions)
-        .map(asDict)
-        .find((c) => c.type === 'Failure' && c.status === 'True');
-      if (failed) throw new CorralError('BAD_GATEWAY', `restore failed: ${asString(failed.message) || asString(failed.reason)}`);
-      return status.complete === true;
-    });
-    task.log(`restored; VM is ${printableStatus(requireVm(deps, namespace, vm))}`);
-    if (options.startAfter) {
-      await deps.cluster.patch('VirtualMachine', namespace, vm, { spec: { runStrategy: 'Always' } });
-      task.log('started');
-    }
-    task.done(`rolled back to ${display}`);
-  }, onTask);
+  return background(
+    deps,
+    'rollback',
+    `${namespace}/${vm}`,
+    caller,
+    async (task) => {
+      const isActive = () => vmiActive(deps.cluster.cache.get('VirtualMachineInstance', namespace, vm));
+      if (isActive()) {
+        task.log('stopping the VM for the rollback');
+        await deps.cluster.subresource('virtualmachines', namespace, vm, 'stop');
+        await waitFor(deps, `stopping ${namespace}/${vm}`, () => Promise.resolve(!isActive()));
+      } else if (asString(asDict(requireVm(deps, namespace, vm).spec).runStrategy) === 'Always') {
+        await deps.cluster.patch('VirtualMachine', namespace, vm, { spec: { runStrategy: 'Halted' } });
+      }
+      const restore = `${object}-restore-${Date.now().toString(36)}`;
+      await deps.cluster.create('VirtualMachineRestore', {
+        apiVersion: 'snapshot.kubevirt.io/v1beta1',
+        kind: 'VirtualMachineRestore',
+        metadata: { name: restore, namespace, labels: { [LABEL_VM]: vm } },
+        spec: {
+          target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: vm },
+          virtualMachineSnapshotName: object,
+        },
+      });
+      task.log(`VirtualMachineRestore ${restore} created`);
+      await waitFor(deps, `restore of ${display}`, async () => {
+        const r = await deps.cluster.fetch('VirtualMachineRestore', namespace, restore);
+        if (!r) throw new CorralError('NOT_FOUND', `restore ${restore} disappeared`);
+        const status = asDict(r.status);
+        const failed = asArray(status.conditions)
+          .map(asDict)
+          .find((c) => c.type === 'Failure' && c.status === 'True');
+        if (failed)
+          throw new CorralError(
+            'BAD_GATEWAY',
+            `restore failed: ${asString(failed.message) || asString(failed.reason)}`,
+          );
+        return status.complete === true;
+      });
+      task.log(`restored; VM is ${printableStatus(requireVm(deps, namespace, vm))}`);
+      if (options.startAfter) {
+        await deps.cluster.patch('VirtualMachine', namespace, vm, { spec: { runStrategy: 'Always' } });
+        task.log('started');
+      }
+      task.done(`rolled back to ${display}`);
+    },
+    onTask,
+  );
 }
-

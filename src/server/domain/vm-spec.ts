@@ -28,7 +28,9 @@ export function ownedLabels(vm: string): Record<string, string> {
 }
 
 export function buildVirtualMachine(s: VmShape): KObject {
-  const disks: Record<string, unknown>[] = [{ name: 'rootdisk', disk: { bus: 'virtio' }, bootOrder: s.isoDataVolume ? 2 : 1 }];
+  const disks: Record<string, unknown>[] = [
+    { name: 'rootdisk', disk: { bus: 'virtio' }, bootOrder: s.isoDataVolume ? 2 : 1 },
+  ];
   const volumes: Record<string, unknown>[] = [];
   if ('containerDisk' in s.root) volumes.push({ name: 'rootdisk', containerDisk: { image: s.root.containerDisk } });
   else if ('dataVolume' in s.root) volumes.push({ name: 'rootdisk', dataVolume: { name: s.root.dataVolume } });
@@ -112,7 +114,11 @@ export function buildCloudInitSecret(vm: string, namespace: string, userData: st
 }
 
 /** The user data Corral writes: the caller's own, with the SSH key merged in when both are given. */
-export function composeUserData(cloudInit: string | undefined, sshKey: string | undefined, defaultUser: string | undefined): string | undefined {
+export function composeUserData(
+  cloudInit: string | undefined,
+  sshKey: string | undefined,
+  defaultUser: string | undefined,
+): string | undefined {
   if (cloudInit === undefined && sshKey === undefined) return undefined;
   if (sshKey === undefined) return cloudInit;
   const base = cloudInit?.trim() ? cloudInit.trimEnd() : '#cloud-config';
@@ -124,7 +130,13 @@ export function composeUserData(cloudInit: string | undefined, sshKey: string | 
 export const BOOTC_BUILDER_IMAGE = 'quay.io/centos-bootc/bootc-image-builder:latest';
 
 /** The bootc disk build: bootc-image-builder writes a raw disk from the image into PVC `<vm>-disk`. */
-export function buildBootcJob(vm: string, namespace: string, image: string, diskClaim: string, sshKey?: string): KObject {
+export function buildBootcJob(
+  vm: string,
+  namespace: string,
+  image: string,
+  diskClaim: string,
+  sshKey?: string,
+): KObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -63,7 +63,9 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ready' }));
       } else {
         const reason = extra ?? 'the cluster cache has not synced, or the cluster has been unreachable for a while';
-        res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'not ready', error: reason }));
+        res
+          .writeHead(503, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ status: 'not ready', error: reason }));
       }
       return;
     }
@@ -78,7 +80,9 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
     }
     if (path.startsWith('/api2/json/') || path === '/api2/json') {
       if (proxmox) return proxmox(req, res);
-      res.writeHead(501, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data: null, message: 'the Proxmox VE API is not mounted in this build' }));
+      res
+        .writeHead(501, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ data: null, message: 'the Proxmox VE API is not mounted in this build' }));
       return;
     }
     if (path.startsWith('/trpc/')) {
@@ -88,9 +92,15 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
         res,
         path: path.slice('/trpc/'.length),
         maxBodySize: 1024 * 1024,
-        createContext: () => createContextInner({ services, identity: identityFor(req), http: { method: req.method ?? 'GET', headers: req.headers } }),
+        createContext: () =>
+          createContextInner({
+            services,
+            identity: identityFor(req),
+            http: { method: req.method ?? 'GET', headers: req.headers },
+          }),
         onError: ({ error }) => {
-          if (error.code === 'INTERNAL_SERVER_ERROR') console.error('[corral] /trpc internal error:', error.cause ?? error);
+          if (error.code === 'INTERNAL_SERVER_ERROR')
+            console.error('[corral] /trpc internal error:', error.cause ?? error);
         },
       });
       return;
@@ -113,7 +123,10 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
   // TLS 1.3 must be on offer: Terraform's bpg/proxmox provider refuses anything older by default. HTTP/1.1 only,
   // because Proxmox clients read their errors from the reason phrase, which HTTP/2 does not have.
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' }, onRequest)
+    ? createHttpsServer(
+        { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' },
+        onRequest,
+      )
     : createServer(onRequest);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

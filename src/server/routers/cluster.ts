@@ -8,12 +8,26 @@ import { publicProcedure, router } from '../trpc';
 
 export const nodesRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/nodes', tags: ['cluster'], summary: 'Cluster nodes with readiness, roles, kubelet and arch' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/nodes',
+        tags: ['cluster'],
+        summary: 'Cluster nodes with readiness, roles, kubelet and arch',
+      },
+    })
     .input(z.void())
     .output(z.array(NodeRow))
     .query(({ ctx }) => ctx.services.nodes.list()),
   get: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/nodes/{name}', tags: ['cluster'], summary: 'One node and the VMs placed on it' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/nodes/{name}',
+        tags: ['cluster'],
+        summary: 'One node and the VMs placed on it',
+      },
+    })
     .input(NodeNameInput)
     .output(NodeDetail)
     .query(({ ctx, input }) => ctx.services.nodes.get(input.name)),
@@ -21,7 +35,9 @@ export const nodesRouter = router({
 
 export const imagesRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/images', tags: ['images'], summary: 'The curated catalog plus custom sources' } })
+    .meta({
+      openapi: { method: 'GET', path: '/images', tags: ['images'], summary: 'The curated catalog plus custom sources' },
+    })
     .input(z.void())
     .output(z.array(CatalogImage))
     .query(({ ctx }) => ctx.services.images.list()),
@@ -29,7 +45,14 @@ export const imagesRouter = router({
 
 export const instancetypesRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/instancetypes', tags: ['cluster'], summary: 'Cluster instancetypes and preferences' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/instancetypes',
+        tags: ['cluster'],
+        summary: 'Cluster instancetypes and preferences',
+      },
+    })
     .input(z.void())
     .output(InstanceTypes)
     .query(({ ctx }) => ctx.services.instancetypes()),
@@ -49,7 +72,9 @@ export const tasksRouter = router({
 });
 
 export const whoami = publicProcedure
-  .meta({ openapi: { method: 'GET', path: '/whoami', tags: ['cluster'], summary: "The caller's identity and privilege" } })
+  .meta({
+    openapi: { method: 'GET', path: '/whoami', tags: ['cluster'], summary: "The caller's identity and privilege" },
+  })
   .input(z.void())
   .output(WhoAmI)
   .query(({ ctx }) => ({
@@ -59,7 +84,14 @@ export const whoami = publicProcedure
   }));
 
 export const capabilities = publicProcedure
-  .meta({ openapi: { method: 'GET', path: '/capabilities', tags: ['cluster'], summary: 'Cluster capability flags; demo: true on the embedded cluster' } })
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/capabilities',
+      tags: ['cluster'],
+      summary: 'Cluster capability flags; demo: true on the embedded cluster',
+    },
+  })
   .input(z.void())
   .output(Capabilities)
   .query(({ ctx }) => ctx.services.capabilities());

@@ -17,7 +17,14 @@ function publicHolder(h: Holder | null) {
 
 export const consolesRouter = router({
   sessions: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/vms/{namespace}/{name}/console-sessions', tags, summary: 'Who holds the VNC and serial consoles of a VM' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vms/{namespace}/{name}/console-sessions',
+        tags,
+        summary: 'Who holds the VNC and serial consoles of a VM',
+      },
+    })
     .input(VmRef)
     .output(ConsoleSessions)
     .query(({ input }) => {
@@ -29,7 +36,14 @@ export const consolesRouter = router({
     }),
 
   serialLog: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/vms/{namespace}/{name}/console-log', tags, summary: 'The last 256 KiB of serial output Corral relayed for a VM' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vms/{namespace}/{name}/console-log',
+        tags,
+        summary: 'The last 256 KiB of serial output Corral relayed for a VM',
+      },
+    })
     .input(SerialLogInput)
     .output(SerialLog)
     .query(({ input }) => {

@@ -23,14 +23,26 @@ const tags = ['vms'];
 
 export const vmsRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/vms', tags, summary: 'List all VMs across namespaces, merged with live VMI data' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vms',
+        tags,
+        summary: 'List all VMs across namespaces, merged with live VMI data',
+      },
+    })
     .input(VmListInput)
     .output(z.array(VmRow))
     .query(({ ctx, input }) => ctx.services.vms.list(input)),
 
   create: adminProcedure
     .meta({
-      openapi: { method: 'POST', path: '/vms', tags, summary: 'Create a VM from exactly one source (bootc answers 202 with a task)' },
+      openapi: {
+        method: 'POST',
+        path: '/vms',
+        tags,
+        summary: 'Create a VM from exactly one source (bootc answers 202 with a task)',
+      },
       successStatus: 201,
     })
     .input(VmCreateInput)
@@ -42,7 +54,14 @@ export const vmsRouter = router({
     }),
 
   get: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/vms/{namespace}/{name}', tags, summary: 'The raw KubeVirt VirtualMachine object' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vms/{namespace}/{name}',
+        tags,
+        summary: 'The raw KubeVirt VirtualMachine object',
+      },
+    })
     .input(VmRef)
     .output(VmManifest)
     .query(({ ctx, input }) => ctx.services.vms.manifest(input.namespace, input.name)),
@@ -54,13 +73,27 @@ export const vmsRouter = router({
     .query(({ ctx, input }) => ctx.services.vms.row(input.namespace, input.name)),
 
   deletionPlan: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/vms/{namespace}/{name}/deletion-plan', tags, summary: 'What DELETE would remove' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vms/{namespace}/{name}/deletion-plan',
+        tags,
+        summary: 'What DELETE would remove',
+      },
+    })
     .input(VmRef)
     .output(DeletionPlan)
     .query(({ ctx, input }) => ctx.services.vms.deletionPlan(input.namespace, input.name)),
 
   delete: adminProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/vms/{namespace}/{name}', tags, summary: 'Stop and delete a VM and everything created for it' } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/vms/{namespace}/{name}',
+        tags,
+        summary: 'Stop and delete a VM and everything created for it',
+      },
+    })
     .input(VmRef)
     .output(VmDeleted)
     .mutation(async ({ ctx, input }) => {
@@ -69,24 +102,50 @@ export const vmsRouter = router({
     }),
 
   setTag: adminProcedure
-    .meta({ openapi: { method: 'POST', path: '/vms/{namespace}/{name}/tags', tags, summary: 'Add or remove a tag (label corral.dev/tag.<tag>)' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/vms/{namespace}/{name}/tags',
+        tags,
+        summary: 'Add or remove a tag (label corral.dev/tag.<tag>)',
+      },
+    })
     .input(VmTagInput)
     .output(VmTagOutput)
-    .mutation(({ ctx, input }) => ctx.services.vms.setTag({ identity: ctx.identity }, input.namespace, input.name, input.tag, input.on)),
+    .mutation(({ ctx, input }) =>
+      ctx.services.vms.setTag({ identity: ctx.identity }, input.namespace, input.name, input.tag, input.on),
+    ),
 
   migrate: adminProcedure
     .meta({
-      openapi: { method: 'POST', path: '/vms/{namespace}/{name}/migrate', tags, summary: 'Live-migrate as a tracked task' },
+      openapi: {
+        method: 'POST',
+        path: '/vms/{namespace}/{name}/migrate',
+        tags,
+        summary: 'Live-migrate as a tracked task',
+      },
       successStatus: 202,
     })
     .input(VmMigrateInput)
     .output(TaskAccepted)
     .mutation(async ({ ctx, input }) => ({
-      task: await ctx.services.vms.migrate({ identity: ctx.identity }, input.namespace, input.name, input.targetNode || undefined),
+      task: await ctx.services.vms.migrate(
+        { identity: ctx.identity },
+        input.namespace,
+        input.name,
+        input.targetNode || undefined,
+      ),
     })),
 
   action: adminProcedure
-    .meta({ openapi: { method: 'POST', path: '/vms/{namespace}/{name}/{action}', tags, summary: 'start, stop, restart, pause, unpause, migrate' } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/vms/{namespace}/{name}/{action}',
+        tags,
+        summary: 'start, stop, restart, pause, unpause, migrate',
+      },
+    })
     .input(VmActionInput)
     .output(StatusOk)
     .mutation(async ({ ctx, input }) => {

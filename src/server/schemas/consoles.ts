@@ -16,7 +16,10 @@ export const ConsoleSessions = z.object({
 });
 
 export const SerialLogInput = VmRef.extend({
-  format: z.enum(['text', 'base64']).default('text').describe('text: UTF-8 (invalid bytes become U+FFFD); base64: the exact bytes'),
+  format: z
+    .enum(['text', 'base64'])
+    .default('text')
+    .describe('text: UTF-8 (invalid bytes become U+FFFD); base64: the exact bytes'),
 });
 
 export const SerialLog = z.object({

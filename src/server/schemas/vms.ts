@@ -8,7 +8,9 @@ export const VmRow = z.object({
   status: z.string().describe("KubeVirt's status.printableStatus as is (Running, Stopped, Starting, Paused, ...)"),
   ready: z.boolean(),
   running: z.boolean().describe('a VM instance exists and is not finished (Running, Paused, Migrating, Starting...)'),
-  cpu: z.number().describe('vCPUs (sockets × cores × threads); for instancetype-sized VMs the running topology, else 0'),
+  cpu: z
+    .number()
+    .describe('vCPUs (sockets × cores × threads); for instancetype-sized VMs the running topology, else 0'),
   mem: z.string().describe('guest memory quantity; for instancetype-sized VMs the running size, else ""'),
   disk: z.string().describe('root disk size, "" for an ephemeral containerDisk'),
   ip: z.string().describe('"" when no address'),
@@ -56,12 +58,19 @@ export const VmCreateInput = z
     iso: url('installer ISO').optional().describe('source: ISO DataVolume <vm>-iso + blank <vm>-disk'),
     bootc: imageRef.optional().describe('source: bootc image, built into a disk by a cluster Job (202 + task)'),
     pvc: K8sName.optional().describe('source: existing PVC, cloned into <vm>-disk'),
-    sshKey: z.string().max(16384).regex(/^(ssh|ecdsa|sk)-\S+ \S+/, 'must be an SSH public key').optional(),
+    sshKey: z
+      .string()
+      .max(16384)
+      .regex(/^(ssh|ecdsa|sk)-\S+ \S+/, 'must be an SSH public key')
+      .optional(),
     node: z.string().min(1).max(253).optional().describe('schedule on this node'),
     cloudInit: z.string().max(65536).optional().describe('cloud-init user-data (stored in a Secret)'),
     instancetype: z.string().min(1).max(253).optional(),
     preference: z.string().min(1).max(253).optional(),
-    start: z.boolean().optional().describe('power on right after creation (default false: created stopped, like Proxmox)'),
+    start: z
+      .boolean()
+      .optional()
+      .describe('power on right after creation (default false: created stopped, like Proxmox)'),
   })
   .superRefine((input, ctx) => {
     const given = VM_SOURCES.filter((s) => input[s] !== undefined);
@@ -76,10 +85,18 @@ export const VmCreateInput = z
       });
     }
     if (input.instancetype && input.cpu !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['cpu'], message: 'cannot be combined with instancetype (it sizes the CPU)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cpu'],
+        message: 'cannot be combined with instancetype (it sizes the CPU)',
+      });
     }
     if (input.instancetype && input.mem !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['mem'], message: 'cannot be combined with instancetype (it sizes memory)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mem'],
+        message: 'cannot be combined with instancetype (it sizes memory)',
+      });
     }
   });
 export type VmCreateInput = z.infer<typeof VmCreateInput>;
@@ -104,7 +121,10 @@ export const Tag = z
   .string()
   .min(1, 'must not be empty')
   .max(63, 'must be at most 63 characters')
-  .regex(/^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/, 'must be a label-name segment ([A-Za-z0-9_.-], alphanumeric ends)');
+  .regex(
+    /^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/,
+    'must be a label-name segment ([A-Za-z0-9_.-], alphanumeric ends)',
+  );
 export const VmTagInput = VmRef.extend({ tag: Tag, on: z.boolean() });
 export const VmTagOutput = z.object({ tag: z.string(), on: z.boolean() });
 

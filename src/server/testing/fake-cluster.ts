@@ -2,7 +2,15 @@
  * An in-memory ClusterPort for unit tests of domain code: objects live in maps, writes emit change events like the
  * watch cache would, and every write is recorded so tests can assert exactly what was sent.
  */
-import type { CachedKind, ChangeEvent, ClusterCache, ClusterPort, Kind, KObject, SubresourceTarget } from '../domain/cluster-port';
+import type {
+  CachedKind,
+  ChangeEvent,
+  ClusterCache,
+  ClusterPort,
+  Kind,
+  KObject,
+  SubresourceTarget,
+} from '../domain/cluster-port';
 import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
 
@@ -13,10 +21,25 @@ export function makeVm(name: string, namespace = 'tailvm', extra: Partial<KObjec
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
-    metadata: { name, namespace, uid: `uid-${name}`, creationTimestamp: '2026-11-30T10:00:00Z', ...(extra.metadata ?? {}) },
+    metadata: {
+      name,
+      namespace,
+      uid: `uid-${name}`,
+      creationTimestamp: '2026-11-30T10:00:00Z',
+      ...(extra.metadata ?? {}),
+    },
     spec: {
       runStrategy: 'Halted',
-      template: { spec: { domain: { cpu: { sockets: 2 }, memory: { guest: '4Gi' }, devices: { disks: [{ name: 'rootdisk', disk: {} }] } }, volumes: [{ name: 'rootdisk', containerDisk: { image: 'x' } }] } },
+      template: {
+        spec: {
+          domain: {
+            cpu: { sockets: 2 },
+            memory: { guest: '4Gi' },
+            devices: { disks: [{ name: 'rootdisk', disk: {} }] },
+          },
+          volumes: [{ name: 'rootdisk', containerDisk: { image: 'x' } }],
+        },
+      },
       ...(extra.spec ?? {}),
     },
     status: { printableStatus: 'Stopped', ...(extra.status ?? {}) },
@@ -35,7 +58,13 @@ export function makeVmi(name: string, namespace = 'tailvm', status: Record<strin
 export class FakeCluster implements ClusterPort {
   readonly info = { name: 'fake', context: 'fake', contexts: ['fake'], server: 'http://fake', demo: true };
   readonly objects = new Map<Kind, Map<string, KObject>>();
-  readonly writes: { verb: string; kind: Kind | SubresourceTarget; namespace?: string; name: string; body?: unknown }[] = [];
+  readonly writes: {
+    verb: string;
+    kind: Kind | SubresourceTarget;
+    namespace?: string;
+    name: string;
+    body?: unknown;
+  }[] = [];
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   /** Make the n-th write (1-based) of a kind fail, to test rollback. */
   failOn: { verb: string; kind: Kind; error: CorralError } | undefined;
@@ -44,9 +73,16 @@ export class FakeCluster implements ClusterPort {
   readonly cache: ClusterCache = {
     get: (kind, ns, name) => this.table(kind).get(key(ns, name)),
     list: (kind, ns) => [...this.table(kind).values()].filter((o) => ns === undefined || o.metadata.namespace === ns),
-    onNode: (kind, node) => [...this.table(kind).values()].filter((o) => (o.status as { nodeName?: string } | undefined)?.nodeName === node),
-    ofVm: (kind, ns, vm) => [...this.table(kind).values()].filter((o) => o.metadata.namespace === ns && o.metadata.labels?.['corral.dev/vm'] === vm),
-    withLabel: (kind, k, v) => [...this.table(kind).values()].filter((o) => o.metadata.labels?.[k] !== undefined && (v === undefined || o.metadata.labels[k] === v)),
+    onNode: (kind, node) =>
+      [...this.table(kind).values()].filter((o) => (o.status as { nodeName?: string } | undefined)?.nodeName === node),
+    ofVm: (kind, ns, vm) =>
+      [...this.table(kind).values()].filter(
+        (o) => o.metadata.namespace === ns && o.metadata.labels?.['corral.dev/vm'] === vm,
+      ),
+    withLabel: (kind, k, v) =>
+      [...this.table(kind).values()].filter(
+        (o) => o.metadata.labels?.[k] !== undefined && (v === undefined || o.metadata.labels[k] === v),
+      ),
   };
 
   put(kind: Kind, o: KObject): void {
@@ -67,7 +103,8 @@ export class FakeCluster implements ClusterPort {
   async create(kind: Kind, object: KObject): Promise<KObject> {
     this.maybeFail('create', kind);
     const name = object.metadata.name ?? '';
-    if (this.table(kind).has(key(object.metadata.namespace, name))) throw new CorralError('CONFLICT', `${kind} ${name} already exists`);
+    if (this.table(kind).has(key(object.metadata.namespace, name)))
+      throw new CorralError('CONFLICT', `${kind} ${name} already exists`);
     this.writes.push({ verb: 'create', kind, namespace: object.metadata.namespace, name, body: object });
     this.put(kind, structuredClone(object));
     return object;
@@ -101,11 +138,19 @@ export class FakeCluster implements ClusterPort {
   async fetchList(kind: Kind, options: { namespace?: string; labelSelector?: string } = {}): Promise<KObject[]> {
     const [lk, lv] = (options.labelSelector ?? '').split('=');
     return [...this.table(kind).values()].filter(
-      (o) => (options.namespace === undefined || o.metadata.namespace === options.namespace) && (!lk || o.metadata.labels?.[lk] === lv),
+      (o) =>
+        (options.namespace === undefined || o.metadata.namespace === options.namespace) &&
+        (!lk || o.metadata.labels?.[lk] === lv),
     );
   }
 
-  async subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void> {
+  async subresource(
+    target: SubresourceTarget,
+    namespace: string,
+    name: string,
+    verb: string,
+    body?: unknown,
+  ): Promise<void> {
     this.writes.push({ verb, kind: target, namespace, name, body });
   }
 
@@ -126,7 +171,8 @@ export class FakeCluster implements ClusterPort {
 
 function mergePatchApply(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === null) delete out[k];
     else out[k] = mergePatchApply(out[k], v);

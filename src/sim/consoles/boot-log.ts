@@ -29,7 +29,10 @@ function kernelAndSystemd(id: GuestIdentity): BootLine[] {
   const unit = (atMs: number, text: string): BootLine => ({ atMs, text: `${OK} ${text}` });
   return [
     kernel(0, `Linux version ${id.os.kernelRelease} (mockbuild@builder) (gcc (GCC) 14.2.1) ${id.os.kernelVersion}`),
-    kernel(0, `Command line: BOOT_IMAGE=/vmlinuz-${id.os.kernelRelease} root=LABEL=root ro console=tty1 console=ttyS0,115200n8`),
+    kernel(
+      0,
+      `Command line: BOOT_IMAGE=/vmlinuz-${id.os.kernelRelease} root=LABEL=root ro console=tty1 console=ttyS0,115200n8`,
+    ),
     kernel(0, 'DMI: KubeVirt None/RHEL, BIOS 1.16.3-4.el9 04/01/2014'),
     kernel(0, 'Hypervisor detected: KVM'),
     kernel(0.021337, `Memory: ${id.memoryMiB * 1024 - 187_412}K/${id.memoryMiB * 1024}K available`),
@@ -51,7 +54,10 @@ function kernelAndSystemd(id: GuestIdentity): BootLine[] {
     unit(9800, 'Started sshd.service - OpenSSH server daemon.'),
     unit(10200, 'Started qemu-guest-agent.service - QEMU Guest Agent.'),
     unit(10900, 'Reached target multi-user.target - Multi-User System.'),
-    { atMs: 11800, text: `[   11.804216] cloud-init[845]: Cloud-init v. 24.4 finished. Datasource DataSourceNoCloud [seed=/dev/vdb]. Up 11.80 seconds` },
+    {
+      atMs: 11800,
+      text: `[   11.804216] cloud-init[845]: Cloud-init v. 24.4 finished. Datasource DataSourceNoCloud [seed=/dev/vdb]. Up 11.80 seconds`,
+    },
   ];
 }
 

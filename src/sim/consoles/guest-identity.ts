@@ -54,7 +54,16 @@ export function quantityToMiB(q: unknown): number {
   const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(q ?? ''));
   if (!m) return 0;
   const n = Number(m[1]);
-  const factor: Record<string, number> = { Ki: 1 / 1024, Mi: 1, Gi: 1024, Ti: 1024 * 1024, k: 1e3 / 2 ** 20, M: 1e6 / 2 ** 20, G: 1e9 / 2 ** 20, T: 1e12 / 2 ** 20 };
+  const factor: Record<string, number> = {
+    Ki: 1 / 1024,
+    Mi: 1,
+    Gi: 1024,
+    Ti: 1024 * 1024,
+    k: 1e3 / 2 ** 20,
+    M: 1e6 / 2 ** 20,
+    G: 1e9 / 2 ** 20,
+    T: 1e12 / 2 ** 20,
+  };
   return Math.round(n * (m[2] ? factor[m[2]]! : 1 / 2 ** 20));
 }
 
@@ -90,11 +99,16 @@ export function vmiIdentity(store: ObjectStore, vmi: KObject): GuestIdentity {
   const interfaces = (status.interfaces as unknown[] | undefined) ?? [];
   const nics = interfaces.map((raw, i) => {
     const nic = record(raw);
-    const ips = ((nic.ipAddresses as unknown[] | undefined) ?? [nic.ipAddress]).map(str).filter((x): x is string => !!x);
+    const ips = ((nic.ipAddresses as unknown[] | undefined) ?? [nic.ipAddress])
+      .map(str)
+      .filter((x): x is string => !!x);
     return { name: str(nic.interfaceName) ?? `eth${i}`, mac: str(nic.mac) ?? fakeMac(vmi.metadata.uid, i), ips };
   });
   const domain = record(spec.domain);
-  const memory = record(status.memory).guestCurrent ?? record(domain.memory).guest ?? record(record(domain.resources).requests).memory;
+  const memory =
+    record(status.memory).guestCurrent ??
+    record(domain.memory).guest ??
+    record(record(domain.resources).requests).memory;
   return {
     hostname: str(spec.hostname) ?? vmi.metadata.name,
     os,
@@ -110,7 +124,9 @@ export function podIdentity(pod: KObject, node: KObject | undefined): GuestIdent
   const image = String(record(((record(pod.spec).containers as unknown[] | undefined) ?? [])[0]).image ?? '');
   const kernel = str(record(record(node?.status).nodeInfo).kernelVersion) ?? '6.8.0-58-generic';
   const os = containerOs(image, kernel);
-  const ips = ((status.podIPs as unknown[] | undefined) ?? []).map((p) => str(record(p).ip)).filter((x): x is string => !!x);
+  const ips = ((status.podIPs as unknown[] | undefined) ?? [])
+    .map((p) => str(record(p).ip))
+    .filter((x): x is string => !!x);
   const podIp = str(status.podIP);
   if (podIp && !ips.includes(podIp)) ips.unshift(podIp);
   const started = Date.parse(String(status.startTime ?? ''));
@@ -126,10 +142,25 @@ export function podIdentity(pod: KObject, node: KObject | undefined): GuestIdent
 
 function containerOs(image: string, kernelRelease: string): OsRelease {
   const base = { kernelRelease, kernelVersion: '#1 SMP PREEMPT_DYNAMIC' };
-  if (/alpine/i.test(image)) return { ...base, id: 'alpine', name: 'Alpine Linux', prettyName: 'Alpine Linux v3.21', versionId: '3.21.3' };
-  if (/ubuntu/i.test(image)) return { ...base, id: 'ubuntu', name: 'Ubuntu', prettyName: 'Ubuntu 24.04.2 LTS', versionId: '24.04' };
-  if (/fedora/i.test(image)) return { ...base, id: 'fedora', name: 'Fedora Linux', prettyName: 'Fedora Linux 42 (Container Image)', versionId: '42' };
-  return { ...base, id: 'debian', name: 'Debian GNU/Linux', prettyName: 'Debian GNU/Linux 12 (bookworm)', versionId: '12' };
+  if (/alpine/i.test(image))
+    return { ...base, id: 'alpine', name: 'Alpine Linux', prettyName: 'Alpine Linux v3.21', versionId: '3.21.3' };
+  if (/ubuntu/i.test(image))
+    return { ...base, id: 'ubuntu', name: 'Ubuntu', prettyName: 'Ubuntu 24.04.2 LTS', versionId: '24.04' };
+  if (/fedora/i.test(image))
+    return {
+      ...base,
+      id: 'fedora',
+      name: 'Fedora Linux',
+      prettyName: 'Fedora Linux 42 (Container Image)',
+      versionId: '42',
+    };
+  return {
+    ...base,
+    id: 'debian',
+    name: 'Debian GNU/Linux',
+    prettyName: 'Debian GNU/Linux 12 (bookworm)',
+    versionId: '12',
+  };
 }
 
 /** When the VMI last entered Running (its phaseTransitionTimestamps), or undefined. */
@@ -148,6 +179,10 @@ export function runningSince(vmi: KObject): number | undefined {
 /** A stable locally administered MAC (52:54:00 is QEMU's prefix) derived from the object's uid. */
 function fakeMac(uid: string, index: number): string {
   const hex = uid.replace(/[^0-9a-f]/gi, '').padEnd(6, '0');
-  const bytes = [hex.slice(0, 2), hex.slice(2, 4), ((Number.parseInt(hex.slice(4, 6), 16) + index) & 0xff).toString(16).padStart(2, '0')];
+  const bytes = [
+    hex.slice(0, 2),
+    hex.slice(2, 4),
+    ((Number.parseInt(hex.slice(4, 6), 16) + index) & 0xff).toString(16).padStart(2, '0'),
+  ];
   return `52:54:00:${bytes.join(':')}`;
 }

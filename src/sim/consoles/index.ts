@@ -25,11 +25,13 @@ export class ConsolesModule implements SimModule {
   readonly upgrades: UpgradeRoute[] = [
     {
       matches: (url) => matchStreamPath(url.pathname) !== undefined,
-      handle: (_ctx, req, socket, head, url) => this.withStarted(socket, () => this.vmis!.handleUpgrade(req, socket, head, url)),
+      handle: (_ctx, req, socket, head, url) =>
+        this.withStarted(socket, () => this.vmis!.handleUpgrade(req, socket, head, url)),
     },
     {
       matches: (url) => matchExecPath(url.pathname) !== undefined,
-      handle: (_ctx, req, socket, head, url) => this.withStarted(socket, () => this.exec!.handleUpgrade(req, socket, head, url)),
+      handle: (_ctx, req, socket, head, url) =>
+        this.withStarted(socket, () => this.exec!.handleUpgrade(req, socket, head, url)),
     },
   ];
 
@@ -54,7 +56,10 @@ export class ConsolesModule implements SimModule {
 
   private withStarted(socket: Duplex, run: () => void): void {
     if (!this.vmis || !this.exec) {
-      refuseUpgrade(socket, new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request'));
+      refuseUpgrade(
+        socket,
+        new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request'),
+      );
       return;
     }
     run();
@@ -63,13 +68,17 @@ export class ConsolesModule implements SimModule {
   private screenshot(res: ServerResponse, url: URL): void {
     const target = matchScreenshotPath(url.pathname)!;
     try {
-      if (!this.vmis) throw new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+      if (!this.vmis)
+        throw new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
       const machine = this.vmis.screenshotOf(target.namespace, target.name);
       const png = encodePng(SCREEN_WIDTH, SCREEN_HEIGHT, renderRgb(machine.screen));
       res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length });
       res.end(png);
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`);
+      const apiError =
+        err instanceof ApiError
+          ? err
+          : new ApiError(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`);
       const body = JSON.stringify(apiError.toStatus());
       res.writeHead(apiError.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
@@ -81,4 +90,3 @@ export class ConsolesModule implements SimModule {
 export function consolesModule(): ConsolesModule {
   return new ConsolesModule();
 }
-

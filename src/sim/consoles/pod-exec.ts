@@ -22,7 +22,13 @@ const NODES = '/nodes';
 const EXEC_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec$/;
 
 /** In the kubelet's preference order. */
-export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'] as const;
+export const EXEC_PROTOCOLS = [
+  'v5.channel.k8s.io',
+  'v4.channel.k8s.io',
+  'v3.channel.k8s.io',
+  'v2.channel.k8s.io',
+  'channel.k8s.io',
+] as const;
 
 const STDIN = 0;
 const STDOUT = 1;
@@ -87,7 +93,8 @@ export function validateExec(store: ObjectStore, namespace: string, name: string
   if (phase === 'Succeeded' || phase === 'Failed') {
     throw badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);
   }
-  if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+  if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName)
+    throw badRequest(`pod ${name} does not have a host assigned`);
   if (phase !== 'Running') throw badRequest(`unable to upgrade connection: container not found ("${container}")`);
   return { namespace, pod, container, command, ...request };
 }
@@ -99,7 +106,8 @@ export class PodExec {
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     const target = matchExecPath(url.pathname);
-    if (!target) return refuseUpgrade(socket, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+    if (!target)
+      return refuseUpgrade(socket, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
     let request: ExecRequest;
     try {
       if (!isWebSocketUpgrade(req)) throw badRequest('Upgrade request required');
@@ -182,8 +190,19 @@ function shellQuote(arg: string): string {
 }
 
 /** The Status the kubelet puts on the error channel when the process ends (remotecommand v4 protocol). */
-function statusObject(command: string[], exitCode: number, failure?: { message: string; reason: string; code?: number }) {
-  if (failure) return { metadata: {}, status: 'Failure', message: failure.message, reason: failure.reason, ...(failure.code ? { code: failure.code } : {}) };
+function statusObject(
+  command: string[],
+  exitCode: number,
+  failure?: { message: string; reason: string; code?: number },
+) {
+  if (failure)
+    return {
+      metadata: {},
+      status: 'Failure',
+      message: failure.message,
+      reason: failure.reason,
+      ...(failure.code ? { code: failure.code } : {}),
+    };
   if (exitCode === 0) return { metadata: {}, status: 'Success' };
   return {
     metadata: {},

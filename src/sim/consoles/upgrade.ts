@@ -66,7 +66,10 @@ export function websocketAcceptor(preferred: readonly string[]) {
     },
     /** Offered subprotocols of a request, for validation before upgrading. */
     offered(req: IncomingMessage): string[] {
-      return (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+      return (req.headers['sec-websocket-protocol'] ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
     },
   };
 }

@@ -25,8 +25,10 @@ import { decodeSegment, isWebSocketUpgrade, refuseUpgrade, websocketAcceptor } f
 export const VMIS = 'kubevirt.io/virtualmachineinstances';
 export const PLAIN_KUBEVIRT = 'plain.kubevirt.io';
 
-const STREAM_PATH = /^\/apis\/subresources\.kubevirt\.io\/(?:v1|v1alpha3)\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
-const SCREENSHOT_PATH = /^\/apis\/subresources\.kubevirt\.io\/(?:v1|v1alpha3)\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/vnc\/screenshot$/;
+const STREAM_PATH =
+  /^\/apis\/subresources\.kubevirt\.io\/(?:v1|v1alpha3)\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
+const SCREENSHOT_PATH =
+  /^\/apis\/subresources\.kubevirt\.io\/(?:v1|v1alpha3)\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/vnc\/screenshot$/;
 
 /** Close sent to the previous viewer when a new connection to the same VMI console arrives. */
 export const TAKEOVER_CLOSE = { code: 1000, reason: 'replaced by a new connection to the same console' } as const;
@@ -117,7 +119,11 @@ export class VmiConsoles {
       throw badRequest('No graphics devices are present.');
     }
     if (phase !== 'Running') throw badRequest('VMI is not running');
-    if (kind === 'vnc' && query.get('preserveSession') === 'true' && this.sessions.has(sessionKey('vnc', namespace, name))) {
+    if (
+      kind === 'vnc' &&
+      query.get('preserveSession') === 'true' &&
+      this.sessions.has(sessionKey('vnc', namespace, name))
+    ) {
       throw new ApiError(503, 'ServiceUnavailable', 'Active VNC connection. Request denied.');
     }
     return vmi;
@@ -149,7 +155,8 @@ export class VmiConsoles {
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     const target = matchStreamPath(url.pathname);
-    if (!target) return refuseUpgrade(socket, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+    if (!target)
+      return refuseUpgrade(socket, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
     let vmi: KObject;
     try {
       if (!isWebSocketUpgrade(req)) throw badRequest('this subresource is only served over a WebSocket upgrade');
@@ -158,7 +165,9 @@ export class VmiConsoles {
       return refuseUpgrade(socket, err);
     }
     const machine = this.machineFor(vmi, false);
-    void this.acceptor.accept(req, socket, head).then((ws) => this.attach(ws, target.kind, target.namespace, target.name, machine));
+    void this.acceptor
+      .accept(req, socket, head)
+      .then((ws) => this.attach(ws, target.kind, target.namespace, target.name, machine));
   }
 
   /** PNG of the VNC screen (the `vnc/screenshot` subresource). */
@@ -214,11 +223,18 @@ export class VmiConsoles {
       if (v.metadata.uid !== uid || phaseOf(v) !== 'Running') return false;
       changed = true;
       appendPhaseTransition(v, 'Succeeded');
-      setCondition(v, { type: 'Ready', status: 'False', reason: 'PodTerminating', message: 'virt-launcher pod is terminating' });
+      setCondition(v, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'PodTerminating',
+        message: 'virt-launcher pod is terminating',
+      });
       removeCondition(v, 'AgentConnected');
     });
     if (stopped && changed) {
-      recordEvent(this.store, stopped, 'Stopped', 'The VirtualMachineInstance was shut down.', { component: 'virt-handler' });
+      recordEvent(this.store, stopped, 'Stopped', 'The VirtualMachineInstance was shut down.', {
+        component: 'virt-handler',
+      });
     }
   }
 
@@ -267,7 +283,8 @@ export class VmiConsoles {
 }
 
 function isPaused(vmi: KObject): boolean {
-  const conditions = (vmi.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  const conditions =
+    (vmi.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
   return conditions.some((c) => c.type === 'Paused' && c.status === 'True');
 }
 
@@ -285,4 +302,3 @@ function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
 }
-

@@ -20,7 +20,14 @@ export interface FaultConfig {
   pathPrefix: string;
 }
 
-export const NO_FAULTS: FaultConfig = { failFraction: 0, failStatus: 503, delayFraction: 0, delayMs: 0, unresponsive: 'no', pathPrefix: '' };
+export const NO_FAULTS: FaultConfig = {
+  failFraction: 0,
+  failStatus: 503,
+  delayFraction: 0,
+  delayMs: 0,
+  unresponsive: 'no',
+  pathPrefix: '',
+};
 
 /** What the server does with one request. */
 export type FaultDecision =
@@ -44,16 +51,37 @@ const REASONS: Record<number, string> = {
 };
 
 function faultError(status: number): ApiError {
-  if (status === 503) return new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (injected fault)');
-  if (status === 429) return new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later (injected fault)', { causes: [] });
-  if (status === 504) return new ApiError(504, 'Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request (injected fault)');
-  return new ApiError(status, REASONS[status] ?? 'InternalError', `Internal error occurred: injected fault (${status})`);
+  if (status === 503)
+    return new ApiError(
+      503,
+      'ServiceUnavailable',
+      'the server is currently unable to handle the request (injected fault)',
+    );
+  if (status === 429)
+    return new ApiError(
+      429,
+      'TooManyRequests',
+      'the server has received too many requests and has asked us to try again later (injected fault)',
+      { causes: [] },
+    );
+  if (status === 504)
+    return new ApiError(
+      504,
+      'Timeout',
+      'the server was unable to return a response in the time allotted, but may still be processing the request (injected fault)',
+    );
+  return new ApiError(
+    status,
+    REASONS[status] ?? 'InternalError',
+    `Internal error occurred: injected fault (${status})`,
+  );
 }
 
 export function validateFaultConfig(input: Partial<FaultConfig>): FaultConfig {
   const merged = { ...NO_FAULTS, ...input };
   const fraction = (name: string, v: unknown) => {
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new ApiError(400, 'BadRequest', `${name} must be a number between 0 and 1`);
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+      throw new ApiError(400, 'BadRequest', `${name} must be a number between 0 and 1`);
   };
   fraction('failFraction', merged.failFraction);
   fraction('delayFraction', merged.delayFraction);
@@ -63,10 +91,12 @@ export function validateFaultConfig(input: Partial<FaultConfig>): FaultConfig {
   if (typeof merged.delayMs !== 'number' || !(merged.delayMs >= 0 && merged.delayMs <= 600_000)) {
     throw new ApiError(400, 'BadRequest', 'delayMs must be a number of milliseconds between 0 and 600000');
   }
-  if (!['no', 'hang', 'refuse'].includes(merged.unresponsive)) throw new ApiError(400, 'BadRequest', 'unresponsive must be "no", "hang" or "refuse"');
+  if (!['no', 'hang', 'refuse'].includes(merged.unresponsive))
+    throw new ApiError(400, 'BadRequest', 'unresponsive must be "no", "hang" or "refuse"');
   if (typeof merged.pathPrefix !== 'string') throw new ApiError(400, 'BadRequest', 'pathPrefix must be a string');
   const known = new Set(Object.keys(NO_FAULTS));
-  for (const k of Object.keys(input)) if (!known.has(k)) throw new ApiError(400, 'BadRequest', `unknown fault setting "${k}"`);
+  for (const k of Object.keys(input))
+    if (!known.has(k)) throw new ApiError(400, 'BadRequest', `unknown fault setting "${k}"`);
   return merged;
 }
 
@@ -129,7 +159,8 @@ export class FaultInjector {
     if (c.unresponsive === 'hang') return { action: 'hang' };
     if (c.unresponsive === 'refuse') return { action: 'refuse' };
     const delayMs = c.delayFraction > 0 && this.random() < c.delayFraction ? c.delayMs : 0;
-    if (c.failFraction > 0 && this.random() < c.failFraction) return { action: 'fail', delayMs, error: faultError(c.failStatus) };
+    if (c.failFraction > 0 && this.random() < c.failFraction)
+      return { action: 'fail', delayMs, error: faultError(c.failStatus) };
     return { action: 'serve', delayMs };
   }
 }

@@ -58,7 +58,8 @@ export function seedGenerated(store: ObjectStore, count: number, nodes: NodeShap
       sockets: 1 + (i % 2),
       memory: i % 3 === 0 ? '2Gi' : '1Gi',
     });
-    const node = state === 'Controlled' ? undefined : nodes[Math.floor(running++ / LAUNCHERS_PER_NODE) % nodes.length]!.name;
+    const node =
+      state === 'Controlled' ? undefined : nodes[Math.floor(running++ / LAUNCHERS_PER_NODE) % nodes.length]!.name;
     seedVm(store, ips, manifest, state, node);
   }
 }

@@ -53,10 +53,18 @@ export interface SeedOptions {
   events?: boolean;
 }
 
-export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: SeedState, nodeName?: string, options: SeedOptions = {}): KObject {
+export function seedVm(
+  store: ObjectStore,
+  ips: SeedIps,
+  vm: NewObject,
+  state: SeedState,
+  nodeName?: string,
+  options: SeedOptions = {},
+): KObject {
   if (state === 'Controlled') {
     // A halted VM's status needs no VMI: write it with the VM (the controller computes the others).
-    if ((vm.spec as Json | undefined)?.runStrategy === 'Halted') applyVmStatus(store, vm as KObject, undefined, { observedGeneration: 1 });
+    if ((vm.spec as Json | undefined)?.runStrategy === 'Halted')
+      applyVmStatus(store, vm as KObject, undefined, { observedGeneration: 1 });
     return store.create(K.vms, vm);
   }
   const node = nodeName ? store.get(K.nodes, undefined, nodeName) : undefined;
@@ -78,7 +86,10 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
     metadata: {
       name: String(vm.metadata.name),
       namespace: vm.metadata.namespace,
-      labels: { ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}), 'kubevirt.io/vm': String(vm.metadata.name) },
+      labels: {
+        ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}),
+        'kubevirt.io/vm': String(vm.metadata.name),
+      },
       annotations: { 'kubevirt.io/vm-generation': '1', 'kubevirt.io/latest-observed-api-version': 'v1' },
       finalizers: [VMI_FINALIZER],
     } as unknown as KObject['metadata'],
@@ -87,11 +98,21 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
   const at = nowTimestamp();
   vmiDraft.status = {
     phase: 'Scheduled',
-    phaseTransitionTimestamps: ['Pending', 'Scheduling', 'Scheduled'].map((phase) => ({ phase, phaseTransitionTimestamp: at })),
+    phaseTransitionTimestamps: ['Pending', 'Scheduling', 'Scheduled'].map((phase) => ({
+      phase,
+      phaseTransitionTimestamp: at,
+    })),
   };
   const image = guestImageOf(store, vmiDraft, digString(vmDraft, 'spec', 'preference', 'name'));
   applyRunningStatus(store, vmiDraft, { node: node.metadata.name, podIp }, image.hasAgent ? image : undefined);
-  if (state === 'Paused') setCondition(vmiDraft, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+  if (state === 'Paused')
+    setCondition(vmiDraft, {
+      type: 'Paused',
+      status: 'True',
+      reason: 'PausedByUser',
+      message: 'VMI was paused by user',
+      probe: true,
+    });
   applyVmStatus(store, vmDraft, vmiDraft, { observedGeneration: 1 });
 
   const created = store.create(K.vms, vm);
@@ -109,8 +130,19 @@ export function seedVm(store: ObjectStore, ips: SeedIps, vm: NewObject, state: S
     status(v).activePods = { [podCreated.metadata.uid]: node.metadata.name };
   });
   if (options.events && running) {
-    recordEvent(store, created, 'SuccessfulCreate', `Started the virtual machine by creating the new virtual machine instance ${vmi.metadata.name}`);
-    recordEvent(store, podCreated, 'Scheduled', `Successfully assigned ${vmi.metadata.namespace}/${podCreated.metadata.name} to ${node.metadata.name}`, { component: 'default-scheduler' });
+    recordEvent(
+      store,
+      created,
+      'SuccessfulCreate',
+      `Started the virtual machine by creating the new virtual machine instance ${vmi.metadata.name}`,
+    );
+    recordEvent(
+      store,
+      podCreated,
+      'Scheduled',
+      `Successfully assigned ${vmi.metadata.namespace}/${podCreated.metadata.name} to ${node.metadata.name}`,
+      { component: 'default-scheduler' },
+    );
     recordEvent(store, running, 'Created', 'VirtualMachineInstance defined.', { component: 'virt-handler' });
     recordEvent(store, running, 'Started', 'VirtualMachineInstance started.', { component: 'virt-handler' });
   }

@@ -47,7 +47,9 @@ export function vmManifest(shape: VmShape): NewObject {
   disks.push({ name: 'cloudinitdisk', disk: { bus: 'virtio' } });
   volumes.push({
     name: 'cloudinitdisk',
-    cloudInitNoCloud: { userData: `#cloud-config\nhostname: ${shape.name}\nssh_pwauth: false\npackage_update: false\n` },
+    cloudInitNoCloud: {
+      userData: `#cloud-config\nhostname: ${shape.name}\nssh_pwauth: false\npackage_update: false\n`,
+    },
   });
   const interfaces: Json[] = [{ name: 'default', masquerade: {} }];
   const networks: Json[] = [{ name: 'default', pod: {} }];
@@ -63,10 +65,17 @@ export function vmManifest(shape: VmShape): NewObject {
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
-    metadata: { name: shape.name, namespace: shape.namespace, labels, annotations: { 'kubevirt.io/latest-observed-api-version': 'v1' } },
+    metadata: {
+      name: shape.name,
+      namespace: shape.namespace,
+      labels,
+      annotations: { 'kubevirt.io/latest-observed-api-version': 'v1' },
+    },
     spec: {
       runStrategy: shape.runStrategy,
-      ...(shape.instancetype ? { instancetype: { kind: 'VirtualMachineClusterInstancetype', name: shape.instancetype } } : {}),
+      ...(shape.instancetype
+        ? { instancetype: { kind: 'VirtualMachineClusterInstancetype', name: shape.instancetype } }
+        : {}),
       ...(shape.preference ? { preference: { kind: 'VirtualMachineClusterPreference', name: shape.preference } } : {}),
       ...(shape.dataVolumeTemplates ? { dataVolumeTemplates: shape.dataVolumeTemplates } : {}),
       template: {

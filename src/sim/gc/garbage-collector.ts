@@ -65,13 +65,19 @@ export function sweep(store: ObjectStore): void {
     const refs = dep.object.metadata.ownerReferences;
     if (!refs?.length) continue;
     const { namespace, name } = dep.object.metadata;
-    const orphanFrom = refs.filter((r) => byUid.get(r.uid)?.object.metadata.finalizers?.includes(ORPHAN) && byUid.get(r.uid)?.object.metadata.deletionTimestamp);
+    const orphanFrom = refs.filter(
+      (r) =>
+        byUid.get(r.uid)?.object.metadata.finalizers?.includes(ORPHAN) &&
+        byUid.get(r.uid)?.object.metadata.deletionTimestamp,
+    );
     const dangling = refs.filter((r) => !byUid.has(r.uid) && ownerKnown(r));
     if (orphanFrom.length) {
       // Synchronous store: once this write is done the owner's `orphan` finalizer can go in the same sweep.
       tolerant(() =>
         store.mutate(dep.key, namespace, name, (o) => {
-          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => !orphanFrom.some((x) => x.uid === r.uid));
+          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
+            (r) => !orphanFrom.some((x) => x.uid === r.uid),
+          );
           if (!o.metadata.ownerReferences.length) delete o.metadata.ownerReferences;
         }),
       );
@@ -79,13 +85,16 @@ export function sweep(store: ObjectStore): void {
     }
     const live = refs.filter((r) => byUid.has(r.uid) || !ownerKnown(r));
     if (dangling.length && !live.length) {
-      if (!dep.object.metadata.deletionTimestamp) tolerant(() => store.delete(dep.key, namespace, name, { propagationPolicy: 'Background' }));
+      if (!dep.object.metadata.deletionTimestamp)
+        tolerant(() => store.delete(dep.key, namespace, name, { propagationPolicy: 'Background' }));
       continue;
     }
     if (dangling.length) {
       tolerant(() =>
         store.mutate(dep.key, namespace, name, (o) => {
-          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => !dangling.some((d) => d.uid === r.uid));
+          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
+            (r) => !dangling.some((d) => d.uid === r.uid),
+          );
         }),
       );
     }
@@ -93,7 +102,8 @@ export function sweep(store: ObjectStore): void {
       const owner = byUid.get(r.uid)?.object;
       if (!owner?.metadata.deletionTimestamp || !owner.metadata.finalizers?.includes(FOREGROUND)) continue;
       if (r.blockOwnerDeletion) blockingDependents.set(r.uid, (blockingDependents.get(r.uid) ?? 0) + 1);
-      if (!dep.object.metadata.deletionTimestamp) tolerant(() => store.delete(dep.key, namespace, name, { propagationPolicy: 'Foreground' }));
+      if (!dep.object.metadata.deletionTimestamp)
+        tolerant(() => store.delete(dep.key, namespace, name, { propagationPolicy: 'Foreground' }));
     }
   }
 
@@ -118,9 +128,12 @@ function terminateNamespaces(store: ObjectStore, all: Located[]): void {
     const name = ns.metadata.name;
     const contents = all.filter((l) => l.type.namespaced && l.object.metadata.namespace === name);
     for (const c of contents) {
-      if (!c.object.metadata.deletionTimestamp) tolerant(() => store.delete(c.key, name, c.object.metadata.name, { propagationPolicy: 'Background' }));
+      if (!c.object.metadata.deletionTimestamp)
+        tolerant(() => store.delete(c.key, name, c.object.metadata.name, { propagationPolicy: 'Background' }));
     }
-    const remaining = store.allTypes().some((t) => t.namespaced && store.list(resourceKey(t.group, t.plural), name).length > 0);
+    const remaining = store
+      .allTypes()
+      .some((t) => t.namespaced && store.list(resourceKey(t.group, t.plural), name).length > 0);
     if (!remaining) {
       tolerant(() =>
         store.mutate(NAMESPACES, undefined, name, (o) => {
@@ -150,7 +163,8 @@ function claimsInUse(store: ObjectStore): Set<string> {
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') continue;
     for (const v of volumesOf(pod)) {
-      if (v.persistentVolumeClaim?.claimName) used.add(`${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
+      if (v.persistentVolumeClaim?.claimName)
+        used.add(`${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
     }
   }
   if (store.typeOf('kubevirt.io', 'VirtualMachineInstance')) {
@@ -165,7 +179,9 @@ function claimsInUse(store: ObjectStore): Set<string> {
 }
 
 function releaseUnusedClaims(store: ObjectStore): void {
-  const deleting = store.list(PVCS).filter((p) => p.metadata.deletionTimestamp && p.metadata.finalizers?.includes(PVC_PROTECTION));
+  const deleting = store
+    .list(PVCS)
+    .filter((p) => p.metadata.deletionTimestamp && p.metadata.finalizers?.includes(PVC_PROTECTION));
   if (!deleting.length) return;
   const used = claimsInUse(store);
   for (const pvc of deleting) {

@@ -1,1 +1,8 @@
-export { garbageCollectorModule, sweep, FOREGROUND, ORPHAN, NAMESPACE_FINALIZER, PVC_PROTECTION } from './garbage-collector.js';
+export {
+  garbageCollectorModule,
+  sweep,
+  FOREGROUND,
+  ORPHAN,
+  NAMESPACE_FINALIZER,
+  PVC_PROTECTION,
+} from './garbage-collector.js';

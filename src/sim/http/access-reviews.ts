@@ -17,10 +17,17 @@ export const REVIEW_RESOURCES: Record<string, { plural: string; kind: string }> 
   [AUTHENTICATION_GROUP]: { plural: 'selfsubjectreviews', kind: 'SelfSubjectReview' },
 };
 
-export async function serveReview(req: IncomingMessage, res: ServerResponse, group: string, version: string, rest: string[]): Promise<void> {
+export async function serveReview(
+  req: IncomingMessage,
+  res: ServerResponse,
+  group: string,
+  version: string,
+  rest: string[],
+): Promise<void> {
   const resource = REVIEW_RESOURCES[group];
   if (!resource || version !== 'v1' || rest.length !== 1 || rest[0] !== resource.plural) throw notFoundPath();
-  if (req.method !== 'POST') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  if (req.method !== 'POST')
+    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   const text = await readBody(req);
   // kubectl auth can-i / whoami send protobuf, which is not decoded here: the answer does not depend on it
   // (everything is allowed, the caller is always the admin), so the review is answered without its spec.
@@ -29,12 +36,26 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, gro
   if (!isPlainObject(body)) throw badRequest(`${resource.kind} body must be a JSON object`);
   const meta = { creationTimestamp: null };
   if (group === AUTHORIZATION_GROUP) {
-    if (!isPlainObject(body.spec) || (!isPlainObject(body.spec.resourceAttributes) && !isPlainObject(body.spec.nonResourceAttributes))) {
-      throw new ApiError(422, 'Invalid', 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', {
-        kind: 'SelfSubjectAccessReview',
-        group,
-        causes: [{ reason: 'FieldValueInvalid', field: 'spec.resourceAttributes', message: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' }],
-      });
+    if (
+      !isPlainObject(body.spec) ||
+      (!isPlainObject(body.spec.resourceAttributes) && !isPlainObject(body.spec.nonResourceAttributes))
+    ) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+        {
+          kind: 'SelfSubjectAccessReview',
+          group,
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              field: 'spec.resourceAttributes',
+              message: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+            },
+          ],
+        },
+      );
     }
     return sendJson(res, 201, {
       kind: resource.kind,
@@ -44,5 +65,10 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, gro
       status: { allowed: true, reason: 'the embedded cluster does not enforce RBAC' },
     });
   }
-  return sendJson(res, 201, { kind: resource.kind, apiVersion: `${group}/v1`, metadata: meta, status: { userInfo: SIM_USER } });
+  return sendJson(res, 201, {
+    kind: resource.kind,
+    apiVersion: `${group}/v1`,
+    metadata: meta,
+    status: { userInfo: SIM_USER },
+  });
 }

@@ -28,14 +28,21 @@ async function jsonObject(req: IncomingMessage): Promise<Record<string, unknown>
   return body;
 }
 
-const notAllowed = () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+const notAllowed = () =>
+  new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
 
-export async function handleControl(c: ControlContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleControl(
+  c: ControlContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const path = url.pathname.replace(/\/+$/, '');
   if (path === '/_sim/faults') {
     if (method === 'GET') return sendJson(res, 200, c.faults.get());
-    if (method === 'POST' || method === 'PUT') return sendJson(res, 200, c.faults.set((await jsonObject(req)) as Partial<FaultConfig>));
+    if (method === 'POST' || method === 'PUT')
+      return sendJson(res, 200, c.faults.set((await jsonObject(req)) as Partial<FaultConfig>));
     if (method === 'PATCH') return sendJson(res, 200, c.faults.update((await jsonObject(req)) as Partial<FaultConfig>));
     if (method === 'DELETE') {
       c.faults.clear();

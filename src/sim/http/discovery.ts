@@ -25,7 +25,11 @@ interface GroupVersions {
 }
 
 export function apiVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groups(input: DiscoveryInput): GroupVersions[] {
@@ -38,7 +42,8 @@ function groups(input: DiscoveryInput): GroupVersions[] {
   }
   out.set(SUBRESOURCES_GROUP, { name: SUBRESOURCES_GROUP, versions: ['v1'], preferred: 'v1' });
   for (const name of Object.keys(REVIEW_RESOURCES)) out.set(name, { name, versions: ['v1'], preferred: 'v1' });
-  if (input.metricsEnabled) out.set(METRICS_GROUP, { name: METRICS_GROUP, versions: ['v1beta1'], preferred: 'v1beta1' });
+  if (input.metricsEnabled)
+    out.set(METRICS_GROUP, { name: METRICS_GROUP, versions: ['v1beta1'], preferred: 'v1beta1' });
   return [...out.values()];
 }
 
@@ -69,7 +74,9 @@ export function servesGroupVersion(input: DiscoveryInput, group: string, version
 function hash(text: string): string {
   let h = 5381;
   for (let i = 0; i < text.length; i++) h = ((h << 5) + h + text.charCodeAt(i)) | 0;
-  return Buffer.from(String(h >>> 0)).toString('base64').slice(0, 11);
+  return Buffer.from(String(h >>> 0))
+    .toString('base64')
+    .slice(0, 11);
 }
 
 function kindResources(k: KindSpec): Record<string, unknown>[] {
@@ -84,9 +91,22 @@ function kindResources(k: KindSpec): Record<string, unknown>[] {
     storageVersionHash: hash(`${k.group}/${k.version}/${k.kind}`),
   };
   const subs: Record<string, unknown>[] = [];
-  if (k.hasStatus) subs.push({ name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] });
+  if (k.hasStatus)
+    subs.push({
+      name: `${k.plural}/status`,
+      singularName: '',
+      namespaced: k.namespaced,
+      kind: k.kind,
+      verbs: ['get', 'patch', 'update'],
+    });
   for (const s of k.extraSubresources ?? []) {
-    subs.push({ name: `${k.plural}/${s.name}`, singularName: '', namespaced: k.namespaced, kind: s.kind ?? k.kind, verbs: s.verbs });
+    subs.push({
+      name: `${k.plural}/${s.name}`,
+      singularName: '',
+      namespaced: k.namespaced,
+      kind: s.kind ?? k.kind,
+      verbs: s.verbs,
+    });
   }
   return [main, ...subs];
 }
@@ -95,22 +115,37 @@ function resourceList(groupVersion: string, resources: Record<string, unknown>[]
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
-export function apiResourceList(input: DiscoveryInput, group: string, version: string): Record<string, unknown> | undefined {
+export function apiResourceList(
+  input: DiscoveryInput,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   if (!servesGroupVersion(input, group, version)) return undefined;
   const gv = group ? `${group}/${version}` : version;
   if (group === SUBRESOURCES_GROUP) {
     // The aggregated KubeVirt API lists bare names (no kind/verbs), as virt-api does.
-    const names = new Set([...input.subresourceRoutes.map((r) => `${r.resource}/${r.verb}`), ...STREAMING_SUBRESOURCES]);
-    return resourceList(gv, [...names].sort().map((name) => ({ name, namespaced: true })));
+    const names = new Set([
+      ...input.subresourceRoutes.map((r) => `${r.resource}/${r.verb}`),
+      ...STREAMING_SUBRESOURCES,
+    ]);
+    return resourceList(
+      gv,
+      [...names].sort().map((name) => ({ name, namespaced: true })),
+    );
   }
   const review = REVIEW_RESOURCES[group];
-  if (review) return resourceList(gv, [{ name: review.plural, singularName: '', namespaced: false, kind: review.kind, verbs: ['create'] }]);
+  if (review)
+    return resourceList(gv, [
+      { name: review.plural, singularName: '', namespaced: false, kind: review.kind, verbs: ['create'] },
+    ]);
   if (group === METRICS_GROUP) {
     return resourceList(gv, [
       { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },
       { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] },
     ]);
   }
-  const kinds = input.kinds.filter((k) => k.group === group && (k.version === version || k.aliasVersions?.includes(version)));
+  const kinds = input.kinds.filter(
+    (k) => k.group === group && (k.version === version || k.aliasVersions?.includes(version)),
+  );
   return resourceList(gv, kinds.flatMap(kindResources));
 }

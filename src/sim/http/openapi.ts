@@ -46,7 +46,9 @@ const convertedSchemas = new Map<string, Record<string, Record<string, unknown>>
 function upstreamSchemas(file: 'kubevirt' | 'cdi'): Record<string, Record<string, unknown>> {
   let converted = convertedSchemas.get(file);
   if (!converted) {
-    converted = JSON.parse(JSON.stringify(swaggerDefinitions(file)).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<string, Record<string, unknown>>;
+    converted = JSON.parse(
+      JSON.stringify(swaggerDefinitions(file)).replaceAll('"#/definitions/', '"#/components/schemas/'),
+    ) as Record<string, Record<string, unknown>>;
     convertedSchemas.set(file, converted);
   }
   return converted;
@@ -98,11 +100,13 @@ function cachedDocument(gv: GroupVersion): { doc: Record<string, unknown>; hash:
   return entry;
 }
 
-const hashOf = (doc: unknown) => createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 32).toUpperCase();
+const hashOf = (doc: unknown) =>
+  createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 32).toUpperCase();
 
 export function openApiRoot(input: DiscoveryInput): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const gv of groupVersions(input)) paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${cachedDocument(gv).hash}` };
+  for (const gv of groupVersions(input))
+    paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${cachedDocument(gv).hash}` };
   return { paths };
 }
 

@@ -36,7 +36,10 @@ const jsonPatchFailed = (detail: string) =>
 function decodePointer(path: string): string[] {
   if (path === '') return [];
   if (!path.startsWith('/')) throw jsonPatchFailed(`invalid JSON pointer "${path}"`);
-  return path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -45,7 +48,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+    return (
+      ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]))
+    );
   }
   return false;
 }
@@ -72,7 +77,8 @@ function arrayIndex(arr: unknown[], token: string, path: string, forInsert: bool
   if (forInsert && token === '-') return arr.length;
   if (!/^(0|[1-9][0-9]*)$/.test(token)) throw jsonPatchFailed(`invalid array index "${token}" in "${path}"`);
   const i = Number(token);
-  if (i > arr.length || (!forInsert && i >= arr.length)) throw jsonPatchFailed(`array index ${i} out of bounds in "${path}"`);
+  if (i > arr.length || (!forInsert && i >= arr.length))
+    throw jsonPatchFailed(`array index ${i} out of bounds in "${path}"`);
   return i;
 }
 
@@ -112,7 +118,8 @@ function addAt(doc: unknown, path: string, value: unknown): unknown {
 /** RFC 6902. Body shape errors are 400; an op that cannot apply (missing path, failed test) is 422. */
 export function jsonPatch(target: unknown, ops: unknown): unknown {
   if (!Array.isArray(ops)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  if (ops.length > 10000) throw new ApiError(413, 'RequestEntityTooLarge', 'The allowed operation count limit is 10000');
+  if (ops.length > 10000)
+    throw new ApiError(413, 'RequestEntityTooLarge', 'The allowed operation count limit is 10000');
   let doc = structuredClone(target);
   for (const raw of ops) {
     if (!isPlainObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
@@ -135,7 +142,8 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
           doc = structuredClone(value);
           break;
         }
-        if (getAt(doc, path) === undefined) throw jsonPatchFailed(`replace operation does not apply: doc is missing key: ${path}: missing value`);
+        if (getAt(doc, path) === undefined)
+          throw jsonPatchFailed(`replace operation does not apply: doc is missing key: ${path}: missing value`);
         const { parent, key } = locate(doc, tokens, path);
         if (Array.isArray(parent)) parent[arrayIndex(parent, key, path, false)] = structuredClone(value);
         else parent[key] = structuredClone(value);
@@ -145,7 +153,8 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
       case 'copy': {
         if (typeof raw.from !== 'string') throw badRequest(`${op} operation needs a string "from"`);
         const from = getAt(doc, raw.from);
-        if (from === undefined) throw jsonPatchFailed(`${op} operation does not apply: doc is missing from path: ${raw.from}: missing value`);
+        if (from === undefined)
+          throw jsonPatchFailed(`${op} operation does not apply: doc is missing from path: ${raw.from}: missing value`);
         if (op === 'move') removeAt(doc, raw.from);
         doc = addAt(doc, path, structuredClone(from));
         break;
@@ -190,7 +199,10 @@ function strategicList(field: string, current: unknown, patch: unknown[], parent
   const order = parent[`$setElementOrder/${field}`];
   const deletions = parent[`$deleteFromPrimitiveList/${field}`];
   // Service ports merge by `port`, container ports by `containerPort`: pick the key the items actually carry.
-  const mergeKey = key === 'containerPort' && patch.some((p) => isPlainObject(p) && 'port' in p && !('containerPort' in p)) ? 'port' : key;
+  const mergeKey =
+    key === 'containerPort' && patch.some((p) => isPlainObject(p) && 'port' in p && !('containerPort' in p))
+      ? 'port'
+      : key;
   let result: unknown[];
   if (SET_LISTS.has(field) && Array.isArray(current)) {
     result = [...current];
@@ -216,7 +228,10 @@ function strategicList(field: string, current: unknown, patch: unknown[], parent
   if (Array.isArray(deletions)) result = result.filter((v) => !deletions.includes(v));
   if (Array.isArray(order) && mergeKey) {
     const pos = new Map(order.map((o, i) => [isPlainObject(o) ? o[mergeKey] : o, i]));
-    result.sort((a, b) => (pos.get(isPlainObject(a) ? a[mergeKey] : a) ?? 1e9) - (pos.get(isPlainObject(b) ? b[mergeKey] : b) ?? 1e9));
+    result.sort(
+      (a, b) =>
+        (pos.get(isPlainObject(a) ? a[mergeKey] : a) ?? 1e9) - (pos.get(isPlainObject(b) ? b[mergeKey] : b) ?? 1e9),
+    );
   }
   return result;
 }
@@ -260,7 +275,11 @@ export function applyPatch(target: unknown, applied: unknown): unknown {
   const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(applied)) {
     if (value === null) delete out[key];
-    else if (Array.isArray(value) && Array.isArray(out[key]) && value.every((v) => isPlainObject(v) && typeof v.name === 'string')) {
+    else if (
+      Array.isArray(value) &&
+      Array.isArray(out[key]) &&
+      value.every((v) => isPlainObject(v) && typeof v.name === 'string')
+    ) {
       const current = [...(out[key] as unknown[])];
       const result = value.map((item) => {
         const match = current.find((c) => isPlainObject(c) && c.name === (item as Record<string, unknown>).name);

@@ -18,7 +18,9 @@ function nonNegativeInt(query: URLSearchParams, name: string): number | undefine
 }
 
 export function podLogText(pod: KObject, query: URLSearchParams): string {
-  const containers = ((pod.spec as { containers?: { name: string }[] } | undefined)?.containers ?? []).map((c) => c.name);
+  const containers = ((pod.spec as { containers?: { name: string }[] } | undefined)?.containers ?? []).map(
+    (c) => c.name,
+  );
   const name = pod.metadata.name;
   const container = query.get('container');
   if (container !== null && container !== '' && !containers.includes(container)) {
@@ -30,14 +32,21 @@ export function podLogText(pod: KObject, query: URLSearchParams): string {
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
   const text = pod.metadata.annotations?.[POD_LOG_ANNOTATION];
   if (text === undefined && (phase === undefined || phase === 'Pending')) {
-    throw new ApiError(400, 'BadRequest', `container "${container || containers[0] || ''}" in pod "${name}" is waiting to start: ContainerCreating`);
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `container "${container || containers[0] || ''}" in pod "${name}" is waiting to start: ContainerCreating`,
+    );
   }
   let out = text ?? '';
   const tail = nonNegativeInt(query, 'tailLines');
   if (tail !== undefined) {
     const lines = out.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
-    out = lines.slice(Math.max(0, lines.length - tail)).map((l) => `${l}\n`).join('');
+    out = lines
+      .slice(Math.max(0, lines.length - tail))
+      .map((l) => `${l}\n`)
+      .join('');
   }
   const limit = nonNegativeInt(query, 'limitBytes');
   if (limit !== undefined) out = Buffer.from(out).subarray(0, limit).toString('utf8');

@@ -16,7 +16,15 @@ import type { ListCache } from './list-cache.js';
 import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
-import { isPlainObject, isProtobufBody, parseJson, protobufUnsupported, readBody, sendJson, sendJsonText } from './wire.js';
+import {
+  isPlainObject,
+  isProtobufBody,
+  parseJson,
+  protobufUnsupported,
+  readBody,
+  sendJson,
+  sendJsonText,
+} from './wire.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -66,7 +74,10 @@ async function bodyObject(req: IncomingMessage): Promise<Record<string, unknown>
   const text = await readBody(req);
   if (!text.trim()) throw badRequest('the request body is empty');
   const body = parseJson(text);
-  if (!isPlainObject(body)) throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type struct`);
+  if (!isPlainObject(body))
+    throw badRequest(
+      `json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type struct`,
+    );
   return body;
 }
 
@@ -84,7 +95,9 @@ function checkTypeMeta(call: ResourceCall, body: Record<string, unknown>): void 
   }
   const served = [type.version, ...(type.aliasVersions ?? [])].map((v) => (type.group ? `${type.group}/${v}` : v));
   if (body.apiVersion !== undefined && !served.includes(body.apiVersion as string)) {
-    throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(type)})`);
+    throw badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(type)})`,
+    );
   }
 }
 
@@ -108,7 +121,8 @@ function decodeError(field: string, want: string, value: unknown): ApiError {
 function checkMetadata(type: KindSpec, meta: Record<string, unknown>): void {
   const causes: { field: string; message: string }[] = [];
   for (const field of ['name', 'generateName', 'namespace', 'resourceVersion'] as const) {
-    if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') throw decodeError(field, 'string', meta[field]);
+    if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string')
+      throw decodeError(field, 'string', meta[field]);
   }
   for (const field of ['labels', 'annotations'] as const) {
     const map = meta[field];
@@ -116,20 +130,30 @@ function checkMetadata(type: KindSpec, meta: Record<string, unknown>): void {
     if (!isPlainObject(map)) throw decodeError(field, 'map[string]string', map);
     for (const [k, v] of Object.entries(map)) {
       if (typeof v !== 'string') throw decodeError(field, 'string', v);
-      if (!validKey(k)) causes.push({ field: `metadata.${field}`, message: `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      if (!validKey(k))
+        causes.push({
+          field: `metadata.${field}`,
+          message: `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+        });
       else if (field === 'labels' && !validValue(v)) {
-        causes.push({ field: 'metadata.labels', message: `Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+        causes.push({
+          field: 'metadata.labels',
+          message: `Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+        });
       }
     }
   }
   if (meta.finalizers !== undefined && meta.finalizers !== null) {
-    if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string')) throw decodeError('finalizers', '[]string', meta.finalizers);
+    if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string'))
+      throw decodeError('finalizers', '[]string', meta.finalizers);
   }
   if (meta.ownerReferences !== undefined && meta.ownerReferences !== null) {
-    if (!Array.isArray(meta.ownerReferences) || !meta.ownerReferences.every(isPlainObject)) throw decodeError('ownerReferences', '[]v1.OwnerReference', meta.ownerReferences);
+    if (!Array.isArray(meta.ownerReferences) || !meta.ownerReferences.every(isPlainObject))
+      throw decodeError('ownerReferences', '[]v1.OwnerReference', meta.ownerReferences);
     for (const ref of meta.ownerReferences as Record<string, unknown>[]) {
       for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
-        if (typeof ref[f] !== 'string' || !ref[f]) causes.push({ field: `metadata.ownerReferences.${f}`, message: `Invalid value: "": ${f} must not be empty` });
+        if (typeof ref[f] !== 'string' || !ref[f])
+          causes.push({ field: `metadata.ownerReferences.${f}`, message: `Invalid value: "": ${f} must not be empty` });
       }
     }
   }
@@ -142,11 +166,22 @@ function checkNamespaceWritable(store: ObjectStore, type: KindSpec, namespace: s
   const ns = store.get(NAMESPACES, undefined, namespace);
   if (!ns) throw notFound('', 'namespaces', namespace);
   if (ns.metadata.deletionTimestamp) {
-    throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
-      name: namespace,
-      kind: 'namespaces',
-      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-    });
+    throw new ApiError(
+      403,
+      'Forbidden',
+      `unable to create new content in namespace ${namespace} because it is being terminated`,
+      {
+        name: namespace,
+        kind: 'namespaces',
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      },
+    );
   }
 }
 
@@ -167,7 +202,13 @@ function listItemJson(type: KindSpec, object: KObject, json: string): string {
 
 function respondObject(call: ResourceCall, status: number, obj: KObject, warnings: string[] = []): void {
   if (wantsTable(call.req.headers.accept)) {
-    sendJsonText(call.res, status, JSON.stringify(table(call.type, [obj], obj.metadata.resourceVersion)), TABLE_CONTENT_TYPE, warnings);
+    sendJsonText(
+      call.res,
+      status,
+      JSON.stringify(table(call.type, [obj], obj.metadata.resourceVersion)),
+      TABLE_CONTENT_TYPE,
+      warnings,
+    );
   } else sendJson(call.res, status, obj, warnings);
 }
 
@@ -175,22 +216,53 @@ export function handleList(ctx: ApiContext, call: ResourceCall): void {
   const { type, query } = call;
   const matcher = parseSelectors(query, type);
   if (query.get('watch') === 'true' || query.get('watch') === '1') {
-    if (!type.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', `watch is not supported on resources of kind "${type.plural}"`);
-    serveWatch({ store: ctx.store, type, namespace: call.namespace, matcher, query, req: call.req, res: call.res, registry: ctx.watches, settings: ctx.watchSettings });
+    if (!type.verbs.includes('watch'))
+      throw new ApiError(405, 'MethodNotAllowed', `watch is not supported on resources of kind "${type.plural}"`);
+    serveWatch({
+      store: ctx.store,
+      type,
+      namespace: call.namespace,
+      matcher,
+      query,
+      req: call.req,
+      res: call.res,
+      registry: ctx.watches,
+      settings: ctx.watchSettings,
+    });
     return;
   }
   const rv = String(ctx.store.currentRevision());
   const selected = () => ctx.store.listJson(keyOf(type), call.namespace).filter((e) => !matcher || matcher(e.object));
   if (wantsTable(call.req.headers.accept)) {
-    sendJsonText(call.res, 200, JSON.stringify(table(type, selected().map((e) => e.object), rv)), TABLE_CONTENT_TYPE);
+    sendJsonText(
+      call.res,
+      200,
+      JSON.stringify(
+        table(
+          type,
+          selected().map((e) => e.object),
+          rv,
+        ),
+      ),
+      TABLE_CONTENT_TYPE,
+    );
     return;
   }
   const cacheKey = `${call.namespace ?? ''}\u0000${query.get('labelSelector') ?? ''}\u0000${query.get('fieldSelector') ?? ''}`;
-  const items = ctx.lists.items(keyOf(type), cacheKey, () => selected().map((e) => listItemJson(type, e.object, e.json)).join(','));
-  const head = Buffer.from(`{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":{"resourceVersion":"${rv}"},"items":[`);
+  const items = ctx.lists.items(keyOf(type), cacheKey, () =>
+    selected()
+      .map((e) => listItemJson(type, e.object, e.json))
+      .join(','),
+  );
+  const head = Buffer.from(
+    `{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":{"resourceVersion":"${rv}"},"items":[`,
+  );
   const tail = Buffer.from(']}');
   const res = call.res;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(head.length + items.length + tail.length) });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(head.length + items.length + tail.length),
+  });
   res.write(head);
   res.write(items);
   res.end(tail);
@@ -224,7 +296,13 @@ export async function handleCreate(ctx: ApiContext, call: ResourceCall): Promise
   respondObject(call, 201, created, warnings);
 }
 
-function admit(ctx: ApiContext, call: ResourceCall, operation: AdmissionRequest['operation'], object?: KObject, oldObject?: KObject): string[] {
+function admit(
+  ctx: ApiContext,
+  call: ResourceCall,
+  operation: AdmissionRequest['operation'],
+  object?: KObject,
+  oldObject?: KObject,
+): string[] {
   return ctx.admit({
     operation,
     group: call.type.group,
@@ -254,7 +332,9 @@ function prepareCreate(call: ResourceCall, body: Record<string, unknown>): KObje
 
 function checkUpdateIdentity(call: ResourceCall, meta: Record<string, unknown>): void {
   if (meta.name !== call.name) {
-    throw badRequest(`the name of the object (${String(meta.name ?? '')}) does not match the name on the URL (${call.name})`);
+    throw badRequest(
+      `the name of the object (${String(meta.name ?? '')}) does not match the name on the URL (${call.name})`,
+    );
   }
 }
 
@@ -307,7 +387,11 @@ function patchType(req: IncomingMessage): string {
   const raw = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const known: string[] = Object.values(PATCH_TYPES);
   if (!known.includes(raw)) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${known.join(', ')}`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${known.join(', ')}`,
+    );
   }
   return raw;
 }
@@ -320,17 +404,21 @@ function parsePatchBody(kind: string, text: string): unknown {
       throw badRequest(`error decoding YAML: ${(err as Error).message}`);
     }
   }
-  if (kind === PATCH_TYPES.applyCbor) throw new ApiError(415, 'UnsupportedMediaType', 'CBOR apply patches are not supported by this server');
+  if (kind === PATCH_TYPES.applyCbor)
+    throw new ApiError(415, 'UnsupportedMediaType', 'CBOR apply patches are not supported by this server');
   return parseJson(text);
 }
 
 export async function handlePatch(ctx: ApiContext, call: ResourceCall): Promise<void> {
   const { type, query } = call;
   const kind = patchType(call.req);
-  if (kind === PATCH_TYPES.strategic && !type.builtin) throw new ApiError(415, 'UnsupportedMediaType', UNSUPPORTED_PATCH_FOR_CR);
+  if (kind === PATCH_TYPES.strategic && !type.builtin)
+    throw new ApiError(415, 'UnsupportedMediaType', UNSUPPORTED_PATCH_FOR_CR);
   const patch = parsePatchBody(kind, await readBody(call.req));
   if (kind !== PATCH_TYPES.json && !isPlainObject(patch)) {
-    throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+    throw badRequest(
+      `json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`,
+    );
   }
   const current = ctx.store.get(keyOf(type), call.namespace, call.name!);
   if (kind === PATCH_TYPES.apply) {
@@ -351,9 +439,11 @@ export async function handlePatch(ctx: ApiContext, call: ResourceCall): Promise<
         : kind === PATCH_TYPES.strategic
           ? strategicMerge(current, patch)
           : applyPatch(current, patch);
-  if (!isPlainObject(patched)) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request');
+  if (!isPlainObject(patched))
+    throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request');
   const next = patched as KObject;
-  if (!isPlainObject(next.metadata)) next.metadata = { ...current.metadata, resourceVersion: current.metadata.resourceVersion };
+  if (!isPlainObject(next.metadata))
+    next.metadata = { ...current.metadata, resourceVersion: current.metadata.resourceVersion };
   checkMetadata(type, next.metadata);
   const merged = mergeForWrite(call, current, next);
   const warnings = ctx.validate(type, merged, fieldValidation(query));
@@ -363,7 +453,9 @@ export async function handlePatch(ctx: ApiContext, call: ResourceCall): Promise<
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   const stored = ctx.store.replace(keyOf(type), merged, {
     dryRun: isDryRun(query),
-    ...(wantedRv !== undefined && wantedRv !== current.metadata.resourceVersion ? { expectedResourceVersion: String(wantedRv) } : {}),
+    ...(wantedRv !== undefined && wantedRv !== current.metadata.resourceVersion
+      ? { expectedResourceVersion: String(wantedRv) }
+      : {}),
   });
   respondObject(call, 200, stored, warnings);
 }
@@ -398,13 +490,21 @@ async function deleteOptions(call: ResourceCall): Promise<DeleteOptions> {
   const body = text.trim() ? parseJson(text) : {};
   if (!isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
   const policy = (body.propagationPolicy ?? q.get('propagationPolicy') ?? undefined) as string | undefined;
-  const orphan = body.orphanDependents ?? (q.get('orphanDependents') === null ? undefined : q.get('orphanDependents') === 'true');
+  const orphan =
+    body.orphanDependents ?? (q.get('orphanDependents') === null ? undefined : q.get('orphanDependents') === 'true');
   const resolved = policy ?? (orphan === true ? 'Orphan' : orphan === false ? 'Background' : undefined);
   if (resolved !== undefined && !['Foreground', 'Background', 'Orphan'].includes(resolved)) {
-    throw invalid('DeleteOptions', '', '', [{ field: 'propagationPolicy', message: `Unsupported value: "${resolved}": supported values: "Foreground", "Background", "Orphan"` }]);
+    throw invalid('DeleteOptions', '', '', [
+      {
+        field: 'propagationPolicy',
+        message: `Unsupported value: "${resolved}": supported values: "Foreground", "Background", "Orphan"`,
+      },
+    ]);
   }
   const dryRun = Array.isArray(body.dryRun) ? (body.dryRun as string[]).includes('All') : isDryRun(q);
-  const preconditions = isPlainObject(body.preconditions) ? (body.preconditions as DeleteOptions['preconditions']) : undefined;
+  const preconditions = isPlainObject(body.preconditions)
+    ? (body.preconditions as DeleteOptions['preconditions'])
+    : undefined;
   return {
     ...(resolved ? { propagationPolicy: resolved as DeleteOptions['propagationPolicy'] } : {}),
     ...(preconditions ? { preconditions } : {}),
@@ -412,11 +512,21 @@ async function deleteOptions(call: ResourceCall): Promise<DeleteOptions> {
   };
 }
 
-function deleteOne(ctx: ApiContext, type: KindSpec, namespace: string | undefined, name: string, options: DeleteOptions) {
+function deleteOne(
+  ctx: ApiContext,
+  type: KindSpec,
+  namespace: string | undefined,
+  name: string,
+  options: DeleteOptions,
+) {
   if (type.kind === 'Namespace') {
     // The namespace controller empties it, then drops the `kubernetes` finalizer (src/sim/gc).
     const result = ctx.store.delete(keyOf(type), namespace, name, { ...options, extraFinalizers: ['kubernetes'] });
-    if (!result.gone && !options.dryRun && (result.object.status as { phase?: string } | undefined)?.phase !== 'Terminating') {
+    if (
+      !result.gone &&
+      !options.dryRun &&
+      (result.object.status as { phase?: string } | undefined)?.phase !== 'Terminating'
+    ) {
       const updated = ctx.store.mutate(keyOf(type), undefined, name, (ns) => {
         ns.status = { ...(ns.status as object | undefined), phase: 'Terminating' };
       });
@@ -438,13 +548,23 @@ export async function handleDelete(ctx: ApiContext, call: ResourceCall): Promise
   const warnings = admit(ctx, call, 'DELETE', undefined, ctx.store.mustGet(keyOf(type), call.namespace, call.name!));
   const { object, gone } = deleteOne(ctx, type, call.namespace, call.name!, options);
   if (gone && !returnsObject(type)) {
-    sendJson(call.res, 200, {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      details: { name: object.metadata.name, ...(type.group ? { group: type.group } : {}), kind: type.plural, uid: object.metadata.uid },
-    }, warnings);
+    sendJson(
+      call.res,
+      200,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: {
+          name: object.metadata.name,
+          ...(type.group ? { group: type.group } : {}),
+          kind: type.plural,
+          uid: object.metadata.uid,
+        },
+      },
+      warnings,
+    );
     return;
   }
   sendJson(call.res, 200, object, warnings);
@@ -452,7 +572,12 @@ export async function handleDelete(ctx: ApiContext, call: ResourceCall): Promise
 
 export async function handleDeleteCollection(ctx: ApiContext, call: ResourceCall): Promise<void> {
   const { type, query } = call;
-  if (!type.verbs.includes('deletecollection')) throw new ApiError(405, 'MethodNotAllowed', `deletecollection is not supported on resources of kind "${type.plural}"`);
+  if (!type.verbs.includes('deletecollection'))
+    throw new ApiError(
+      405,
+      'MethodNotAllowed',
+      `deletecollection is not supported on resources of kind "${type.plural}"`,
+    );
   const matcher = parseSelectors(query, type);
   const options = await deleteOptions(call);
   const targets = ctx.store.list(keyOf(type), call.namespace).filter((o) => !matcher || matcher(o));
@@ -466,5 +591,10 @@ export async function handleDeleteCollection(ctx: ApiContext, call: ResourceCall
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
-  sendJson(call.res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(ctx.store.currentRevision()) }, items });
+  sendJson(call.res, 200, {
+    kind: type.listKind,
+    apiVersion: apiVersionOf(type),
+    metadata: { resourceVersion: String(ctx.store.currentRevision()) },
+    items,
+  });
 }

@@ -96,15 +96,20 @@ function fieldValue(obj: KObject, path: string): string {
 export function parseFieldSelector(text: string | null, type: KindSpec): Matcher | undefined {
   if (!text || !text.trim()) return undefined;
   const supported = new Set([...COMMON_FIELDS, ...(type.fieldSelectors ?? [])]);
-  const terms = text.split(',').map((t) => t.trim()).filter(Boolean).map((term) => {
-    const m = /^([^=!]+?)\s*(==|!=|=)\s*(.*)$/.exec(term);
-    if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
-    const [, field, op, value] = m as unknown as [string, string, string, string];
-    if (!supported.has(field)) throw badRequest(`field label not supported: ${field}`);
-    // `source` on events is the component name (the apiserver's field set flattens it).
-    const read = field === 'source' ? (o: KObject) => fieldValue(o, 'source.component') : (o: KObject) => fieldValue(o, field);
-    return op === '!=' ? (o: KObject) => read(o) !== value : (o: KObject) => read(o) === value;
-  });
+  const terms = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((term) => {
+      const m = /^([^=!]+?)\s*(==|!=|=)\s*(.*)$/.exec(term);
+      if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
+      const [, field, op, value] = m as unknown as [string, string, string, string];
+      if (!supported.has(field)) throw badRequest(`field label not supported: ${field}`);
+      // `source` on events is the component name (the apiserver's field set flattens it).
+      const read =
+        field === 'source' ? (o: KObject) => fieldValue(o, 'source.component') : (o: KObject) => fieldValue(o, field);
+      return op === '!=' ? (o: KObject) => read(o) !== value : (o: KObject) => read(o) === value;
+    });
   return (obj) => terms.every((t) => t(obj));
 }
 

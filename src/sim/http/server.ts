@@ -174,7 +174,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     );
   }
 
-  async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, group: string, version: string, rest: string[]): Promise<void> {
+  async function serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    group: string,
+    version: string,
+    rest: string[],
+  ): Promise<void> {
     const query = url.searchParams;
     // Deprecated `/watch/` path prefix: same as `?watch=true`.
     if (rest[0] === 'watch') {
@@ -185,7 +192,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     let type: KindSpec | undefined;
     let tail: string[];
     const nsType = findKind(group, version, 'namespaces');
-    if (rest[0] === 'namespaces' && rest.length >= 3 && !(nsType && ['status', 'finalize'].includes(rest[2]!) && rest.length === 3)) {
+    if (
+      rest[0] === 'namespaces' &&
+      rest.length >= 3 &&
+      !(nsType && ['status', 'finalize'].includes(rest[2]!) && rest.length === 3)
+    ) {
       namespace = rest[1]!;
       type = findKind(group, version, rest[2]!);
       if (!type?.namespaced) throw notFoundPath();
@@ -198,7 +209,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const name = tail[0];
     const subresource = tail.length > 1 ? tail.slice(1).join('/') : undefined;
     const podLog = subresource === 'log' && type.kind === 'Pod' && type.group === '';
-    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog)) throw notFoundPath();
+    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog))
+      throw notFoundPath();
     if (!type.namespaced && namespace) throw notFoundPath();
     // Cluster-wide access to a namespaced kind is list/watch only.
     const call: ResourceCall = { type, version, namespace, name, subresource, query, req, res };
@@ -206,7 +218,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (name === undefined) {
       if (method === 'GET') return handleList(api, call);
       if (method === 'POST') {
-        if (type.namespaced && !namespace) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        if (type.namespaced && !namespace)
+          throw new ApiError(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          );
         return handleCreate(api, call);
       }
       if (method === 'DELETE') return handleDeleteCollection(api, call);
@@ -214,7 +231,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     if (type.namespaced && !namespace) throw notFoundPath();
     if (podLog) {
-      if (method !== 'GET') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (method !== 'GET')
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return servePodLog(res, ctx.store.mustGet(resourceKey('', 'pods'), namespace, name), query);
     }
     if (method === 'GET') return handleGet(api, call);
@@ -224,9 +242,24 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
 
-  async function serveSubresource(req: IncomingMessage, res: ServerResponse, url: URL, version: string, rest: string[]): Promise<void> {
+  async function serveSubresource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    version: string,
+    rest: string[],
+  ): Promise<void> {
     if (version !== 'v1') throw notFoundPath();
-    if (rest.length === 1 && rest[0] === 'version') return sendJson(res, 200, { gitVersion: 'v1.5.0', gitCommit: 'corral-sim', gitTreeState: 'clean', buildDate: '2025-01-01T00:00:00Z', goVersion: 'go1.23.4', compiler: 'gc', platform: 'linux/amd64' });
+    if (rest.length === 1 && rest[0] === 'version')
+      return sendJson(res, 200, {
+        gitVersion: 'v1.5.0',
+        gitCommit: 'corral-sim',
+        gitTreeState: 'clean',
+        buildDate: '2025-01-01T00:00:00Z',
+        goVersion: 'go1.23.4',
+        compiler: 'gc',
+        platform: 'linux/amd64',
+      });
     if (rest.length === 1 && rest[0] === 'healthz') return sendJson(res, 200, { apiserver: { connectivity: 'ok' } });
     if (rest[0] !== 'namespaces' || rest.length < 5) throw notFoundPath();
     const [, namespace, resource, name] = rest as [string, string, string, string];
@@ -248,7 +281,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function serveMetrics(req: IncomingMessage, res: ServerResponse, url: URL, version: string, rest: string[]): void {
     if (!ctx.settings.metricsServer || version !== 'v1beta1') throw notFoundPath();
     const method = req.method ?? 'GET';
-    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') throw methodNotAllowed('watch', 'pods.metrics.k8s.io');
+    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1')
+      throw methodNotAllowed('watch', 'pods.metrics.k8s.io');
     if (method !== 'GET') throw methodNotAllowed(method.toLowerCase(), 'metrics.k8s.io');
     let namespace: string | undefined;
     let r = rest;
@@ -258,10 +292,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const resource = r[0];
     const name = r[1];
-    if ((resource !== 'nodes' && resource !== 'pods') || r.length > 2 || (resource === 'nodes' && namespace)) throw notFoundPath();
+    if ((resource !== 'nodes' && resource !== 'pods') || r.length > 2 || (resource === 'nodes' && namespace))
+      throw notFoundPath();
     const selector = parseLabelSelector(url.searchParams.get('labelSelector'));
     let items: KObject[] =
-      resource === 'nodes' ? metricsProviders.flatMap((p) => p.nodeMetrics()) : metricsProviders.flatMap((p) => p.podMetrics(namespace));
+      resource === 'nodes'
+        ? metricsProviders.flatMap((p) => p.nodeMetrics())
+        : metricsProviders.flatMap((p) => p.podMetrics(namespace));
     if (namespace) items = items.filter((i) => i.metadata.namespace === namespace);
     if (selector) items = items.filter(selector);
     const kind = resource === 'nodes' ? 'NodeMetrics' : 'PodMetrics';
@@ -319,7 +356,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const route = upgrades.find((u) => u.matches(url));
     if (!route) {
       const body = JSON.stringify(notFoundPath().toStatus());
-      socket.end(`HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     try {

@@ -57,7 +57,9 @@ export function evalJsonPath(obj: unknown, path: string): unknown {
       const m = /^\[\?\(@\.([^=]+?)\s*==\s*(?:"([^"]*)"|'([^']*)')\)\]$/.exec(t)!;
       const field = m[1]!;
       const want = m[2] ?? m[3];
-      cur = Array.isArray(cur) ? cur.find((item) => (item as Record<string, unknown> | null)?.[field] === want) : undefined;
+      cur = Array.isArray(cur)
+        ? cur.find((item) => (item as Record<string, unknown> | null)?.[field] === want)
+        : undefined;
     } else cur = Array.isArray(cur) ? cur[Number(t.slice(1, -1))] : undefined;
   }
   return cur;
@@ -67,7 +69,8 @@ const NAME_COLUMN = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.',
   priority: 0,
 };
 
@@ -86,7 +89,9 @@ function cell(col: PrinterColumn, obj: KObject, now: number): unknown {
 }
 
 function rowName(type: KindSpec, obj: KObject): string {
-  const nameCol = type.kind === 'StorageClass' && obj.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true';
+  const nameCol =
+    type.kind === 'StorageClass' &&
+    obj.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true';
   return nameCol ? `${obj.metadata.name} (default)` : obj.metadata.name;
 }
 
@@ -99,7 +104,13 @@ export function tableRow(type: KindSpec, obj: KObject, now = Date.now()): Record
 }
 
 function columnDefinitions(type: KindSpec): Record<string, unknown>[] {
-  const columns = columnsOf(type).map((c) => ({ name: c.name, type: c.type, format: '', description: c.description ?? '', priority: c.priority ?? 0 }));
+  const columns = columnsOf(type).map((c) => ({
+    name: c.name,
+    type: c.type,
+    format: '',
+    description: c.description ?? '',
+    priority: c.priority ?? 0,
+  }));
   return type.nameColumn === 'wide' ? [...columns, { ...NAME_COLUMN, priority: 1 }] : [NAME_COLUMN, ...columns];
 }
 

@@ -23,7 +23,10 @@ export interface WatchSettings {
   defaultTimeoutMs: [number, number];
 }
 
-export const DEFAULT_WATCH_SETTINGS: WatchSettings = { bookmarkIntervalMs: 30_000, defaultTimeoutMs: [5 * 60_000, 10 * 60_000] };
+export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
+  bookmarkIntervalMs: 30_000,
+  defaultTimeoutMs: [5 * 60_000, 10 * 60_000],
+};
 
 /** Open watch streams; `closeAll` ends each one cleanly (the client re-watches from its last RV). */
 export class WatchRegistry {
@@ -80,11 +83,16 @@ export function serveWatch(w: WatchRequest): void {
   const key = resourceKey(type.group, type.plural);
   const since = parseResourceVersion(query.get('resourceVersion'));
   const timeoutSeconds = query.get('timeoutSeconds');
-  if (timeoutSeconds !== null && !/^\d+$/.test(timeoutSeconds)) throw badRequest(`invalid value for timeoutSeconds: "${timeoutSeconds}"`);
+  if (timeoutSeconds !== null && !/^\d+$/.test(timeoutSeconds))
+    throw badRequest(`invalid value for timeoutSeconds: "${timeoutSeconds}"`);
   const asTable = wantsTable(w.req.headers.accept);
   const apiVersion = type.group ? `${type.group}/${type.version}` : type.version;
 
-  res.writeHead(200, { 'Content-Type': asTable ? TABLE_CONTENT_TYPE : 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+  res.writeHead(200, {
+    'Content-Type': asTable ? TABLE_CONTENT_TYPE : 'application/json',
+    'Transfer-Encoding': 'chunked',
+    'Cache-Control': 'no-cache',
+  });
   res.flushHeaders();
 
   let closed = false;
@@ -133,14 +141,24 @@ export function serveWatch(w: WatchRequest): void {
     if (query.get('sendInitialEvents') === 'true') {
       sendRaw({
         type: 'BOOKMARK',
-        object: { apiVersion, kind: type.kind, metadata: { resourceVersion: String(store.currentRevision()), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+        object: {
+          apiVersion,
+          kind: type.kind,
+          metadata: {
+            resourceVersion: String(store.currentRevision()),
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        },
       });
     }
   } else {
     const backlog = since > store.currentRevision() ? 'expired' : store.eventsSince(key, since);
     if (backlog === 'expired') {
       const oldest = store.oldestResumable(key);
-      sendRaw({ type: 'ERROR', object: new ApiError(410, 'Expired', `too old resource version: ${since} (${oldest})`).toStatus() });
+      sendRaw({
+        type: 'ERROR',
+        object: new ApiError(410, 'Expired', `too old resource version: ${since} (${oldest})`).toStatus(),
+      });
       close();
       return;
     }
@@ -152,12 +170,18 @@ export function serveWatch(w: WatchRequest): void {
 
   if (query.get('allowWatchBookmarks') === 'true') {
     const tick = () => {
-      sendRaw({ type: 'BOOKMARK', object: { apiVersion, kind: type.kind, metadata: { resourceVersion: String(store.currentRevision()) } } });
+      sendRaw({
+        type: 'BOOKMARK',
+        object: { apiVersion, kind: type.kind, metadata: { resourceVersion: String(store.currentRevision()) } },
+      });
       timers.push(setTimeout(tick, w.settings.bookmarkIntervalMs).unref());
     };
     timers.push(setTimeout(tick, w.settings.bookmarkIntervalMs).unref());
   }
   const [min, max] = w.settings.defaultTimeoutMs;
-  const lifetime = timeoutSeconds !== null && timeoutSeconds !== '0' ? Number(timeoutSeconds) * 1000 : min + Math.random() * (max - min);
+  const lifetime =
+    timeoutSeconds !== null && timeoutSeconds !== '0'
+      ? Number(timeoutSeconds) * 1000
+      : min + Math.random() * (max - min);
   timers.push(setTimeout(close, lifetime).unref());
 }

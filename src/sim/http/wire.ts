@@ -12,7 +12,8 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 8388608');
+    if (size > MAX_BODY_BYTES)
+      throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 8388608');
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -26,7 +27,11 @@ export function isProtobufBody(req: IncomingMessage): boolean {
 
 /** Protobuf request bodies cannot be decoded here: 415 names the types we do read. */
 export const protobufUnsupported = () =>
-  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+  );
 
 /** Parse a JSON body; malformed JSON is a 400 with the decoder's message, as the apiserver answers. */
 export function parseJson(text: string): unknown {
@@ -41,9 +46,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, json: string, contentType = 'application/json', warnings: string[] = []): void {
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  contentType = 'application/json',
+  warnings: string[] = [],
+): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | string[]> = { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(json)) };
+  const headers: Record<string, string | string[]> = {
+    'Content-Type': contentType,
+    'Content-Length': String(Buffer.byteLength(json)),
+  };
   if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(status, headers);
   res.end(json);
@@ -66,7 +80,10 @@ export function sendError(res: ServerResponse, err: unknown): void {
 
 export function sendText(res: ServerResponse, status: number, text: string): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 

@@ -134,7 +134,16 @@ const UNKNOWN: GuestImage = {
   hasAgent: false,
   user: 'root',
   rootFs: { diskName: 'vda1', fileSystemType: 'ext4', usedBytes: 1 * GiB },
-  os: { id: '', name: '', prettyName: '', version: '', versionId: '', kernelRelease: '', kernelVersion: '', machine: 'x86_64' },
+  os: {
+    id: '',
+    name: '',
+    prettyName: '',
+    version: '',
+    versionId: '',
+    kernelRelease: '',
+    kernelVersion: '',
+    machine: 'x86_64',
+  },
 };
 
 export function guestImageFromText(text: string): GuestImage | undefined {

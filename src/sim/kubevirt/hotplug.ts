@@ -34,7 +34,9 @@ export class HotplugVolumes {
       store.mutate(K.vmis, namespace, name, (v) => {
         const st = status(v);
         st.volumeStatus = [
-          ...digArray(st, 'volumeStatus').filter((s) => !(s.hotplugVolume !== undefined && !wanted.has(String(s.name)))),
+          ...digArray(st, 'volumeStatus').filter(
+            (s) => !(s.hotplugVolume !== undefined && !wanted.has(String(s.name))),
+          ),
           ...missing.map((vol) => ({
             name: vol.name,
             target: '',
@@ -83,7 +85,11 @@ export class HotplugVolumes {
         break;
       }
       case 'AttachedToNode':
-        next = { phase: 'MountedToPod', reason: 'VolumeMountedToPod', message: `Volume ${volumeName} has been mounted in virt-launcher pod` };
+        next = {
+          phase: 'MountedToPod',
+          reason: 'VolumeMountedToPod',
+          message: `Volume ${volumeName} has been mounted in virt-launcher pod`,
+        };
         break;
       case 'MountedToPod': {
         const used = digArray(vmi, 'status', 'volumeStatus').filter((s) => String(s.target).startsWith('sd')).length;
@@ -99,8 +105,11 @@ export class HotplugVolumes {
         return;
     }
     const updated = store.mutate(K.vmis, namespace, name, (v) => {
-      status(v).volumeStatus = digArray(v, 'status', 'volumeStatus').map((s) => (s.name === volumeName ? { ...s, ...next } : s));
+      status(v).volumeStatus = digArray(v, 'status', 'volumeStatus').map((s) =>
+        s.name === volumeName ? { ...s, ...next } : s,
+      );
     });
-    if (updated && next.phase === 'Ready') recordEvent(store, updated, 'VolumeReady', String(next.message), { component: 'virt-handler' });
+    if (updated && next.phase === 'Ready')
+      recordEvent(store, updated, 'VolumeReady', String(next.message), { component: 'virt-handler' });
   }
 }

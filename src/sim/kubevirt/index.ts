@@ -39,7 +39,8 @@ export function kubevirtModule(): SimModule {
       const unsubscribe = ctx.store.subscribe((event) => {
         pods.onEvent(event);
         if (event.key === K.pods || event.key === K.vmis || event.key === K.dataVolumes) vmis.onEvent(event);
-        if (event.key === K.vms || event.key === K.vmis || event.key === K.dataVolumes || event.key === K.pvcs) vms.onEvent(event);
+        if (event.key === K.vms || event.key === K.vmis || event.key === K.dataVolumes || event.key === K.pvcs)
+          vms.onEvent(event);
         if (event.key === K.vmims || event.key === K.pods) migrations.onEvent(event);
       });
       kubelet.start();

@@ -32,7 +32,9 @@ const MISSING = /^(404|notfound|not-found|missing)$|does-not-exist/i;
 
 export function registryOf(image: string): string {
   const first = image.split('/')[0] ?? '';
-  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io';
+  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
+    ? first
+    : 'docker.io';
 }
 
 /** Why pulling `image` fails, in containerd's words, or undefined when it pulls. */
@@ -106,7 +108,6 @@ export class Kubelet {
     }
   }
 
-
   private reconcile({ namespace, name }: Key): void {
     const pod = this.ctx.store.get(K.pods, namespace, name);
     const id = `${namespace}/${name}`;
@@ -155,10 +156,20 @@ export class Kubelet {
       store.mutate(K.pods, namespace, name, (p) => {
         const before = JSON.stringify(p.status ?? {});
         status(p).phase = 'Pending';
-        setCondition(p, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: result.message, probe: true });
+        setCondition(p, {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          message: result.message,
+          probe: true,
+        });
         if (JSON.stringify(p.status) === before) return false;
       });
-      if (!wasKnown) recordEvent(store, pod, 'FailedScheduling', result.message, { type: 'Warning', component: 'default-scheduler' });
+      if (!wasKnown)
+        recordEvent(store, pod, 'FailedScheduling', result.message, {
+          type: 'Warning',
+          component: 'default-scheduler',
+        });
       return;
     }
     this.unschedulable.delete(id);
@@ -169,7 +180,9 @@ export class Kubelet {
       setCondition(p, { type: 'PodScheduled', status: 'True' });
     });
     if (bound) {
-      recordEvent(store, bound, 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`, { component: 'default-scheduler' });
+      recordEvent(store, bound, 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`, {
+        component: 'default-scheduler',
+      });
     }
   }
 
@@ -216,7 +229,8 @@ export class Kubelet {
     const ip = pod.spec && (pod.spec as Json).hostNetwork ? this.nodeIp(nodeName) : this.index.allocateIp(node);
     const running = store.mutate(K.pods, namespace, name, (p) => markPodRunning(p, node, ip));
     if (running) {
-      for (const c of containers) recordEvent(store, running, 'Started', `Started container ${String(c.name)}`, { component: 'kubelet' });
+      for (const c of containers)
+        recordEvent(store, running, 'Started', `Started container ${String(c.name)}`, { component: 'kubelet' });
     }
   }
 
@@ -236,7 +250,14 @@ export class Kubelet {
           restartCount: 0,
           state: { waiting: { reason, message: text } },
         }));
-        setCondition(p, { type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${digArray(p, 'spec', 'containers').map((c) => String(c.name)).join(' ')}]` });
+        setCondition(p, {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ContainersNotReady',
+          message: `containers with unready status: [${digArray(p, 'spec', 'containers')
+            .map((c) => String(c.name))
+            .join(' ')}]`,
+        });
       });
     setWaiting('ErrImagePull', message);
     recordEvent(store, pod, 'Failed', message, { type: 'Warning', component: 'kubelet' });
@@ -258,7 +279,8 @@ export class Kubelet {
 /** Status of a pod whose containers all started on `node` with address `ip` (kubelet's view). */
 export function markPodRunning(pod: KObject, node: KObject, ip: string | undefined): void {
   const now = nowTimestamp();
-  const hostIp = digArray(node, 'status', 'addresses').find((a) => a.type === 'InternalIP')?.address as string | undefined;
+  const hostIp = digArray(node, 'status', 'addresses').find((a) => a.type === 'InternalIP')?.address as
+    string | undefined;
   const st = status(pod);
   st.phase = 'Running';
   st.hostIP = hostIp;
@@ -267,12 +289,18 @@ export function markPodRunning(pod: KObject, node: KObject, ip: string | undefin
   st.podIPs = ip ? [{ ip }] : [];
   st.startTime ??= now;
   st.qosClass = 'Burstable';
-  for (const type of ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled']) setCondition(pod, { type, status: 'True' });
+  for (const type of ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'])
+    setCondition(pod, { type, status: 'True' });
   st.containerStatuses = digArray(pod, 'spec', 'containers').map((c) => ({
     name: c.name,
     image: c.image,
     imageID: `${String(c.image).split(':')[0]}@sha256:${hash32(String(c.image)).toString(16).padStart(8, '0').repeat(8)}`,
-    containerID: `containerd://${hash32(`${pod.metadata.namespace}/${pod.metadata.name}/${String(c.name)}/${st.startTime as string}`).toString(16).padStart(8, '0').repeat(8)}`,
+    containerID: `containerd://${hash32(
+      `${pod.metadata.namespace}/${pod.metadata.name}/${String(c.name)}/${st.startTime as string}`,
+    )
+      .toString(16)
+      .padStart(8, '0')
+      .repeat(8)}`,
     ready: true,
     started: true,
     restartCount: 0,

@@ -56,7 +56,13 @@ export function launcherPod(vmi: KObject, options: LauncherOptions = {}): NewObj
             affinity: {
               nodeAffinity: {
                 requiredDuringSchedulingIgnoredDuringExecution: {
-                  nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'NotIn', values: [options.migration.sourceNode] }] }],
+                  nodeSelectorTerms: [
+                    {
+                      matchExpressions: [
+                        { key: HOSTNAME_LABEL, operator: 'NotIn', values: [options.migration.sourceNode] },
+                      ],
+                    },
+                  ],
                 },
               },
             },
@@ -71,8 +77,25 @@ export function launcherPod(vmi: KObject, options: LauncherOptions = {}): NewObj
         {
           name: 'compute',
           image: LAUNCHER_IMAGE,
-          command: ['/usr/bin/virt-launcher-monitor', '--qemu-timeout', '278s', '--name', vmi.metadata.name, '--uid', vmi.metadata.uid, '--namespace', vmi.metadata.namespace],
-          resources: { requests: launcherRequests(domain), limits: { 'devices.kubevirt.io/kvm': '1', 'devices.kubevirt.io/tun': '1', 'devices.kubevirt.io/vhost-net': '1' } },
+          command: [
+            '/usr/bin/virt-launcher-monitor',
+            '--qemu-timeout',
+            '278s',
+            '--name',
+            vmi.metadata.name,
+            '--uid',
+            vmi.metadata.uid,
+            '--namespace',
+            vmi.metadata.namespace,
+          ],
+          resources: {
+            requests: launcherRequests(domain),
+            limits: {
+              'devices.kubevirt.io/kvm': '1',
+              'devices.kubevirt.io/tun': '1',
+              'devices.kubevirt.io/vhost-net': '1',
+            },
+          },
         },
         { name: 'guest-console-log', image: LAUNCHER_IMAGE, resources: { requests: { cpu: '5m', memory: '35M' } } },
         ...containerDisks.map((v) => ({
@@ -100,7 +123,9 @@ export function hotplugPod(vmi: KObject, node: string, claims: string[]): NewObj
     spec: {
       nodeName: node,
       restartPolicy: 'Never',
-      containers: [{ name: 'hotplug-disk', image: LAUNCHER_IMAGE, resources: { requests: { cpu: '10m', memory: '2M' } } }],
+      containers: [
+        { name: 'hotplug-disk', image: LAUNCHER_IMAGE, resources: { requests: { cpu: '10m', memory: '2M' } } },
+      ],
       volumes: claims.map((claimName) => ({ name: claimName, persistentVolumeClaim: { claimName } })),
     },
     status: { phase: 'Pending' },

@@ -36,7 +36,10 @@ export class LauncherPods {
   launcherOf(vmi: KObject): KObject | undefined {
     const active = Object.keys((vmi.status as { activePods?: Record<string, string> } | undefined)?.activePods ?? {});
     const pods = this.podsOf(vmi).filter((p) => p.metadata.labels?.['kubevirt.io'] === 'virt-launcher');
-    return pods.find((p) => active.includes(p.metadata.uid)) ?? pods.find((p) => !p.metadata.labels?.['kubevirt.io/migrationJobUID']);
+    return (
+      pods.find((p) => active.includes(p.metadata.uid)) ??
+      pods.find((p) => !p.metadata.labels?.['kubevirt.io/migrationJobUID'])
+    );
   }
 
   private track(pod: KObject): void {

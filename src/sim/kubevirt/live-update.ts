@@ -35,7 +35,10 @@ function frozenPart(templateSpec: Json | undefined): string {
   if (memory) delete memory.guest;
   const hotplugged = new Set(
     digArray(spec, 'volumes')
-      .filter((v) => dig(v, 'persistentVolumeClaim', 'hotpluggable') === true || dig(v, 'dataVolume', 'hotpluggable') === true)
+      .filter(
+        (v) =>
+          dig(v, 'persistentVolumeClaim', 'hotpluggable') === true || dig(v, 'dataVolume', 'hotpluggable') === true,
+      )
       .map((v) => v.name),
   );
   spec.volumes = digArray(spec, 'volumes').filter((v) => !hotplugged.has(v.name));
@@ -110,10 +113,18 @@ export class LiveUpdater {
         setCondition(v, { type: 'RestartRequired', status: 'True', message: reasons.join('; '), probe: true }),
       );
       if (updated) recordEvent(this.ctx.store, updated, 'RestartRequired', reasons.join('; '));
-      this.baselines.set(vm.metadata.uid, { generation: base.generation, template: JSON.stringify(after), restartPending: true });
+      this.baselines.set(vm.metadata.uid, {
+        generation: base.generation,
+        template: JSON.stringify(after),
+        restartPending: true,
+      });
       return;
     }
-    this.baselines.set(vm.metadata.uid, { generation: base.restartPending ? base.generation : generation, template: JSON.stringify(after), restartPending: base.restartPending });
+    this.baselines.set(vm.metadata.uid, {
+      generation: base.restartPending ? base.generation : generation,
+      template: JSON.stringify(after),
+      restartPending: base.restartPending,
+    });
   }
 
   /** New socket count to hot-plug, a RestartRequired message, or undefined when sockets did not change. */
@@ -121,7 +132,8 @@ export class LiveUpdater {
     const current = sizingOf(digRecord(vmi, 'spec', 'domain'));
     const wanted = sizingOf(digRecord(after, 'domain')).sockets;
     if (wanted === current.sockets) return undefined;
-    if (wanted > current.maxSockets) return "CPU sockets updated in template spec to a value higher than what's available";
+    if (wanted > current.maxSockets)
+      return "CPU sockets updated in template spec to a value higher than what's available";
     if (wanted < current.sockets) return 'Reduction of CPU socket count requires a restart';
     return wanted;
   }
@@ -132,12 +144,18 @@ export class LiveUpdater {
     const current = sizingOf(digRecord(vmi, 'spec', 'domain'));
     const wanted = wantedText ? sizingOf({ memory: { guest: wantedText } }).guestBytes : 0;
     if (wanted === current.guestBytes) return undefined;
-    if (!isConditionTrue(vmi, 'LiveMigratable')) return 'memory updated in template spec. Memory-hotplug is only available for migratable VMs';
-    if (!wantedText || wanted < memoryBytes(String(dig(vmi, 'status', 'memory', 'guestAtBoot') ?? current.guestBytes))) {
+    if (!isConditionTrue(vmi, 'LiveMigratable'))
+      return 'memory updated in template spec. Memory-hotplug is only available for migratable VMs';
+    if (
+      !wantedText ||
+      wanted < memoryBytes(String(dig(vmi, 'status', 'memory', 'guestAtBoot') ?? current.guestBytes))
+    ) {
       return 'memory hotplug not supported, the requested guest memory is lower than the guest memory at boot';
     }
-    if (wanted > current.maxGuestBytes) return "memory updated in template spec to a value higher than what's available";
-    if (wanted % HOTPLUG_BLOCK !== 0) return 'memory hotplug not supported, the requested guest memory is not a multiple of 128Mi';
+    if (wanted > current.maxGuestBytes)
+      return "memory updated in template spec to a value higher than what's available";
+    if (wanted % HOTPLUG_BLOCK !== 0)
+      return 'memory hotplug not supported, the requested guest memory is not a multiple of 128Mi';
     return wanted;
   }
 
@@ -170,7 +188,11 @@ export class LiveUpdater {
     this.ctx.clock.after(8000 + (hash32(uid) % 8000), () => {
       store.mutate(K.vmis, namespace, name, (v) => {
         if (v.metadata.uid !== uid) return false;
-        status(v).memory = { ...((dig(v, 'status', 'memory') as Json | undefined) ?? {}), guestCurrent: guest, guestRequested: guest };
+        status(v).memory = {
+          ...((dig(v, 'status', 'memory') as Json | undefined) ?? {}),
+          guestCurrent: guest,
+          guestRequested: guest,
+        };
         removeCondition(v, 'HotMemoryChange');
       });
     });
@@ -193,7 +215,9 @@ export class LiveUpdater {
       const spec = v.spec as Json;
       spec.volumes = [...digArray(spec, 'volumes').filter((x) => !toRemove.has(String(x.name))), ...toAdd];
       const devices = (digRecord(spec, 'domain', 'devices') ?? {}) as Json;
-      const addDisks = toAdd.map((vol) => wantedDisks.find((d) => d.name === vol.name) ?? { name: vol.name, disk: { bus: 'scsi' } });
+      const addDisks = toAdd.map(
+        (vol) => wantedDisks.find((d) => d.name === vol.name) ?? { name: vol.name, disk: { bus: 'scsi' } },
+      );
       devices.disks = [...digArray(devices, 'disks').filter((d) => !toRemove.has(String(d.name))), ...addDisks];
       (spec.domain as Json).devices = devices;
     });
@@ -201,5 +225,7 @@ export class LiveUpdater {
 }
 
 export function isHotpluggable(volume: Json): boolean {
-  return dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true || dig(volume, 'dataVolume', 'hotpluggable') === true;
+  return (
+    dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true || dig(volume, 'dataVolume', 'hotpluggable') === true
+  );
 }

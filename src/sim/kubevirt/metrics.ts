@@ -61,7 +61,8 @@ export class SimMetrics implements MetricsProvider {
   private level(id: string): number {
     const now = this.bucket();
     let walk = this.walks.get(id);
-    if (!walk || now - walk.bucket > MAX_CATCH_UP_STEPS) walk = { bucket: now - 1, level: 0.8 + (hash32(id) % 400) / 1000 };
+    if (!walk || now - walk.bucket > MAX_CATCH_UP_STEPS)
+      walk = { bucket: now - 1, level: 0.8 + (hash32(id) % 400) / 1000 };
     while (walk.bucket < now) {
       walk.bucket++;
       const rnd = seededRandom(hash32(`${id}/${walk.bucket}`));
@@ -109,7 +110,8 @@ export class SimMetrics implements MetricsProvider {
       const id = `${pod.metadata.uid}/${String(c.name)}`;
       const resources = (c.resources ?? {}) as { limits?: Record<string, string>; requests?: Record<string, string> };
       const cpuCap = safe(() => cpuMillis(resources.limits?.cpu ?? resources.requests?.cpu ?? '1') / 1000) || 1;
-      const memCap = safe(() => memoryBytes(resources.limits?.memory ?? resources.requests?.memory ?? '512Mi')) || 512 * 2 ** 20;
+      const memCap =
+        safe(() => memoryBytes(resources.limits?.memory ?? resources.requests?.memory ?? '512Mi')) || 512 * 2 ** 20;
       const cores = Math.min(cpuCap, cpuCap * (0.01 + (hash32(`${id}/cpu`) % 200) / 1000) * this.level(`${id}/cpu`));
       const bytes = memCap * (0.2 + (hash32(`${id}/mem`) % 400) / 1000) * (0.95 + (this.level(`${id}/mem`) - 1) * 0.05);
       return { name: String(c.name), cores, bytes };
@@ -137,7 +139,10 @@ export class SimMetrics implements MetricsProvider {
         } as KObject['metadata'],
         timestamp,
         window: `${(15 + (hash32(pod.metadata.uid) % 100) / 1000).toFixed(3)}s`,
-        containers: this.usageOf(pod).map((u) => ({ name: u.name, usage: { cpu: formatNanoCores(u.cores), memory: formatKi(u.bytes) } })),
+        containers: this.usageOf(pod).map((u) => ({
+          name: u.name,
+          usage: { cpu: formatNanoCores(u.cores), memory: formatKi(u.bytes) },
+        })),
       });
     }
     return out;

@@ -32,14 +32,21 @@ function isActive(vmim: KObject): boolean {
 export function migrationRefusal(ctx: SimContext, vmi: KObject | undefined, ignoreUid?: string): string | undefined {
   if (!vmi) return 'Cannot migrate VMI: the VMI does not exist';
   if (isFinal(vmi)) return 'Cannot migrate VMI in finalized state.';
-  if (vmiPhase(vmi) !== 'Running') return `Cannot migrate VMI which does not use masquerade to connect to the pod network or is not running. Current phase: ${vmiPhase(vmi) ?? 'Pending'}`;
+  if (vmiPhase(vmi) !== 'Running')
+    return `Cannot migrate VMI which does not use masquerade to connect to the pod network or is not running. Current phase: ${vmiPhase(vmi) ?? 'Pending'}`;
   const live = findCondition(vmi, 'LiveMigratable');
   if (live?.status !== 'True') {
     return `Cannot migrate VMI, Reason: ${live?.reason ?? 'NotMigratable'}, Message: ${live?.message ?? 'the VMI is not live-migratable'}`;
   }
   const active = ctx.store
     .list(K.vmims, vmi.metadata.namespace)
-    .find((m) => digString(m, 'spec', 'vmiName') === vmi.metadata.name && isActive(m) && m.metadata.uid !== ignoreUid && !m.metadata.deletionTimestamp);
+    .find(
+      (m) =>
+        digString(m, 'spec', 'vmiName') === vmi.metadata.name &&
+        isActive(m) &&
+        m.metadata.uid !== ignoreUid &&
+        !m.metadata.deletionTimestamp,
+    );
   if (active) {
     return `in-flight migration detected. Active migration job (${active.metadata.uid}) is currently already in progress for VMI ${vmi.metadata.name}.`;
   }
@@ -48,7 +55,9 @@ export function migrationRefusal(ctx: SimContext, vmi: KObject | undefined, igno
 
 /** The `migrate` verb's rejection as virt-api surfaces a webhook denial: 500 Internal error. */
 export function webhookDenial(reason: string): ApiError {
-  return new ApiError(500, 'InternalError', `Internal error occurred: ${WEBHOOK}${reason}`, { causes: [{ message: `${WEBHOOK}${reason}` }] });
+  return new ApiError(500, 'InternalError', `Internal error occurred: ${WEBHOOK}${reason}`, {
+    causes: [{ message: `${WEBHOOK}${reason}` }],
+  });
 }
 
 export class MigrationController {
@@ -81,17 +90,20 @@ export class MigrationController {
     if (event.key === K.pods && event.type !== 'DELETED') {
       const job = event.object.metadata.labels?.[MIGRATION_JOB_LABEL];
       if (!job) return;
-      for (const m of this.ctx.store.list(K.vmims, event.object.metadata.namespace)) if (m.metadata.uid === job) this.enqueue(m);
+      for (const m of this.ctx.store.list(K.vmims, event.object.metadata.namespace))
+        if (m.metadata.uid === job) this.enqueue(m);
     }
   }
-
 
   private setPhase(vmim: KObject, phase: string, extra: (m: KObject) => void = () => {}): KObject | undefined {
     return this.ctx.store.mutate(K.vmims, vmim.metadata.namespace, vmim.metadata.name, (m) => {
       if (m.metadata.uid !== vmim.metadata.uid) return false;
       const st = status(m);
       st.phase = phase;
-      st.phaseTransitionTimestamps = [...digArray(st, 'phaseTransitionTimestamps'), { phase, phaseTransitionTimestamp: nowTimestamp() }];
+      st.phaseTransitionTimestamps = [
+        ...digArray(st, 'phaseTransitionTimestamps'),
+        { phase, phaseTransitionTimestamp: nowTimestamp() },
+      ];
       extra(m);
     });
   }
@@ -107,7 +119,10 @@ export class MigrationController {
       store.removeFinalizer(K.vmims, namespace, name, VMIM_FINALIZER);
       return;
     }
-    if (!(vmim.metadata.finalizers ?? []).includes(VMIM_FINALIZER) || vmim.metadata.labels?.['kubevirt.io/vmi-name'] !== vmiName) {
+    if (
+      !(vmim.metadata.finalizers ?? []).includes(VMIM_FINALIZER) ||
+      vmim.metadata.labels?.['kubevirt.io/vmi-name'] !== vmiName
+    ) {
       store.mutate(K.vmims, namespace, name, (m) => {
         m.metadata.finalizers = [...new Set([...(m.metadata.finalizers ?? []), VMIM_FINALIZER])];
         m.metadata.labels = { ...(m.metadata.labels ?? {}), 'kubevirt.io/vmi-name': vmiName };
@@ -119,7 +134,9 @@ export class MigrationController {
       // Objects created directly (not through the verb) meet the same rules; a refusal fails the job.
       const refusal = migrationRefusal(this.ctx, vmi, vmim.metadata.uid);
       if (refusal) {
-        const failed = this.setPhase(vmim, 'Failed', (m) => setCondition(m, { type: 'Failed', status: 'True', reason: 'NotMigratable', message: refusal }));
+        const failed = this.setPhase(vmim, 'Failed', (m) =>
+          setCondition(m, { type: 'Failed', status: 'True', reason: 'NotMigratable', message: refusal }),
+        );
         if (failed) recordEvent(store, failed, 'FailedMigration', refusal, { type: 'Warning' });
         return;
       }
@@ -136,8 +153,16 @@ export class MigrationController {
         this.timers.once(vmim, 'target', 500, () => this.createTarget(vmim, vmi));
         this.timers.once(vmim, 'timeout', PROGRESS_TIMEOUT_MS, () => {
           const current = store.get(K.vmims, namespace, name);
-          if (current && current.metadata.uid === vmim.metadata.uid && ['Pending', 'Scheduling'].includes(digString(current, 'status', 'phase') ?? '')) {
-            this.fail(current, store.get(K.vmis, namespace, vmiName), 'failed to schedule the target pod within the progress timeout (150s)');
+          if (
+            current &&
+            current.metadata.uid === vmim.metadata.uid &&
+            ['Pending', 'Scheduling'].includes(digString(current, 'status', 'phase') ?? '')
+          ) {
+            this.fail(
+              current,
+              store.get(K.vmis, namespace, vmiName),
+              'failed to schedule the target pod within the progress timeout (150s)',
+            );
           }
         });
         return;
@@ -158,7 +183,8 @@ export class MigrationController {
   private createTarget(vmim: KObject, vmi: KObject): void {
     const store = this.ctx.store;
     const current = store.get(K.vmims, vmim.metadata.namespace, vmim.metadata.name);
-    if (!current || current.metadata.uid !== vmim.metadata.uid || digString(current, 'status', 'phase') !== 'Pending') return;
+    if (!current || current.metadata.uid !== vmim.metadata.uid || digString(current, 'status', 'phase') !== 'Pending')
+      return;
     const sourceNode = digString(vmi, 'status', 'nodeName') ?? '';
     const node = store.get(K.nodes, undefined, sourceNode);
     const vendorLabel = Object.keys(node?.metadata.labels ?? {}).find((l) => l.startsWith(CPU_VENDOR_LABEL_PREFIX));
@@ -200,7 +226,13 @@ export class MigrationController {
     const alive = () => {
       const m = store.get(K.vmims, namespace, vmim.metadata.name);
       const v = store.get(K.vmis, namespace, vmi.metadata.name);
-      return m && v && m.metadata.uid === vmim.metadata.uid && v.metadata.uid === vmi.metadata.uid && isActive(m) && !m.metadata.deletionTimestamp && vmiPhase(v) === 'Running'
+      return m &&
+        v &&
+        m.metadata.uid === vmim.metadata.uid &&
+        v.metadata.uid === vmi.metadata.uid &&
+        isActive(m) &&
+        !m.metadata.deletionTimestamp &&
+        vmiPhase(v) === 'Running'
         ? { m, v }
         : undefined;
     };
@@ -217,10 +249,20 @@ export class MigrationController {
     this.timers.once(vmim, 'prepare', 1000, () => {
       if (!alive()) return;
       publish('PreparingTarget', {});
-      recordEvent(store, vmi, 'Migrating', `VirtualMachineInstance is migrating from node ${sourceNode} to node ${targetNode}`, { component: 'virt-handler' });
+      recordEvent(
+        store,
+        vmi,
+        'Migrating',
+        `VirtualMachineInstance is migrating from node ${sourceNode} to node ${targetNode}`,
+        { component: 'virt-handler' },
+      );
       this.timers.once(vmim, 'ready', 1000, () => {
         if (!alive()) return;
-        publish('TargetReady', { targetNodeDomainDetected: true, targetNodeAddress: targetAddress, targetNodeDomainReadyTimestamp: nowTimestamp() });
+        publish('TargetReady', {
+          targetNodeDomainDetected: true,
+          targetNodeAddress: targetAddress,
+          targetNodeDomainReadyTimestamp: nowTimestamp(),
+        });
         this.timers.once(vmim, 'run', 1000, () => {
           if (!alive()) return;
           publish('Running', { startTimestamp: nowTimestamp() });
@@ -245,12 +287,20 @@ export class MigrationController {
       st.nodeName = node;
       st.activePods = { [targetPod.metadata.uid]: node };
       st.migrationState = { ...state };
-      st.interfaces = interfacesStatus(v, digString(targetPod, 'status', 'podIP'), digArray(st, 'interfaces').some((i) => String(i.infoSource).includes('guest-agent')));
+      st.interfaces = interfacesStatus(
+        v,
+        digString(targetPod, 'status', 'podIP'),
+        digArray(st, 'interfaces').some((i) => String(i.infoSource).includes('guest-agent')),
+      );
       v.metadata.labels = { ...(v.metadata.labels ?? {}), 'kubevirt.io/nodeName': node };
     });
     this.setPhase(vmim, 'Succeeded', (m) => (status(m).migrationState = { ...state }));
-    if (sourcePod && sourcePod.metadata.uid !== targetPod.metadata.uid) store.delete(K.pods, sourcePod.metadata.namespace, sourcePod.metadata.name);
-    if (moved) recordEvent(store, moved, 'Migrated', `The VirtualMachineInstance migrated to node ${node}.`, { component: 'virt-handler' });
+    if (sourcePod && sourcePod.metadata.uid !== targetPod.metadata.uid)
+      store.delete(K.pods, sourcePod.metadata.namespace, sourcePod.metadata.name);
+    if (moved)
+      recordEvent(store, moved, 'Migrated', `The VirtualMachineInstance migrated to node ${node}.`, {
+        component: 'virt-handler',
+      });
   }
 
   private fail(vmim: KObject, vmi: KObject | undefined, why: string): void {
@@ -259,11 +309,23 @@ export class MigrationController {
     if (target) store.delete(K.pods, target.metadata.namespace, target.metadata.name);
     const failed = this.setPhase(vmim, 'Failed', (m) => {
       const st = status(m);
-      st.migrationState = { ...((st.migrationState as Json | undefined) ?? {}), completed: false, failed: true, failureReason: why, endTimestamp: nowTimestamp() };
+      st.migrationState = {
+        ...((st.migrationState as Json | undefined) ?? {}),
+        completed: false,
+        failed: true,
+        failureReason: why,
+        endTimestamp: nowTimestamp(),
+      };
     });
     if (vmi && digRecord(vmi, 'status', 'migrationState')?.migrationUid === vmim.metadata.uid) {
       store.mutate(K.vmis, vmi.metadata.namespace, vmi.metadata.name, (v) => {
-        status(v).migrationState = { ...(digRecord(v, 'status', 'migrationState') ?? {}), failed: true, completed: false, endTimestamp: nowTimestamp(), failureReason: why };
+        status(v).migrationState = {
+          ...(digRecord(v, 'status', 'migrationState') ?? {}),
+          failed: true,
+          completed: false,
+          endTimestamp: nowTimestamp(),
+          failureReason: why,
+        };
       });
     }
     if (failed) recordEvent(store, failed, 'FailedMigration', why, { type: 'Warning' });

@@ -71,7 +71,14 @@ export function isConditionTrue(obj: KObject | undefined, type: string): boolean
  */
 export function setCondition(
   obj: KObject,
-  next: { type: string; status: Condition['status']; reason?: string; message?: string; probe?: boolean; transition?: boolean },
+  next: {
+    type: string;
+    status: Condition['status'];
+    reason?: string;
+    message?: string;
+    probe?: boolean;
+    transition?: boolean;
+  },
 ): void {
   const st = status(obj);
   const list = (Array.isArray(st.conditions) ? st.conditions : []) as Condition[];

@@ -34,7 +34,8 @@ export function podRequests(pod: KObject): { cpuMillis: number; memoryBytes: num
   let cpu = 0;
   let memory = 0;
   for (const container of digArray(pod, 'spec', 'containers')) {
-    const requests = (container.resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined) ?? {};
+    const requests =
+      (container.resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined) ?? {};
     // Kubernetes defaults requests to limits when only limits are given.
     cpu += tolerant(cpuMillis, requests.requests?.cpu ?? requests.limits?.cpu);
     memory += tolerant(memoryBytes, requests.requests?.memory ?? requests.limits?.memory);

@@ -38,7 +38,14 @@ function matchesNodeSelection(pod: KObject, node: KObject): boolean {
   const labels = node.metadata.labels ?? {};
   const selector = (digRecord(pod, 'spec', 'nodeSelector') ?? {}) as Record<string, string>;
   for (const [key, value] of Object.entries(selector)) if (labels[key] !== value) return false;
-  const terms = digArray(pod, 'spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
+  const terms = digArray(
+    pod,
+    'spec',
+    'affinity',
+    'nodeAffinity',
+    'requiredDuringSchedulingIgnoredDuringExecution',
+    'nodeSelectorTerms',
+  );
   if (terms.length === 0) return true;
   // Terms are ORed, expressions inside a term ANDed.
   return terms.some((term: Json) =>
@@ -62,7 +69,7 @@ export function schedule(pod: KObject, nodes: KObject[], usageOf: (node: string)
   let best: { node: KObject; score: number } | undefined;
   for (const node of nodes) {
     if (!isReady(node)) {
-      bump("node(s) had untolerated taint {node.kubernetes.io/not-ready: }");
+      bump('node(s) had untolerated taint {node.kubernetes.io/not-ready: }');
       continue;
     }
     if ((node.spec as Json | undefined)?.unschedulable === true) {

@@ -37,7 +37,11 @@ function quantityAt(field: string, value: string | number, parse: (v: string | n
   try {
     return parse(value);
   } catch (err) {
-    throw new ApiError(422, 'Invalid', `spec.template.spec.domain.${field}: Invalid value: "${value}": ${(err as Error).message}`);
+    throw new ApiError(
+      422,
+      'Invalid',
+      `spec.template.spec.domain.${field}: Invalid value: "${value}": ${(err as Error).message}`,
+    );
   }
 }
 
@@ -61,7 +65,9 @@ export function sizingOf(domain: Json | undefined): Sizing {
     vcpus: sockets * cores * threads,
     maxSockets: positiveInt(cpu?.maxSockets, sockets * MAX_HOTPLUG_RATIO),
     guestBytes,
-    maxGuestBytes: maxGuestText ? quantityAt('memory.maxGuest', maxGuestText, memoryBytes) : guestBytes * MAX_HOTPLUG_RATIO,
+    maxGuestBytes: maxGuestText
+      ? quantityAt('memory.maxGuest', maxGuestText, memoryBytes)
+      : guestBytes * MAX_HOTPLUG_RATIO,
   };
 }
 
@@ -107,14 +113,23 @@ export function expandDomain(store: ObjectStore, vm: KObject, template: Json): J
     const guestCpus = positiveInt(dig(instancetype, 'spec', 'cpu', 'guest'), 1);
     const guestMemory = digString(instancetype, 'spec', 'memory', 'guest') ?? '1Gi';
     const maxSockets = dig(instancetype, 'spec', 'cpu', 'maxSockets');
-    domain.cpu = { sockets: guestCpus, cores: 1, threads: 1, ...(typeof maxSockets === 'number' ? { maxSockets } : {}) };
+    domain.cpu = {
+      sockets: guestCpus,
+      cores: 1,
+      threads: 1,
+      ...(typeof maxSockets === 'number' ? { maxSockets } : {}),
+    };
     domain.memory = { guest: guestMemory };
   }
   const size = sizingOf(domain);
   const cpu = (domain.cpu ?? {}) as Json;
   domain.cpu = { ...cpu, sockets: size.sockets, cores: size.cores, threads: size.threads, maxSockets: size.maxSockets };
   const memory = (domain.memory ?? {}) as Json;
-  domain.memory = { ...memory, guest: memory.guest ?? formatBytes(size.guestBytes), maxGuest: memory.maxGuest ?? formatBytes(size.maxGuestBytes) };
+  domain.memory = {
+    ...memory,
+    guest: memory.guest ?? formatBytes(size.guestBytes),
+    maxGuest: memory.maxGuest ?? formatBytes(size.maxGuestBytes),
+  };
   domain.machine ??= { type: 'q35' };
   return domain;
 }

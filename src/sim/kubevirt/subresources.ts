@@ -12,7 +12,16 @@ import { K } from './keys.js';
 import { isHotpluggable } from './live-update.js';
 import { migrationRefusal, webhookDenial } from './migration.js';
 import type { Json } from './objects.js';
-import { digArray, digRecord, digString, findCondition, isConditionTrue, removeCondition, setCondition, status } from './objects.js';
+import {
+  digArray,
+  digRecord,
+  digString,
+  findCondition,
+  isConditionTrue,
+  removeCondition,
+  setCondition,
+  status,
+} from './objects.js';
 import { runStrategyOf, stateChangeRequests } from './run-strategy.js';
 import type { StateChangeRequest } from './run-strategy.js';
 import { expandDomain } from './sizing.js';
@@ -25,16 +34,25 @@ const OK: SubresourceResult = { status: 200 };
 
 /** virt-api's `errors.NewConflict(v1.Resource("virtualmachine"), name, err)`. */
 function conflict(resource: 'virtualmachine' | 'virtualmachineinstance', name: string, message: string): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${resource}.kubevirt.io "${name}": ${message}`, {
-    name,
-    group: 'kubevirt.io',
-    kind: resource,
-  });
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${resource}.kubevirt.io "${name}": ${message}`,
+    {
+      name,
+      group: 'kubevirt.io',
+      kind: resource,
+    },
+  );
 }
 
 /** Guest-agent verbs fail with 500 (`response.WriteError(500, err)` in virt-api). */
 function agentError(name: string, message: string): ApiError {
-  return new ApiError(500, 'InternalError', `Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${name}": ${message}`);
+  return new ApiError(
+    500,
+    'InternalError',
+    `Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${name}": ${message}`,
+  );
 }
 
 function body(request: Request): Json {
@@ -80,16 +98,19 @@ function start(ctx: SimContext, req: Request): SubresourceResult {
   const options = body(req);
   const vm = ctx.store.mustGet(K.vms, req.namespace, req.name);
   const restore = (vm.status as Json | undefined)?.restoreInProgress;
-  if (typeof restore === 'string') throw conflict('virtualmachine', req.name, `Cannot start VM until restore "${restore}" completes`);
+  if (typeof restore === 'string')
+    throw conflict('virtualmachine', req.name, `Cannot start VM until restore "${restore}" completes`);
   const vmi = ownedVmi(ctx, vm);
   if (isRunningVmi(vmi)) throw conflict('virtualmachine', req.name, 'VM is already running');
   const strategy = runStrategyOf(vm);
-  if (strategy === 'Always' || strategy === 'Once') throw conflict('virtualmachine', req.name, `${strategy} does not support manual start requests`);
+  if (strategy === 'Always' || strategy === 'Once')
+    throw conflict('virtualmachine', req.name, `${strategy} does not support manual start requests`);
   if (isDryRun(options)) return ACCEPTED;
   const paused = options.paused === true;
   ctx.store.mutate(K.vms, req.namespace, req.name, (v) => {
     if (strategy === 'Halted') setRunStrategy(v, 'Always');
-    if (strategy !== 'Halted' || paused) appendRequests(v, [{ action: 'Start', ...(paused ? { data: { startPaused: 'true' } } : {}) }]);
+    if (strategy !== 'Halted' || paused)
+      appendRequests(v, [{ action: 'Start', ...(paused ? { data: { startPaused: 'true' } } : {}) }]);
   });
   return ACCEPTED;
 }
@@ -108,15 +129,22 @@ function stop(ctx: SimContext, req: Request): SubresourceResult {
   if (strategy === 'Halted') {
     if (!running) throw conflict('virtualmachine', req.name, 'VM is not running');
     const shorter = typeof grace === 'number' && (typeof currentGrace !== 'number' || grace < currentGrace);
-    if (!shorter) throw conflict('virtualmachine', req.name, 'Halted only supports manual stop requests with a shorter graceperiod');
+    if (!shorter)
+      throw conflict(
+        'virtualmachine',
+        req.name,
+        'Halted only supports manual stop requests with a shorter graceperiod',
+      );
     if (!isDryRun(options)) setVmiGrace(ctx, vmi, grace);
     return ACCEPTED;
   }
-  if ((strategy === 'Manual' || strategy === 'RerunOnFailure') && !running) throw conflict('virtualmachine', req.name, 'VM is not running');
+  if ((strategy === 'Manual' || strategy === 'RerunOnFailure') && !running)
+    throw conflict('virtualmachine', req.name, 'VM is not running');
   if (isDryRun(options)) return ACCEPTED;
   if (running && typeof grace === 'number') setVmiGrace(ctx, vmi, grace);
   ctx.store.mutate(K.vms, req.namespace, req.name, (v) => {
-    if (strategy === 'Manual' || strategy === 'RerunOnFailure') appendRequests(v, [{ action: 'Stop', uid: vmi!.metadata.uid }]);
+    if (strategy === 'Manual' || strategy === 'RerunOnFailure')
+      appendRequests(v, [{ action: 'Stop', uid: vmi!.metadata.uid }]);
     else setRunStrategy(v, 'Halted');
   });
   return ACCEPTED;
@@ -127,13 +155,17 @@ function restart(ctx: SimContext, req: Request): SubresourceResult {
   const grace = options.gracePeriodSeconds;
   const vm = ctx.store.mustGet(K.vms, req.namespace, req.name);
   const strategy = runStrategyOf(vm);
-  if (strategy === 'Halted' || strategy === 'Once') throw conflict('virtualmachine', req.name, `RunStategy ${strategy} does not support manual restart requests`);
-  if (grace !== undefined && grace !== 0) throw badRequest('For force restart, only gracePeriod=0 is supported for now');
+  if (strategy === 'Halted' || strategy === 'Once')
+    throw conflict('virtualmachine', req.name, `RunStategy ${strategy} does not support manual restart requests`);
+  if (grace !== undefined && grace !== 0)
+    throw badRequest('For force restart, only gracePeriod=0 is supported for now');
   const vmi = ownedVmi(ctx, vm);
   if (!isRunningVmi(vmi)) throw conflict('virtualmachine', req.name, 'VM is not running: Halted');
   if (isDryRun(options)) return ACCEPTED;
   if (grace === 0) setVmiGrace(ctx, vmi, 0);
-  ctx.store.mutate(K.vms, req.namespace, req.name, (v) => appendRequests(v, [{ action: 'Stop', uid: vmi.metadata.uid }, { action: 'Start' }]));
+  ctx.store.mutate(K.vms, req.namespace, req.name, (v) =>
+    appendRequests(v, [{ action: 'Stop', uid: vmi.metadata.uid }, { action: 'Start' }]),
+  );
   return ACCEPTED;
 }
 
@@ -152,7 +184,11 @@ function migrate(ctx: SimContext, req: Request): SubresourceResult {
   ctx.store.create(K.vmims, {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachineInstanceMigration',
-    metadata: { generateName: 'kubevirt-migrate-vm-', namespace: req.namespace, labels: { 'kubevirt.io/vmi-name': req.name } },
+    metadata: {
+      generateName: 'kubevirt-migrate-vm-',
+      namespace: req.namespace,
+      labels: { 'kubevirt.io/vmi-name': req.name },
+    },
     spec: { vmiName: req.name, ...(selector ? { addedNodeSelector: selector } : {}) },
   });
   return ACCEPTED;
@@ -176,7 +212,9 @@ function volumeFromOptions(options: Json): { volume: Json; disk: Json } {
   const claim = digString(source, 'persistentVolumeClaim', 'claimName');
   const dv = digString(source, 'dataVolume', 'name');
   if (!claim && !dv) throw badRequest('AddVolumeOptions requires a persistentVolumeClaim or dataVolume volume source');
-  const volume: Json = claim ? { name, persistentVolumeClaim: { claimName: claim, hotpluggable: true } } : { name, dataVolume: { name: dv, hotpluggable: true } };
+  const volume: Json = claim
+    ? { name, persistentVolumeClaim: { claimName: claim, hotpluggable: true } }
+    : { name, dataVolume: { name: dv, hotpluggable: true } };
   // Hot-plugged disks attach on the SCSI bus whatever the caller asked for.
   const diskSpec: Json = { ...disk, name, disk: { ...(digRecord(disk, 'disk') ?? {}), bus: 'scsi' } };
   if (disk.serial === undefined && typeof options.serial === 'string') diskSpec.serial = options.serial;
@@ -205,7 +243,11 @@ function vmAddVolume(ctx: SimContext, req: Request): SubresourceResult {
   const vm = ctx.store.mustGet(K.vms, req.namespace, req.name);
   const name = String(volume.name);
   if (digArray(vm, 'spec', 'template', 'spec', 'volumes').some((v) => v.name === name)) {
-    throw conflict('virtualmachine', req.name, `Unable to add volume [${name}] because volume with that name already exists`);
+    throw conflict(
+      'virtualmachine',
+      req.name,
+      `Unable to add volume [${name}] because volume with that name already exists`,
+    );
   }
   if (isDryRun(options)) return ACCEPTED;
   ctx.store.mutate(K.vms, req.namespace, req.name, (v) => {
@@ -224,17 +266,23 @@ function vmRemoveVolume(ctx: SimContext, req: Request): SubresourceResult {
   requireHotplugGate(ctx);
   const vm = ctx.store.mustGet(K.vms, req.namespace, req.name);
   const volume = digArray(vm, 'spec', 'template', 'spec', 'volumes').find((v) => v.name === name);
-  if (!volume) throw conflict('virtualmachine', req.name, `Unable to remove volume [${name}] because it does not exist`);
-  if (!isHotpluggable(volume)) throw conflict('virtualmachine', req.name, `Unable to remove volume [${name}] because it is not hotpluggable`);
+  if (!volume)
+    throw conflict('virtualmachine', req.name, `Unable to remove volume [${name}] because it does not exist`);
+  if (!isHotpluggable(volume))
+    throw conflict('virtualmachine', req.name, `Unable to remove volume [${name}] because it is not hotpluggable`);
   if (isDryRun(options)) return ACCEPTED;
-  ctx.store.mutate(K.vms, req.namespace, req.name, (v) => removeVolumeFrom(((v.spec as Json).template as Json).spec as Json, name));
+  ctx.store.mutate(K.vms, req.namespace, req.name, (v) =>
+    removeVolumeFrom(((v.spec as Json).template as Json).spec as Json, name),
+  );
   return ACCEPTED;
 }
 
 function standaloneVmi(ctx: SimContext, req: Request): KObject {
   const vmi = ctx.store.mustGet(K.vmis, req.namespace, req.name);
   if ((vmi.metadata.ownerReferences ?? []).some((r) => r.kind === 'VirtualMachine')) {
-    throw badRequest(`VMI ${req.namespace}/${req.name} is owned by a VM, use the VM's addvolume/removevolume subresource instead`);
+    throw badRequest(
+      `VMI ${req.namespace}/${req.name} is owned by a VM, use the VM's addvolume/removevolume subresource instead`,
+    );
   }
   if (vmiPhase(vmi) !== 'Running') throw conflict('virtualmachineinstance', req.name, 'VMI is not running');
   return vmi;
@@ -246,9 +294,14 @@ function vmiAddVolume(ctx: SimContext, req: Request): SubresourceResult {
   requireHotplugGate(ctx);
   const vmi = standaloneVmi(ctx, req);
   if (digArray(vmi, 'spec', 'volumes').some((v) => v.name === volume.name)) {
-    throw conflict('virtualmachineinstance', req.name, `Unable to add volume [${String(volume.name)}] because volume with that name already exists`);
+    throw conflict(
+      'virtualmachineinstance',
+      req.name,
+      `Unable to add volume [${String(volume.name)}] because volume with that name already exists`,
+    );
   }
-  if (!isDryRun(options)) ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => addVolumeTo(v.spec as Json, volume, disk));
+  if (!isDryRun(options))
+    ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => addVolumeTo(v.spec as Json, volume, disk));
   return ACCEPTED;
 }
 
@@ -259,9 +312,16 @@ function vmiRemoveVolume(ctx: SimContext, req: Request): SubresourceResult {
   requireHotplugGate(ctx);
   const vmi = standaloneVmi(ctx, req);
   const volume = digArray(vmi, 'spec', 'volumes').find((v) => v.name === name);
-  if (!volume) throw conflict('virtualmachineinstance', req.name, `Unable to remove volume [${name}] because it does not exist`);
-  if (!isHotpluggable(volume)) throw conflict('virtualmachineinstance', req.name, `Unable to remove volume [${name}] because it is not hotpluggable`);
-  if (!isDryRun(options)) ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => removeVolumeFrom(v.spec as Json, name));
+  if (!volume)
+    throw conflict('virtualmachineinstance', req.name, `Unable to remove volume [${name}] because it does not exist`);
+  if (!isHotpluggable(volume))
+    throw conflict(
+      'virtualmachineinstance',
+      req.name,
+      `Unable to remove volume [${name}] because it is not hotpluggable`,
+    );
+  if (!isDryRun(options))
+    ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => removeVolumeFrom(v.spec as Json, name));
   return ACCEPTED;
 }
 
@@ -282,7 +342,8 @@ function expandSpec(ctx: SimContext, req: Request): SubresourceResult {
 
 function runningVmi(ctx: SimContext, req: Request, notRunning: string): KObject {
   const vmi = ctx.store.mustGet(K.vmis, req.namespace, req.name);
-  if (vmiPhase(vmi) !== 'Running' || vmi.metadata.deletionTimestamp) throw conflict('virtualmachineinstance', req.name, notRunning);
+  if (vmiPhase(vmi) !== 'Running' || vmi.metadata.deletionTimestamp)
+    throw conflict('virtualmachineinstance', req.name, notRunning);
   return vmi;
 }
 
@@ -299,7 +360,13 @@ function pause(ctx: SimContext, req: Request): SubresourceResult {
   ctx.clock.after(200 + Math.random() * 300, () => {
     ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => {
       if (v.metadata.uid !== uid || vmiPhase(v) !== 'Running') return false;
-      setCondition(v, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+      setCondition(v, {
+        type: 'Paused',
+        status: 'True',
+        reason: 'PausedByUser',
+        message: 'VMI was paused by user',
+        probe: true,
+      });
     });
   });
   return OK;
@@ -370,9 +437,16 @@ function guestOsInfo(ctx: SimContext, req: Request): SubresourceResult {
       timezone: 'UTC, 0',
       fsFreezeStatus: frozen ? 'frozen' : 'thawed',
       os: { ...image.os },
-      supportedCommands: ['guest-ping', 'guest-get-osinfo', 'guest-get-users', 'guest-get-fsinfo', 'guest-fsfreeze-freeze', 'guest-fsfreeze-thaw', 'guest-shutdown', 'guest-network-get-interfaces'].map(
-        (name) => ({ name, enabled: true }),
-      ),
+      supportedCommands: [
+        'guest-ping',
+        'guest-get-osinfo',
+        'guest-get-users',
+        'guest-get-fsinfo',
+        'guest-fsfreeze-freeze',
+        'guest-fsfreeze-thaw',
+        'guest-shutdown',
+        'guest-network-get-interfaces',
+      ].map((name) => ({ name, enabled: true })),
       userList: [{ userName: image.user, loginTime: loginTime(vmi) }],
       fsInfo: { disks: filesystems(ctx, vmi) },
     },
@@ -382,7 +456,10 @@ function guestOsInfo(ctx: SimContext, req: Request): SubresourceResult {
 function userList(ctx: SimContext, req: Request): SubresourceResult {
   const vmi = agentVmi(ctx, req);
   const image = guestImageOf(ctx.store, vmi, preferenceOf(ctx, vmi));
-  return { status: 200, body: { metadata: {}, items: [{ userName: image.user, domain: '', loginTime: loginTime(vmi) }] } };
+  return {
+    status: 200,
+    body: { metadata: {}, items: [{ userName: image.user, domain: '', loginTime: loginTime(vmi) }] },
+  };
 }
 
 function filesystemList(ctx: SimContext, req: Request): SubresourceResult {
@@ -393,8 +470,16 @@ function filesystemList(ctx: SimContext, req: Request): SubresourceResult {
 /** Reboot inside the guest: the agent drops and reconnects, the VMI stays Running on the same node. */
 function reboot(ctx: SimContext, req: Request, soft: boolean): SubresourceResult {
   const vmi = runningVmi(ctx, req, 'VMI is not running');
-  if (soft && !isConditionTrue(vmi, 'AgentConnected') && (digRecord(vmi, 'spec', 'domain', 'features', 'acpi')?.enabled === false)) {
-    throw conflict('virtualmachineinstance', req.name, 'VMI neither have the agent connected nor the ACPI feature enabled');
+  if (
+    soft &&
+    !isConditionTrue(vmi, 'AgentConnected') &&
+    digRecord(vmi, 'spec', 'domain', 'features', 'acpi')?.enabled === false
+  ) {
+    throw conflict(
+      'virtualmachineinstance',
+      req.name,
+      'VMI neither have the agent connected nor the ACPI feature enabled',
+    );
   }
   if (isConditionTrue(vmi, 'Paused')) throw conflict('virtualmachineinstance', req.name, 'VMI is paused');
   const hadAgent = findCondition(vmi, 'AgentConnected');
@@ -417,7 +502,8 @@ function reboot(ctx: SimContext, req: Request, soft: boolean): SubresourceResult
 
 function freeze(ctx: SimContext, req: Request, frozen: boolean): SubresourceResult {
   const vmi = runningVmi(ctx, req, 'VMI is not running');
-  if (!isConditionTrue(vmi, 'AgentConnected')) throw conflict('virtualmachineinstance', req.name, 'VMI does not have guest agent connected');
+  if (!isConditionTrue(vmi, 'AgentConnected'))
+    throw conflict('virtualmachineinstance', req.name, 'VMI does not have guest agent connected');
   ctx.store.mutate(K.vmis, req.namespace, req.name, (v) => {
     if (frozen) status(v).fsFreezeStatus = 'frozen';
     else delete status(v).fsFreezeStatus;
@@ -426,13 +512,21 @@ function freeze(ctx: SimContext, req: Request, frozen: boolean): SubresourceResu
 }
 
 export function kubevirtSubresources(): SubresourceRoute[] {
-  const vm = (verb: string, methods: string[], handle: (ctx: SimContext, req: Request) => SubresourceResult): SubresourceRoute => ({
+  const vm = (
+    verb: string,
+    methods: string[],
+    handle: (ctx: SimContext, req: Request) => SubresourceResult,
+  ): SubresourceRoute => ({
     resource: 'virtualmachines',
     verb,
     methods,
     handle,
   });
-  const vmi = (verb: string, methods: string[], handle: (ctx: SimContext, req: Request) => SubresourceResult): SubresourceRoute => ({
+  const vmi = (
+    verb: string,
+    methods: string[],
+    handle: (ctx: SimContext, req: Request) => SubresourceResult,
+  ): SubresourceRoute => ({
     resource: 'virtualmachineinstances',
     verb,
     methods,
@@ -459,4 +553,3 @@ export function kubevirtSubresources(): SubresourceRoute[] {
     vmi('unfreeze', ['PUT'], (ctx, req) => freeze(ctx, req, false)),
   ];
 }
-

@@ -12,7 +12,17 @@ import { volumeSnapshotStatuses } from '../storage/index.js';
 import type { KObject, NewObject, StoreEvent } from '../store/types.js';
 import { K, VM_FINALIZER, VMI_FINALIZER } from './keys.js';
 import type { Json } from './objects.js';
-import { dig, digArray, digRecord, digString, findCondition, isConditionTrue, ownerRef, serves, setCondition } from './objects.js';
+import {
+  dig,
+  digArray,
+  digRecord,
+  digString,
+  findCondition,
+  isConditionTrue,
+  ownerRef,
+  serves,
+  setCondition,
+} from './objects.js';
 import type { LiveUpdater } from './live-update.js';
 import type { RunStrategy } from './run-strategy.js';
 import { runStrategyOf, stateChangeRequests } from './run-strategy.js';
@@ -25,7 +35,8 @@ type Key = { namespace: string; name: string };
 
 /** Why a VM cannot get a VMI yet, as the printableStatus it shows. */
 export interface VolumeBlocker {
-  printable: 'Provisioning' | 'ErrorDataVolumeNotFound' | 'ErrorPvcNotFound' | 'DataVolumeError' | 'WaitingForVolumeBinding';
+  printable:
+    'Provisioning' | 'ErrorDataVolumeNotFound' | 'ErrorPvcNotFound' | 'DataVolumeError' | 'WaitingForVolumeBinding';
   message: string;
 }
 
@@ -78,7 +89,8 @@ export class VmController {
     const vm = store.get(K.vms, namespace, name);
     if (!vm) return;
     const owned = store.get(K.vmis, namespace, name);
-    const vmi = owned && (owned.metadata.ownerReferences ?? []).some((r) => r.uid === vm.metadata.uid) ? owned : undefined;
+    const vmi =
+      owned && (owned.metadata.ownerReferences ?? []).some((r) => r.uid === vm.metadata.uid) ? owned : undefined;
 
     if (vm.metadata.deletionTimestamp) {
       if (vmi && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
@@ -102,7 +114,8 @@ export class VmController {
 
     const first = requests[0];
     if (first?.action === 'Stop') {
-      if (vmi && vmi.metadata.uid === (first.uid ?? vmi.metadata.uid) && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
+      if (vmi && vmi.metadata.uid === (first.uid ?? vmi.metadata.uid) && !vmi.metadata.deletionTimestamp)
+        this.deleteVmi(vm, vmi);
       if (!vmi || (first.uid && vmi.metadata.uid !== first.uid)) this.popRequest(vm);
     } else if (first?.action === 'Start') {
       if (vmi && isFinal(vmi) && !vmi.metadata.deletionTimestamp) this.deleteVmi(vm, vmi);
@@ -148,11 +161,23 @@ export class VmController {
     if (previous?.lastFailedVMIUID === vmi.metadata.uid) return;
     const count = (typeof previous?.consecutiveFailCount === 'number' ? previous.consecutiveFailCount : 0) + 1;
     const backoffMs = Math.min(300_000, 10_000 * 2 ** (count - 1));
-    const retryAfter = new Date(Date.now() + backoffMs / this.ctx.options.speed).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const retryAfter = new Date(Date.now() + backoffMs / this.ctx.options.speed)
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
     this.ctx.store.mutate(K.vms, vm.metadata.namespace, vm.metadata.name, (v) => {
-      ((v.status ??= {}) as Json).startFailure = { consecutiveFailCount: count, lastFailedVMIUID: vmi.metadata.uid, retryAfterTimestamp: retryAfter };
+      ((v.status ??= {}) as Json).startFailure = {
+        consecutiveFailCount: count,
+        lastFailedVMIUID: vmi.metadata.uid,
+        retryAfterTimestamp: retryAfter,
+      };
     });
-    recordEvent(this.ctx.store, vm, 'FailedCreate', `VirtualMachineInstance ${vmi.metadata.name} failed; retrying in ${backoffMs / 1000}s`, { type: 'Warning' });
+    recordEvent(
+      this.ctx.store,
+      vm,
+      'FailedCreate',
+      `VirtualMachineInstance ${vmi.metadata.name} failed; retrying in ${backoffMs / 1000}s`,
+      { type: 'Warning' },
+    );
     const { namespace, name } = vm.metadata as { namespace: string; name: string };
     this.ctx.clock.after(backoffMs, () => this.enqueue(namespace, name));
   }
@@ -184,7 +209,12 @@ export class VmController {
   private deleteVmi(vm: KObject, vmi: KObject): void {
     const store = this.ctx.store;
     store.delete(K.vmis, vmi.metadata.namespace, vmi.metadata.name);
-    recordEvent(store, vm, 'SuccessfulDelete', `Stopped the virtual machine by deleting the virtual machine instance ${vmi.metadata.uid}`);
+    recordEvent(
+      store,
+      vm,
+      'SuccessfulDelete',
+      `Stopped the virtual machine by deleting the virtual machine instance ${vmi.metadata.uid}`,
+    );
   }
 
   /** DataVolumes declared in `dataVolumeTemplates`, created once with the VM as controller owner. */
@@ -225,7 +255,9 @@ export class VmController {
     for (const volume of digArray(vm, 'spec', 'template', 'spec', 'volumes')) {
       const claim = claimOf(volume);
       if (!claim) continue;
-      const hotpluggable = dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true || dig(volume, 'dataVolume', 'hotpluggable') === true;
+      const hotpluggable =
+        dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true ||
+        dig(volume, 'dataVolume', 'hotpluggable') === true;
       const watchKey = `${namespace}/${claim}`;
       const waiters = this.waitingOn.get(watchKey) ?? new Set<string>();
       waiters.add(vmId);
@@ -234,7 +266,8 @@ export class VmController {
       if (volume.dataVolume !== undefined && serves(store, K.dataVolumes)) {
         const dv = store.get(K.dataVolumes, namespace, claim);
         if (!dv) {
-          if (templated.has(claim)) return { printable: 'Provisioning', message: `DataVolume ${claim} is being created` };
+          if (templated.has(claim))
+            return { printable: 'Provisioning', message: `DataVolume ${claim} is being created` };
           return { printable: 'ErrorDataVolumeNotFound', message: `DataVolume ${claim} not found` };
         }
         const phase = digString(dv, 'status', 'phase');
@@ -245,7 +278,11 @@ export class VmController {
         continue;
       }
       const pvc = store.get(K.pvcs, namespace, claim);
-      if (!pvc) return { printable: 'ErrorPvcNotFound', message: `PVC ${namespace}/${claim} does not exist, waiting for it to appear` };
+      if (!pvc)
+        return {
+          printable: 'ErrorPvcNotFound',
+          message: `PVC ${namespace}/${claim} does not exist, waiting for it to appear`,
+        };
       if (digString(pvc, 'status', 'phase') !== 'Bound' && !this.bindsOnFirstConsumer(pvc)) {
         return { printable: 'WaitingForVolumeBinding', message: `PVC ${claim} is not bound` };
       }
@@ -255,7 +292,10 @@ export class VmController {
 
   private bindsOnFirstConsumer(pvc: KObject): boolean {
     const className = digString(pvc, 'spec', 'storageClassName');
-    const sc = className && serves(this.ctx.store, K.storageClasses) ? this.ctx.store.get(K.storageClasses, undefined, className) : undefined;
+    const sc =
+      className && serves(this.ctx.store, K.storageClasses)
+        ? this.ctx.store.get(K.storageClasses, undefined, className)
+        : undefined;
     return digString(sc, 'volumeBindingMode') === 'WaitForFirstConsumer';
   }
 
@@ -279,7 +319,10 @@ export class VmController {
     spec.architecture ??= 'amd64';
     spec.terminationGracePeriodSeconds ??= 180;
     if (paused) spec.startStrategy = 'Paused';
-    const labels = { ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}), 'kubevirt.io/vm': vm.metadata.name };
+    const labels = {
+      ...((dig(template, 'metadata', 'labels') as Record<string, string> | undefined) ?? {}),
+      'kubevirt.io/vm': vm.metadata.name,
+    };
     const annotations = {
       ...((dig(template, 'metadata', 'annotations') as Record<string, string> | undefined) ?? {}),
       'kubevirt.io/vm-generation': String(vm.metadata.generation ?? 1),
@@ -301,7 +344,12 @@ export class VmController {
     });
     this.live.baseline(vm);
     if (runStrategyOf(vm) === 'Once') this.ranOnce.add(vm.metadata.uid);
-    recordEvent(store, vm, 'SuccessfulCreate', `Started the virtual machine by creating the new virtual machine instance ${created.metadata.name}`);
+    recordEvent(
+      store,
+      vm,
+      'SuccessfulCreate',
+      `Started the virtual machine by creating the new virtual machine instance ${created.metadata.name}`,
+    );
     return undefined;
   }
 
@@ -321,7 +369,11 @@ export class VmController {
     // Compute on a draft carrying only a copy of the status: most reconciles change nothing, and a store write
     // (which clones the whole VM) is then skipped entirely.
     const draft: KObject = { ...previous, status: JSON.parse(JSON.stringify(previous.status ?? {})) as Json };
-    applyVmStatus(store, draft, vmi, { blocker, failure, observedGeneration: this.live.observedGeneration(draft, vmi) });
+    applyVmStatus(store, draft, vmi, {
+      blocker,
+      failure,
+      observedGeneration: this.live.observedGeneration(draft, vmi),
+    });
     const st = draft.status as Json;
     if (!vmi) this.live.clear(draft);
     if (JSON.stringify(st) === JSON.stringify(previous.status ?? {})) return;
@@ -358,7 +410,11 @@ export function applyVmStatus(
   st.observedGeneration = opts.observedGeneration;
   // The storage side knows which StorageClasses have a VolumeSnapshotClass; the VM controller only writes it.
   st.volumeSnapshotStatuses = volumeSnapshotStatuses(store, vm);
-  syncConditions(vm, vmi, opts.failure ?? (opts.blocker && isErrorBlocker(opts.blocker) ? opts.blocker.message : undefined));
+  syncConditions(
+    vm,
+    vmi,
+    opts.failure ?? (opts.blocker && isErrorBlocker(opts.blocker) ? opts.blocker.message : undefined),
+  );
 }
 
 function isErrorBlocker(blocker: VolumeBlocker): boolean {
@@ -384,16 +440,34 @@ export function printableStatus(vm: KObject, vmi: KObject | undefined, blocker: 
     (strategy === 'RerunOnFailure' && phase !== 'Succeeded') ||
     (strategy === 'Once' && !final);
   if (blocker && startExpected && !vmi) {
-    if (blocker.printable === 'ErrorPvcNotFound' || blocker.printable === 'ErrorDataVolumeNotFound' || blocker.printable === 'DataVolumeError') return blocker.printable;
+    if (
+      blocker.printable === 'ErrorPvcNotFound' ||
+      blocker.printable === 'ErrorDataVolumeNotFound' ||
+      blocker.printable === 'DataVolumeError'
+    )
+      return blocker.printable;
   }
   const scheduled = findCondition(vmi, 'PodScheduled');
   if (vmi && scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') return 'ErrorUnschedulable';
   if (blocker && startExpected && !vmi) return blocker.printable;
   const sync = findCondition(vmi, 'Synchronized');
-  if (vmi && sync?.status === 'False' && (sync.reason === 'ErrImagePull' || sync.reason === 'ImagePullBackOff')) return sync.reason;
+  if (vmi && sync?.status === 'False' && (sync.reason === 'ErrImagePull' || sync.reason === 'ImagePullBackOff'))
+    return sync.reason;
   const crashLooping = (digRecord(vm, 'status', 'startFailure')?.consecutiveFailCount as number | undefined) ?? 0;
-  if (crashLooping > 0 && (!vmi || phase === 'Failed') && (strategy === 'Always' || strategy === 'RerunOnFailure' || strategy === 'Once')) return 'CrashLoopBackOff';
-  if ((!vmi && startExpected) || phase === 'Pending' || phase === 'Scheduling' || phase === 'Scheduled' || (vmi && !phase)) return 'Starting';
+  if (
+    crashLooping > 0 &&
+    (!vmi || phase === 'Failed') &&
+    (strategy === 'Always' || strategy === 'RerunOnFailure' || strategy === 'Once')
+  )
+    return 'CrashLoopBackOff';
+  if (
+    (!vmi && startExpected) ||
+    phase === 'Pending' ||
+    phase === 'Scheduling' ||
+    phase === 'Scheduled' ||
+    (vmi && !phase)
+  )
+    return 'Starting';
   if (!vmi || final) return 'Stopped';
   return 'Unknown';
 }
@@ -405,10 +479,23 @@ function syncConditions(vm: KObject, vmi: KObject | undefined, failure: string |
   const mirrored = digArray(vmi, 'status', 'conditions').filter((c) => !VM_OWNED_CONDITIONS.has(String(c.type)));
   st.conditions = [...existing.filter((c) => c.type === 'Ready' || c.type === 'Failure'), ...mirrored];
   if (!vmi) {
-    setCondition(vm, { type: 'Ready', status: 'False', reason: 'VMINotExists', message: 'VMI does not exist', probe: true });
+    setCondition(vm, {
+      type: 'Ready',
+      status: 'False',
+      reason: 'VMINotExists',
+      message: 'VMI does not exist',
+      probe: true,
+    });
   } else {
     const ready = findCondition(vmi, 'Ready');
-    if (!ready) setCondition(vm, { type: 'Ready', status: 'False', reason: 'VMIConditionMissing', message: 'VMI is missing the Ready condition', probe: true });
+    if (!ready)
+      setCondition(vm, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'VMIConditionMissing',
+        message: 'VMI is missing the Ready condition',
+        probe: true,
+      });
     else setCondition(vm, { type: 'Ready', status: ready.status, reason: ready.reason, message: ready.message });
   }
   if (failure) setCondition(vm, { type: 'Failure', status: 'True', reason: 'FailedCreate', message: failure });

@@ -14,8 +14,26 @@ import { K, VMI_FINALIZER } from './keys.js';
 import { launcherPod } from './launcher-pod.js';
 import type { LauncherPods } from './launcher-pods.js';
 import type { Json } from './objects.js';
-import { digArray, digRecord, digString, findCondition, hash32, removeCondition, serves, setCondition, status } from './objects.js';
-import { appendPhaseTransition, applyRunningStatus, guestOsInfoOf, interfacesStatus, isFinal, placementOf, vmiPhase } from './vmi-status.js';
+import {
+  digArray,
+  digRecord,
+  digString,
+  findCondition,
+  hash32,
+  removeCondition,
+  serves,
+  setCondition,
+  status,
+} from './objects.js';
+import {
+  appendPhaseTransition,
+  applyRunningStatus,
+  guestOsInfoOf,
+  interfacesStatus,
+  isFinal,
+  placementOf,
+  vmiPhase,
+} from './vmi-status.js';
 import { WorkQueue } from './work-queue.js';
 
 const LAUNCH_DELAY_MS = 300;
@@ -74,9 +92,10 @@ export class VmiController {
   private unreadyDataVolume(vmi: KObject): string | undefined {
     const store = this.ctx.store;
     if (!serves(store, K.dataVolumes)) return undefined;
-    return dataVolumeNames(vmi).find((name) => digString(store.get(K.dataVolumes, vmi.metadata.namespace, name), 'status', 'phase') !== 'Succeeded');
+    return dataVolumeNames(vmi).find(
+      (name) => digString(store.get(K.dataVolumes, vmi.metadata.namespace, name), 'status', 'phase') !== 'Succeeded',
+    );
   }
-
 
   private reconcile({ namespace, name }: Key): void {
     const store = this.ctx.store;
@@ -105,7 +124,9 @@ export class VmiController {
         this.followLauncher(vmi);
         return;
       case 'Scheduled':
-        this.timers.once(vmi, 'boot', 1000 + (hash32(vmi.metadata.uid) % 1000), () => this.boot(namespace, name, vmi.metadata.uid));
+        this.timers.once(vmi, 'boot', 1000 + (hash32(vmi.metadata.uid) % 1000), () =>
+          this.boot(namespace, name, vmi.metadata.uid),
+        );
         return;
       case 'Running':
         this.watchRunning(vmi);
@@ -127,7 +148,12 @@ export class VmiController {
     store.mutate(K.vmis, namespace, name, (v) => {
       appendPhaseTransition(v, 'Scheduling');
       status(v).activePods = { [pod.metadata.uid]: '' };
-      setCondition(v, { type: 'Ready', status: 'False', reason: 'GuestNotRunning', message: 'Guest VM is not reported as running' });
+      setCondition(v, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'GuestNotRunning',
+        message: 'Guest VM is not reported as running',
+      });
     });
   }
 
@@ -142,18 +168,32 @@ export class VmiController {
     }
     const scheduled = findCondition(pod, 'PodScheduled');
     const pullFailure = digArray(pod, 'status', 'containerStatuses')
-      .map((c) => ({ reason: digString(c, 'state', 'waiting', 'reason'), message: digString(c, 'state', 'waiting', 'message') }))
+      .map((c) => ({
+        reason: digString(c, 'state', 'waiting', 'reason'),
+        message: digString(c, 'state', 'waiting', 'message'),
+      }))
       .find((w) => w.reason === 'ErrImagePull' || w.reason === 'ImagePullBackOff');
     const diskPending = this.unreadyDataVolume(vmi) !== undefined;
     store.mutate(K.vmis, namespace, name, (v) => {
       const before = JSON.stringify(v.status);
       if (scheduled?.status === 'False') {
-        setCondition(v, { type: 'PodScheduled', status: 'False', reason: scheduled.reason, message: scheduled.message, probe: true });
+        setCondition(v, {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: scheduled.reason,
+          message: scheduled.message,
+          probe: true,
+        });
       } else {
         removeCondition(v, 'PodScheduled');
       }
       if (pullFailure) {
-        setCondition(v, { type: 'Synchronized', status: 'False', reason: pullFailure.reason, message: pullFailure.message });
+        setCondition(v, {
+          type: 'Synchronized',
+          status: 'False',
+          reason: pullFailure.reason,
+          message: pullFailure.message,
+        });
       }
       const node = digString(pod, 'spec', 'nodeName');
       if (node && digString(pod, 'status', 'phase') === 'Running' && !diskPending) {
@@ -180,7 +220,9 @@ export class VmiController {
       this.fail(vmi, `the domain crashed while booting (${FAIL_BOOT_ANNOTATION})`);
       return;
     }
-    const running = store.mutate(K.vmis, namespace, name, (v) => applyRunningStatus(store, v, placementOf(pod), undefined));
+    const running = store.mutate(K.vmis, namespace, name, (v) =>
+      applyRunningStatus(store, v, placementOf(pod), undefined),
+    );
     if (!running) return;
     recordEvent(store, running, 'Created', 'VirtualMachineInstance defined.', { component: 'virt-handler' });
     recordEvent(store, running, 'Started', 'VirtualMachineInstance started.', { component: 'virt-handler' });
@@ -194,12 +236,22 @@ export class VmiController {
     this.timers.once(vmi, 'agent', delay, () => {
       const store = this.ctx.store;
       const current = store.get(K.vmis, vmi.metadata.namespace, vmi.metadata.name);
-      if (!current || current.metadata.uid !== vmi.metadata.uid || vmiPhase(current) !== 'Running' || current.metadata.deletionTimestamp) return;
+      if (
+        !current ||
+        current.metadata.uid !== vmi.metadata.uid ||
+        vmiPhase(current) !== 'Running' ||
+        current.metadata.deletionTimestamp
+      )
+        return;
       const pod = this.pods.launcherOf(current);
       store.mutate(K.vmis, vmi.metadata.namespace, vmi.metadata.name, (v) => {
         setCondition(v, { type: 'AgentConnected', status: 'True', transition: false });
         status(v).guestOSInfo = guestOsInfoOf(image);
-        status(v).interfaces = interfacesStatus(v, digString(pod, 'status', 'podIP') ?? digString(v, 'status', 'interfaces', 0, 'ipAddress'), true);
+        status(v).interfaces = interfacesStatus(
+          v,
+          digString(pod, 'status', 'podIP') ?? digString(v, 'status', 'interfaces', 0, 'ipAddress'),
+          true,
+        );
       });
     });
   }
@@ -232,12 +284,20 @@ export class VmiController {
       this.ctx.store.mutate(K.pods, pod.metadata.namespace, pod.metadata.name, (p) => {
         const st = status(p);
         st.phase = vmiPhase(vmi) === 'Failed' ? 'Failed' : 'Succeeded';
-        for (const type of ['Ready', 'ContainersReady']) setCondition(p, { type, status: 'False', reason: 'PodCompleted' });
+        for (const type of ['Ready', 'ContainersReady'])
+          setCondition(p, { type, status: 'False', reason: 'PodCompleted' });
         st.containerStatuses = digArray(p, 'status', 'containerStatuses').map((c) => ({
           ...c,
           ready: false,
           started: false,
-          state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: digString(c, 'state', 'running', 'startedAt') ?? now, finishedAt: now } },
+          state: {
+            terminated: {
+              exitCode: 0,
+              reason: 'Completed',
+              startedAt: digString(c, 'state', 'running', 'startedAt') ?? now,
+              finishedAt: now,
+            },
+          },
         }));
       });
     }
@@ -250,7 +310,11 @@ export class VmiController {
       appendPhaseTransition(v, 'Failed');
       setCondition(v, { type: 'Ready', status: 'False', reason: 'PodTerminating', message: why });
     });
-    if (failed) recordEvent(store, failed, 'Stopped', `The VirtualMachineInstance crashed: ${why}`, { type: 'Warning', component: 'virt-handler' });
+    if (failed)
+      recordEvent(store, failed, 'Stopped', `The VirtualMachineInstance crashed: ${why}`, {
+        type: 'Warning',
+        component: 'virt-handler',
+      });
   }
 
   private reconcileDeletion(vmi: KObject): void {
@@ -260,7 +324,11 @@ export class VmiController {
       const phase = vmiPhase(vmi);
       const booted = phase === 'Running' || phase === 'Scheduled';
       const grace = (vmi.spec as Json | undefined)?.terminationGracePeriodSeconds;
-      const shutdownMs = !booted ? 200 : grace === 0 ? 500 : Math.min(typeof grace === 'number' ? grace * 1000 : Infinity, 3000 + (hash32(uid) % 7000));
+      const shutdownMs = !booted
+        ? 200
+        : grace === 0
+          ? 500
+          : Math.min(typeof grace === 'number' ? grace * 1000 : Infinity, 3000 + (hash32(uid) % 7000));
       if (booted && !this.timers.pending(uid, 'shutdown')) {
         recordEvent(store, vmi, 'ShuttingDown', 'Signaled Graceful Shutdown', { component: 'virt-handler' });
       }
@@ -268,10 +336,18 @@ export class VmiController {
         const stopped = store.mutate(K.vmis, namespace, name, (v) => {
           if (v.metadata.uid !== uid || isFinal(v)) return false;
           appendPhaseTransition(v, 'Succeeded');
-          setCondition(v, { type: 'Ready', status: 'False', reason: 'PodTerminating', message: 'virt-launcher pod is terminating' });
+          setCondition(v, {
+            type: 'Ready',
+            status: 'False',
+            reason: 'PodTerminating',
+            message: 'virt-launcher pod is terminating',
+          });
           removeCondition(v, 'AgentConnected');
         });
-        if (stopped && booted) recordEvent(store, stopped, 'Stopped', 'The VirtualMachineInstance was shut down.', { component: 'virt-handler' });
+        if (stopped && booted)
+          recordEvent(store, stopped, 'Stopped', 'The VirtualMachineInstance was shut down.', {
+            component: 'virt-handler',
+          });
       });
       return;
     }

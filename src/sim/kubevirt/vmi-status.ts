@@ -56,7 +56,13 @@ export function nicsOf(vmi: KObject): NicSpec[] {
 /** `status.interfaces`: the pod IP from the domain at once; agent names and extra IPs when the agent is there. */
 export function interfacesStatus(vmi: KObject, podIp: string | undefined, agent: boolean): Json[] {
   return nicsOf(vmi).map((nic, index) => {
-    const entry: Json = { name: nic.name, mac: nic.mac, infoSource: agent ? 'domain, guest-agent' : 'domain', queueCount: 1, linkState: 'up' };
+    const entry: Json = {
+      name: nic.name,
+      mac: nic.mac,
+      infoSource: agent ? 'domain, guest-agent' : 'domain',
+      queueCount: 1,
+      linkState: 'up',
+    };
     if (nic.podNetwork) {
       entry.podInterfaceName = 'eth0';
       if (podIp) {
@@ -85,11 +91,20 @@ export interface Placement {
 }
 
 export function placementOf(pod: KObject): Placement {
-  return { node: digString(pod, 'spec', 'nodeName') ?? '', podIp: digString(pod, 'status', 'podIP'), podUid: pod.metadata.uid };
+  return {
+    node: digString(pod, 'spec', 'nodeName') ?? '',
+    podIp: digString(pod, 'status', 'podIP'),
+    podUid: pod.metadata.uid,
+  };
 }
 
 /** Fill the status of a VMI that just reached Running at `placement`. */
-export function applyRunningStatus(store: ObjectStore, vmi: KObject, placement: Placement, agent: GuestImage | undefined): void {
+export function applyRunningStatus(
+  store: ObjectStore,
+  vmi: KObject,
+  placement: Placement,
+  agent: GuestImage | undefined,
+): void {
   const { node, podIp } = placement;
   const st = status(vmi);
   if (st.phase !== 'Running') appendPhaseTransition(vmi, 'Running');
@@ -123,7 +138,13 @@ export function applyRunningStatus(store: ObjectStore, vmi: KObject, placement: 
   setCondition(vmi, { type: 'StorageLiveMigratable', status: 'True', transition: false });
   if (agent) setCondition(vmi, { type: 'AgentConnected', status: 'True', transition: false });
   if (vmi.spec && (vmi.spec as Json).startStrategy === 'Paused') {
-    setCondition(vmi, { type: 'Paused', status: 'True', reason: 'PausedByUser', message: 'VMI was paused by user', probe: true });
+    setCondition(vmi, {
+      type: 'Paused',
+      status: 'True',
+      reason: 'PausedByUser',
+      message: 'VMI was paused by user',
+      probe: true,
+    });
   }
 }
 
@@ -132,4 +153,3 @@ export function guestMemoryBytes(vmi: KObject): number {
   const current = digString(vmi, 'status', 'memory', 'guestCurrent');
   return current ? memoryBytes(current) : sizingOf(digRecord(vmi, 'spec', 'domain')).guestBytes;
 }
-

@@ -17,7 +17,8 @@ function accessModesOf(store: ObjectStore, namespace: string | undefined, claim:
   const fromPvc = (dig(pvc, 'status', 'accessModes') ?? dig(pvc, 'spec', 'accessModes')) as string[] | undefined;
   if (fromPvc?.length) return fromPvc;
   const dv = serves(store, K.dataVolumes) ? store.get(K.dataVolumes, namespace, claim) : undefined;
-  const fromDv = (dig(dv, 'spec', 'storage', 'accessModes') ?? dig(dv, 'spec', 'pvc', 'accessModes')) as string[] | undefined;
+  const fromDv = (dig(dv, 'spec', 'storage', 'accessModes') ?? dig(dv, 'spec', 'pvc', 'accessModes')) as
+    string[] | undefined;
   return fromDv ?? ['ReadWriteOnce'];
 }
 
@@ -58,7 +59,12 @@ export function bootVolumeStatus(store: ObjectStore, vmi: KObject): Json[] {
   for (const disk of disks) {
     const name = String(disk.name);
     const volume = digArray(vmi, 'spec', 'volumes').find((v) => v.name === name);
-    if (!volume || dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true || dig(volume, 'dataVolume', 'hotpluggable') === true) continue;
+    if (
+      !volume ||
+      dig(volume, 'persistentVolumeClaim', 'hotpluggable') === true ||
+      dig(volume, 'dataVolume', 'hotpluggable') === true
+    )
+      continue;
     const bus = digString(disk, 'disk', 'bus') ?? digString(disk, 'cdrom', 'bus') ?? 'virtio';
     const target = bus === 'virtio' ? `vd${TARGETS_VIRTIO[virtio++ % 26]}` : `sd${TARGETS_VIRTIO[scsi++ % 26]}`;
     const entry: Json = { name, target };

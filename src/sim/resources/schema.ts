@@ -65,7 +65,8 @@ function wrapperVerdict(ref: string, value: unknown): Verdict | undefined {
 }
 
 function typeVerdict(schema: Schema, value: unknown): Verdict {
-  if (schema.format === 'int-or-string') return typeof value === 'string' || Number.isInteger(value) ? { ok: true } : { ok: false, expected: 'string' };
+  if (schema.format === 'int-or-string')
+    return typeof value === 'string' || Number.isInteger(value) ? { ok: true } : { ok: false, expected: 'string' };
   switch (schema.type) {
     case 'integer':
       return Number.isInteger(value) ? { ok: true } : { ok: false, expected: 'integer' };
@@ -124,14 +125,17 @@ function walk(defs: Definitions, schema: Schema, value: unknown, path: string, f
       if (v === null) continue; // structural schemas prune nulls of non-nullable fields
       const prop = schema.properties[k];
       if (prop) out[k] = walk(defs, prop, v, join(path, k), found, depth + 1);
-      else if (typeof schema.additionalProperties === 'object') out[k] = walk(defs, schema.additionalProperties, v, join(path, k), found, depth + 1);
+      else if (typeof schema.additionalProperties === 'object')
+        out[k] = walk(defs, schema.additionalProperties, v, join(path, k), found, depth + 1);
       else found.unknown.push(join(path, k));
     }
     return out;
   }
   if (typeof schema.additionalProperties === 'object') {
     const add = schema.additionalProperties;
-    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, walk(defs, add, v, join(path, k), found, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(obj).map(([k, v]) => [k, walk(defs, add, v, join(path, k), found, depth + 1)]),
+    );
   }
   return value;
 }
@@ -173,11 +177,17 @@ export function validateAgainstSchema(type: KindSpec, obj: KObject, mode: FieldV
     obj[k] = walk(defs, prop, v, k, found);
   }
   for (const req of root.required ?? []) {
-    if (obj[req] === undefined) found.causes.push({ field: req, message: 'Required value', reason: 'FieldValueRequired' });
+    if (obj[req] === undefined)
+      found.causes.push({ field: req, message: 'Required value', reason: 'FieldValueRequired' });
   }
   if (found.causes.length) throw invalid(type.kind, type.group, obj.metadata.name ?? '', found.causes);
   for (const u of found.unknown) if (!u.includes('.')) delete obj[u];
   if (!found.unknown.length || mode === 'Ignore') return [];
-  if (mode === 'Strict') throw new ApiError(400, 'BadRequest', `strict decoding error: ${found.unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
+  if (mode === 'Strict')
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `strict decoding error: ${found.unknown.map((u) => `unknown field "${u}"`).join(', ')}`,
+    );
   return found.unknown.map((u) => `unknown field "${u}"`);
 }

@@ -46,7 +46,11 @@ const dataVolumes: AdmissionHook = {
     if (!spec(dv).sourceRef && kinds.length !== 1) {
       fail('spec.source', kinds.length ? `Multiple data sources: ${kinds.join(', ')}` : 'Missing data source');
     }
-    const probe = source.http ? probeHttpSource(str(rec(source.http).url) ?? '') : source.registry ? probeRegistrySource(str(rec(source.registry).url) ?? '') : undefined;
+    const probe = source.http
+      ? probeHttpSource(str(rec(source.http).url) ?? '')
+      : source.registry
+        ? probeRegistrySource(str(rec(source.registry).url) ?? '')
+        : undefined;
     if (probe && !probe.ok && probe.fatal) {
       const [path, ...rest] = probe.message.split(': ');
       fail(path ?? 'spec.source', rest.join(': '));
@@ -55,11 +59,21 @@ const dataVolumes: AdmissionHook = {
     const size = rec(rec(storage.resources).requests).storage;
     const sizePath = spec(dv).pvc ? 'spec.pvc.resources.requests.storage' : 'spec.storage.resources.requests.storage';
     if (!source.pvc && !spec(dv).sourceRef && size === undefined) fail(sizePath, 'missing storage size');
-    if (size !== undefined && storageBytes(size) === undefined) fail(sizePath, `Invalid value: "${String(size)}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    if (size !== undefined && storageBytes(size) === undefined)
+      fail(
+        sizePath,
+        `Invalid value: "${String(size)}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+      );
     if (source.pvc && size !== undefined) {
       const from = rec(source.pvc);
-      const sourcePvc = storeView(ctx.store).get(S.pvcs, str(from.namespace) ?? request.namespace, str(from.name) ?? '');
-      const sourceBytes = sourcePvc ? storageBytes(capacityStorage(sourcePvc) ?? requestedStorage(sourcePvc)) : undefined;
+      const sourcePvc = storeView(ctx.store).get(
+        S.pvcs,
+        str(from.namespace) ?? request.namespace,
+        str(from.name) ?? '',
+      );
+      const sourceBytes = sourcePvc
+        ? storageBytes(capacityStorage(sourcePvc) ?? requestedStorage(sourcePvc))
+        : undefined;
       if (sourceBytes !== undefined && (storageBytes(size) ?? 0) < sourceBytes) {
         fail(sizePath, 'target resources requests storage size is smaller than the source');
       }
@@ -67,9 +81,22 @@ const dataVolumes: AdmissionHook = {
   },
 };
 
-function requireVmSource(kind: string, group: string, obj: KObject, path: string, source: Record<string, unknown>): void {
+function requireVmSource(
+  kind: string,
+  group: string,
+  obj: KObject,
+  path: string,
+  source: Record<string, unknown>,
+): void {
   if (source.kind !== 'VirtualMachine' || (source.apiGroup !== undefined && source.apiGroup !== 'kubevirt.io')) {
-    field(kind, group, obj, `${path}.kind`, `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine"`, 'FieldValueNotSupported');
+    field(
+      kind,
+      group,
+      obj,
+      `${path}.kind`,
+      `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine"`,
+      'FieldValueNotSupported',
+    );
   }
 }
 
@@ -80,11 +107,30 @@ const snapshots: AdmissionHook = {
     const snap = request.object;
     if (request.subresource || !snap) return;
     const group = 'snapshot.kubevirt.io';
-    if (request.operation === 'UPDATE' && request.oldObject && JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(snap))) {
-      field('VirtualMachineSnapshot', group, snap, 'spec', 'Forbidden: spec in progress and cannot be modified', 'FieldValueForbidden');
+    if (
+      request.operation === 'UPDATE' &&
+      request.oldObject &&
+      JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(snap))
+    ) {
+      field(
+        'VirtualMachineSnapshot',
+        group,
+        snap,
+        'spec',
+        'Forbidden: spec in progress and cannot be modified',
+        'FieldValueForbidden',
+      );
     }
     if (request.operation !== 'CREATE') return;
-    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineSnapshot', group, snap, 'spec', 'Forbidden: snapshot feature gate not enabled', 'FieldValueForbidden');
+    if (!gates(ctx).enabled('Snapshot'))
+      field(
+        'VirtualMachineSnapshot',
+        group,
+        snap,
+        'spec',
+        'Forbidden: snapshot feature gate not enabled',
+        'FieldValueForbidden',
+      );
     requireVmSource('VirtualMachineSnapshot', group, snap, 'spec.source', rec(spec(snap).source));
   },
 };
@@ -96,31 +142,74 @@ const restores: AdmissionHook = {
     const restore = request.object;
     if (request.subresource || !restore) return;
     const group = 'snapshot.kubevirt.io';
-    if (request.operation === 'UPDATE' && request.oldObject && JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(restore))) {
-      field('VirtualMachineRestore', group, restore, 'spec', 'Forbidden: spec in progress and cannot be modified', 'FieldValueForbidden');
+    if (
+      request.operation === 'UPDATE' &&
+      request.oldObject &&
+      JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(restore))
+    ) {
+      field(
+        'VirtualMachineRestore',
+        group,
+        restore,
+        'spec',
+        'Forbidden: spec in progress and cannot be modified',
+        'FieldValueForbidden',
+      );
     }
     if (request.operation !== 'CREATE') return;
-    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineRestore', group, restore, 'spec', 'Forbidden: Snapshot/Restore feature gate not enabled', 'FieldValueForbidden');
+    if (!gates(ctx).enabled('Snapshot'))
+      field(
+        'VirtualMachineRestore',
+        group,
+        restore,
+        'spec',
+        'Forbidden: Snapshot/Restore feature gate not enabled',
+        'FieldValueForbidden',
+      );
     requireVmSource('VirtualMachineRestore', group, restore, 'spec.target', rec(spec(restore).target));
-    for (const [i, patch] of (Array.isArray(spec(restore).patches) ? (spec(restore).patches as unknown[]) : []).entries()) {
+    for (const [i, patch] of (Array.isArray(spec(restore).patches)
+      ? (spec(restore).patches as unknown[])
+      : []
+    ).entries()) {
       let op: unknown;
       try {
         op = typeof patch === 'string' ? JSON.parse(patch) : undefined;
       } catch {
         op = undefined;
       }
-      const ok = ['add', 'replace', 'remove', 'test'].includes(String(rec(op).op)) && String(rec(op).path ?? '').startsWith('/');
-      if (!ok) field('VirtualMachineRestore', group, restore, `spec.patches[${i}]`, `Invalid value: ${JSON.stringify(patch)}: not a JSON patch operation (add, replace, remove, test)`);
+      const ok =
+        ['add', 'replace', 'remove', 'test'].includes(String(rec(op).op)) && String(rec(op).path ?? '').startsWith('/');
+      if (!ok)
+        field(
+          'VirtualMachineRestore',
+          group,
+          restore,
+          `spec.patches[${i}]`,
+          `Invalid value: ${JSON.stringify(patch)}: not a JSON patch operation (add, replace, remove, test)`,
+        );
     }
     const snapshotName = str(spec(restore).virtualMachineSnapshotName) ?? '';
     const view = storeView(ctx.store);
     if (!view.get(S.vmSnapshots, request.namespace, snapshotName)) {
-      field('VirtualMachineRestore', group, restore, 'spec.virtualMachineSnapshotName', `Invalid value: "${snapshotName}": VirtualMachineSnapshot "${snapshotName}" does not exist`);
+      field(
+        'VirtualMachineRestore',
+        group,
+        restore,
+        'spec.virtualMachineSnapshotName',
+        `Invalid value: "${snapshotName}": VirtualMachineSnapshot "${snapshotName}" does not exist`,
+      );
     }
     const vm = view.get(S.vms, request.namespace, str(rec(spec(restore).target).name) ?? '');
     const busy = vm && str(status(vm).restoreInProgress);
     if (busy && busy !== restore.metadata.name) {
-      field('VirtualMachineRestore', group, restore, 'spec.target', `Forbidden: VirtualMachineRestore "${busy}" in progress`, 'FieldValueForbidden');
+      field(
+        'VirtualMachineRestore',
+        group,
+        restore,
+        'spec.target',
+        `Forbidden: VirtualMachineRestore "${busy}" in progress`,
+        'FieldValueForbidden',
+      );
     }
   },
 };
@@ -132,14 +221,36 @@ const clones: AdmissionHook = {
     const clone = request.object;
     if (request.operation !== 'CREATE' || request.subresource || !clone) return;
     const group = 'clone.kubevirt.io';
-    if (!gates(ctx).enabled('Snapshot')) field('VirtualMachineClone', group, clone, 'spec', 'Forbidden: clone requires the Snapshot feature gate', 'FieldValueForbidden');
+    if (!gates(ctx).enabled('Snapshot'))
+      field(
+        'VirtualMachineClone',
+        group,
+        clone,
+        'spec',
+        'Forbidden: clone requires the Snapshot feature gate',
+        'FieldValueForbidden',
+      );
     const source = rec(spec(clone).source);
     if (source.kind !== 'VirtualMachine' && source.kind !== 'VirtualMachineSnapshot') {
-      field('VirtualMachineClone', group, clone, 'spec.source.kind', `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine", "VirtualMachineSnapshot"`, 'FieldValueNotSupported');
+      field(
+        'VirtualMachineClone',
+        group,
+        clone,
+        'spec.source.kind',
+        `Unsupported value: "${String(source.kind)}": supported values: "VirtualMachine", "VirtualMachineSnapshot"`,
+        'FieldValueNotSupported',
+      );
     }
     const target = rec(spec(clone).target);
     if (target.kind !== undefined && target.kind !== 'VirtualMachine') {
-      field('VirtualMachineClone', group, clone, 'spec.target.kind', `Unsupported value: "${String(target.kind)}": supported values: "VirtualMachine"`, 'FieldValueNotSupported');
+      field(
+        'VirtualMachineClone',
+        group,
+        clone,
+        'spec.target.kind',
+        `Unsupported value: "${String(target.kind)}": supported values: "VirtualMachine"`,
+        'FieldValueNotSupported',
+      );
     }
   },
 };
@@ -151,14 +262,28 @@ const exportsHook: AdmissionHook = {
     const exp = request.object;
     if (request.operation !== 'CREATE' || request.subresource || !exp) return;
     const group = 'export.kubevirt.io';
-    if (!gates(ctx).enabled('VMExport')) field('VirtualMachineExport', group, exp, 'spec', 'Forbidden: vm export feature gate not enabled', 'FieldValueForbidden');
+    if (!gates(ctx).enabled('VMExport'))
+      field(
+        'VirtualMachineExport',
+        group,
+        exp,
+        'spec',
+        'Forbidden: vm export feature gate not enabled',
+        'FieldValueForbidden',
+      );
     const source = rec(spec(exp).source);
     const ok =
       (source.kind === 'PersistentVolumeClaim' && !source.apiGroup) ||
       (source.kind === 'VirtualMachine' && source.apiGroup === 'kubevirt.io') ||
       (source.kind === 'VirtualMachineSnapshot' && source.apiGroup === 'snapshot.kubevirt.io');
     if (!ok) {
-      field('VirtualMachineExport', group, exp, 'spec.source', `Invalid value: "${String(source.apiGroup ?? '')}/${String(source.kind)}": export source must be a PersistentVolumeClaim, a kubevirt.io VirtualMachine or a snapshot.kubevirt.io VirtualMachineSnapshot`);
+      field(
+        'VirtualMachineExport',
+        group,
+        exp,
+        'spec.source',
+        `Invalid value: "${String(source.apiGroup ?? '')}/${String(source.kind)}": export source must be a PersistentVolumeClaim, a kubevirt.io VirtualMachine or a snapshot.kubevirt.io VirtualMachineSnapshot`,
+      );
     }
   },
 };

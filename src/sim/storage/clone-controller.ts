@@ -16,7 +16,8 @@ const COMPONENT = 'virt-controller';
 
 export function startCloneController(rt: Runtime): void {
   if (!rt.serves(S.vmClones)) return;
-  const enqueue = (ns: string | undefined, name: string) => rt.enqueue(`vmclone:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
+  const enqueue = (ns: string | undefined, name: string) =>
+    rt.enqueue(`vmclone:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
   rt.on(S.vmClones, (ev) => {
     if (ev.type === 'DELETED') rt.cancelAll(objId('vmclone', ev.object));
     else enqueue(ev.object.metadata.namespace, ev.object.metadata.name);
@@ -30,7 +31,8 @@ export function startCloneController(rt: Runtime): void {
   }
   rt.on(S.vms, (ev) => {
     for (const c of rt.list(S.vmClones, ev.object.metadata.namespace)) {
-      if (status(c).phase !== 'Succeeded' && status(c).phase !== 'Failed') enqueue(c.metadata.namespace, c.metadata.name);
+      if (status(c).phase !== 'Succeeded' && status(c).phase !== 'Failed')
+        enqueue(c.metadata.namespace, c.metadata.name);
     }
   });
   for (const c of rt.list(S.vmClones)) enqueue(c.metadata.namespace, c.metadata.name);
@@ -44,7 +46,12 @@ function patchStatus(rt: Runtime, clone: KObject, change: (st: Record<string, un
   });
 }
 
-function setPhase(rt: Runtime, clone: KObject, phase: string, extra: (st: Record<string, unknown>) => void = () => {}): void {
+function setPhase(
+  rt: Runtime,
+  clone: KObject,
+  phase: string,
+  extra: (st: Record<string, unknown>) => void = () => {},
+): void {
   patchStatus(rt, clone, (st) => {
     st.phase = phase;
     st.creationTime ??= nowTimestamp();
@@ -69,7 +76,8 @@ function cleanup(rt: Runtime, clone: KObject): void {
   const restore = str(status(clone).restoreName);
   if (restore && rt.get(S.vmRestores, ns, restore)) rt.store.delete(S.vmRestores, ns, restore);
   const snapshot = str(status(clone).snapshotName);
-  if (snapshot && snapshot.startsWith('tmp-snapshot-') && rt.get(S.vmSnapshots, ns, snapshot)) rt.store.delete(S.vmSnapshots, ns, snapshot);
+  if (snapshot && snapshot.startsWith('tmp-snapshot-') && rt.get(S.vmSnapshots, ns, snapshot))
+    rt.store.delete(S.vmSnapshots, ns, snapshot);
 }
 
 /** `*`, exact keys and `prefix/*` patterns, with `!pattern` exclusions — KubeVirt's clone filter language. */
@@ -98,18 +106,37 @@ function newMac(seed: string): string {
 }
 
 /** The restore patches that turn a copy of `vm` into the clone target. */
-export function clonePatches(clone: KObject, vm: { metadata: Record<string, unknown>; spec: Record<string, unknown> }): string[] {
+export function clonePatches(
+  clone: KObject,
+  vm: { metadata: Record<string, unknown>; spec: Record<string, unknown> },
+): string[] {
   const cloneSpec = spec(clone);
   const patches: unknown[] = [
-    { op: 'add', path: '/metadata/labels', value: filterMap(rec(vm.metadata.labels) as Record<string, string>, cloneSpec.labelFilters) },
-    { op: 'add', path: '/metadata/annotations', value: filterMap(rec(vm.metadata.annotations) as Record<string, string>, cloneSpec.annotationFilters) },
+    {
+      op: 'add',
+      path: '/metadata/labels',
+      value: filterMap(rec(vm.metadata.labels) as Record<string, string>, cloneSpec.labelFilters),
+    },
+    {
+      op: 'add',
+      path: '/metadata/annotations',
+      value: filterMap(rec(vm.metadata.annotations) as Record<string, string>, cloneSpec.annotationFilters),
+    },
   ];
   const template = rec(vm.spec.template);
   const templateMeta = rec(template.metadata);
   const templateFilters = rec(cloneSpec.template);
   if (Object.keys(templateMeta).length) {
-    patches.push({ op: 'add', path: '/spec/template/metadata/labels', value: filterMap(rec(templateMeta.labels) as Record<string, string>, templateFilters.labelFilters) });
-    patches.push({ op: 'add', path: '/spec/template/metadata/annotations', value: filterMap(rec(templateMeta.annotations) as Record<string, string>, templateFilters.annotationFilters) });
+    patches.push({
+      op: 'add',
+      path: '/spec/template/metadata/labels',
+      value: filterMap(rec(templateMeta.labels) as Record<string, string>, templateFilters.labelFilters),
+    });
+    patches.push({
+      op: 'add',
+      path: '/spec/template/metadata/annotations',
+      value: filterMap(rec(templateMeta.annotations) as Record<string, string>, templateFilters.annotationFilters),
+    });
   }
   const domain = rec(rec(template.spec).domain);
   const requested = rec(cloneSpec.newMacAddresses);
@@ -121,7 +148,8 @@ export function clonePatches(clone: KObject, vm: { metadata: Record<string, unkn
   const firmware = { ...rec(domain.firmware), uuid: randomUUID() };
   if (str(cloneSpec.newSMBiosSerial)) Object.assign(firmware, { serial: cloneSpec.newSMBiosSerial });
   else delete (firmware as Record<string, unknown>).serial;
-  if (Object.keys(domain).length) patches.push({ op: 'add', path: '/spec/template/spec/domain/firmware', value: firmware });
+  if (Object.keys(domain).length)
+    patches.push({ op: 'add', path: '/spec/template/spec/domain/firmware', value: firmware });
   return patches.map((p) => JSON.stringify(p));
 }
 
@@ -151,9 +179,21 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
     const exists = fromSnapshot ? rt.get(S.vmSnapshots, ns, sourceName) : rt.get(S.vms, ns, sourceName);
     if (!exists) {
       patchStatus(rt, clone, (st) => {
-        setCondition(st, { type: 'Ready', status: 'False', reason: 'Source does not exist', message: `${String(source.kind)} ${sourceName} does not exist` }, { probe: true });
+        setCondition(
+          st,
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'Source does not exist',
+            message: `${String(source.kind)} ${sourceName} does not exist`,
+          },
+          { probe: true },
+        );
       });
-      recordEvent(rt.store, clone, 'SourceDoesNotExist', `${String(source.kind)} ${sourceName} does not exist`, { type: 'Warning', component: COMPONENT });
+      recordEvent(rt.store, clone, 'SourceDoesNotExist', `${String(source.kind)} ${sourceName} does not exist`, {
+        type: 'Warning',
+        component: COMPONENT,
+      });
       return;
     }
     if (rt.get(S.vms, ns, targetVm)) {
@@ -178,7 +218,13 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
     setPhase(rt, clone, 'SnapshotInProgress', (st) => {
       st.snapshotName = snapshotName;
     });
-    recordEvent(rt.store, clone, 'SnapshotCreated', `Created snapshot ${snapshotName} of VirtualMachine ${sourceName}`, { component: COMPONENT });
+    recordEvent(
+      rt.store,
+      clone,
+      'SnapshotCreated',
+      `Created snapshot ${snapshotName} of VirtualMachine ${sourceName}`,
+      { component: COMPONENT },
+    );
     return;
   }
   const snapshotName = str(status(clone).snapshotName) ?? '';
@@ -188,7 +234,8 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
     return;
   }
   if (phase === 'SnapshotInProgress') {
-    if (status(snapshot).phase === 'Failed') fail(rt, clone, `snapshot ${snapshotName} failed: ${str(rec(status(snapshot).error).message) ?? ''}`);
+    if (status(snapshot).phase === 'Failed')
+      fail(rt, clone, `snapshot ${snapshotName} failed: ${str(rec(status(snapshot).error).message) ?? ''}`);
     else if (status(snapshot).readyToUse === true) setPhase(rt, clone, 'CreatingTargetVM');
     return;
   }
@@ -238,9 +285,15 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
       setCondition(st, { type: 'Progressing', status: 'False', reason: 'Succeeded' }, { probe: true });
       setCondition(st, { type: 'Ready', status: 'True', reason: 'Succeeded' }, { probe: true });
     });
-    recordEvent(rt.store, clone, 'CloneSucceeded', `Successfully cloned ${String(source.kind)} ${sourceName} into VirtualMachine ${targetVm}`, {
-      component: COMPONENT,
-    });
+    recordEvent(
+      rt.store,
+      clone,
+      'CloneSucceeded',
+      `Successfully cloned ${String(source.kind)} ${sourceName} into VirtualMachine ${targetVm}`,
+      {
+        component: COMPONENT,
+      },
+    );
     cleanup(rt, clone);
   }
 }

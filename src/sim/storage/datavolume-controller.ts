@@ -6,7 +6,16 @@
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
 import { CDI_ANN, DISK_CONTENT_ANNOTATION, S, SIM_CONTROLLED_POD_ANNOTATION } from './keys.js';
-import { appendPodLog, deletePod, ensurePod, isContainerRunning, pickNode, setPodRunning, setPodTerminated, whenNoKubelet } from './pods.js';
+import {
+  appendPodLog,
+  deletePod,
+  ensurePod,
+  isContainerRunning,
+  pickNode,
+  setPodRunning,
+  setPodTerminated,
+  whenNoKubelet,
+} from './pods.js';
 import { capacityStorage, requestedStorage } from './pvc-controller.js';
 import { objId, type Runtime } from './runtime.js';
 import { probeHttpSource, probeRegistrySource, stableFraction, type SourceProbe } from './sources.js';
@@ -36,7 +45,11 @@ function sourceOf(dv: KObject): Source {
   if (source.upload) return { kind: 'upload' };
   if (source.pvc) {
     const pvc = rec(source.pvc);
-    return { kind: 'pvc', namespace: str(pvc.namespace) ?? dv.metadata.namespace ?? 'default', name: str(pvc.name) ?? '' };
+    return {
+      kind: 'pvc',
+      namespace: str(pvc.namespace) ?? dv.metadata.namespace ?? 'default',
+      name: str(pvc.name) ?? '',
+    };
   }
   const what = Object.keys(source)[0] ?? (spec(dv).sourceRef ? 'sourceRef' : 'none');
   return { kind: 'unsupported', what };
@@ -63,7 +76,8 @@ function importSeconds(source: Source, probed: SourceProbe): number {
 
 export function startDataVolumeController(rt: Runtime): void {
   if (!rt.serves(S.dataVolumes)) return;
-  const enqueue = (ns: string | undefined, name: string) => rt.enqueue(`dv:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
+  const enqueue = (ns: string | undefined, name: string) =>
+    rt.enqueue(`dv:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
   rt.on(S.dataVolumes, (ev) => {
     if (ev.type === 'DELETED') rt.cancelAll(objId('dv', ev.object));
     else enqueue(ev.object.metadata.namespace, ev.object.metadata.name);
@@ -77,7 +91,8 @@ export function startDataVolumeController(rt: Runtime): void {
     }
     // A clone may be waiting for this PVC to appear as its source.
     if (ev.type === 'ADDED') {
-      for (const dv of rt.list(S.dataVolumes)) if (status(dv).phase === 'Pending') enqueue(dv.metadata.namespace, dv.metadata.name);
+      for (const dv of rt.list(S.dataVolumes))
+        if (status(dv).phase === 'Pending') enqueue(dv.metadata.namespace, dv.metadata.name);
     }
   });
   // Importer / upload pods are owned by the DataVolume's PVC, which has the DataVolume's name.
@@ -130,7 +145,11 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
       st.progress = 'N/A';
       st.restartCount = 0;
       st.claimName = name;
-      setCondition(st, { type: 'Bound', status: 'Unknown', message: 'No PVC found', reason: 'NotFound' }, { heartbeat: true });
+      setCondition(
+        st,
+        { type: 'Bound', status: 'Unknown', message: 'No PVC found', reason: 'NotFound' },
+        { heartbeat: true },
+      );
       setCondition(st, { type: 'Ready', status: 'False' }, { heartbeat: true });
       setCondition(st, { type: 'Running', status: 'False' }, { heartbeat: true });
     });
@@ -139,7 +158,11 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
   if (phase === 'Succeeded' || phase === 'Failed') return;
   const source = sourceOf(dv);
   if (source.kind === 'unsupported') {
-    fail(rt, dv, `The embedded cluster does not simulate DataVolume source "${source.what}" (supported: http, registry, blank, pvc, upload)`);
+    fail(
+      rt,
+      dv,
+      `The embedded cluster does not simulate DataVolume source "${source.what}" (supported: http, registry, blank, pvc, upload)`,
+    );
     return;
   }
   const probed = probe(source);
@@ -156,7 +179,11 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
   }
   if (status(dv).phase !== 'Succeeded') {
     patchStatus(rt, dv, (st) => {
-      setCondition(st, { type: 'Bound', status: 'True', reason: 'Bound', message: `PVC ${name} Bound` }, { heartbeat: true });
+      setCondition(
+        st,
+        { type: 'Bound', status: 'True', reason: 'Bound', message: `PVC ${name} Bound` },
+        { heartbeat: true },
+      );
     });
   }
   if (source.kind === 'pvc') runClone(rt, dv, source);
@@ -170,7 +197,10 @@ function fail(rt: Runtime, dv: KObject, message: string): void {
     setCondition(st, { type: 'Ready', status: 'False' }, { heartbeat: true });
     setCondition(st, { type: 'Running', status: 'False', reason: 'Error', message }, { heartbeat: true });
   });
-  recordEvent(rt.store, dv, 'ImportFailed', `Failed to import into PVC ${dv.metadata.name}: ${message}`, { type: 'Warning', component: CDI });
+  recordEvent(rt.store, dv, 'ImportFailed', `Failed to import into PVC ${dv.metadata.name}: ${message}`, {
+    type: 'Warning',
+    component: CDI,
+  });
 }
 
 /** The PVC CDI creates for the DataVolume (same name, owned by it); undefined while it cannot be created yet. */
@@ -180,10 +210,16 @@ function ensureClaim(rt: Runtime, dv: KObject, source: Source): KObject | undefi
   const existing = rt.get(S.pvcs, ns, name);
   if (existing) {
     if ((existing.metadata.ownerReferences ?? []).some((r) => r.uid === dv.metadata.uid)) return existing;
-    recordEvent(rt.store, dv, 'ErrResourceExists', `Resource "${name}" already exists and is not managed by DataVolume`, {
-      type: 'Warning',
-      component: CDI,
-    });
+    recordEvent(
+      rt.store,
+      dv,
+      'ErrResourceExists',
+      `Resource "${name}" already exists and is not managed by DataVolume`,
+      {
+        type: 'Warning',
+        component: CDI,
+      },
+    );
     return undefined;
   }
   let sourcePvc: KObject | undefined;
@@ -191,9 +227,17 @@ function ensureClaim(rt: Runtime, dv: KObject, source: Source): KObject | undefi
     sourcePvc = rt.get(S.pvcs, source.namespace, source.name);
     if (!sourcePvc) {
       patchStatus(rt, dv, (st) => {
-        setCondition(st, { type: 'Running', status: 'False', reason: 'CloneWithoutSource', message: `source pvc "${source.name}" not found` });
+        setCondition(st, {
+          type: 'Running',
+          status: 'False',
+          reason: 'CloneWithoutSource',
+          message: `source pvc "${source.name}" not found`,
+        });
       });
-      recordEvent(rt.store, dv, 'CloneWithoutSource', `source pvc "${source.name}" not found`, { type: 'Warning', component: CDI });
+      recordEvent(rt.store, dv, 'CloneWithoutSource', `source pvc "${source.name}" not found`, {
+        type: 'Warning',
+        component: CDI,
+      });
       return undefined;
     }
   }
@@ -230,7 +274,11 @@ function ensureClaim(rt: Runtime, dv: KObject, source: Source): KObject | undefi
     spec: claimSpec,
   });
   patchStatus(rt, dv, (st) => {
-    setCondition(st, { type: 'Bound', status: 'False', reason: 'Pending', message: `PVC ${name} Pending` }, { heartbeat: true });
+    setCondition(
+      st,
+      { type: 'Bound', status: 'False', reason: 'Pending', message: `PVC ${name} Pending` },
+      { heartbeat: true },
+    );
   });
   return created;
 }
@@ -249,7 +297,8 @@ function claimSpecFor(rt: Runtime, dv: KObject, sourcePvc: KObject | undefined):
   }
   if (sourcePvc) {
     const sourceBytes = storageBytes(capacityStorage(sourcePvc) ?? requestedStorage(sourcePvc)) ?? 0;
-    if ((storageBytes(size) ?? 0) < sourceBytes) return 'target resources requests storage size is smaller than the source';
+    if ((storageBytes(size) ?? 0) < sourceBytes)
+      return 'target resources requests storage size is smaller than the source';
   }
   claim.resources = { ...rec(claim.resources), requests: { ...requests, storage: size } };
   if (base === storage) {
@@ -299,7 +348,11 @@ function runImport(rt: Runtime, dv: KObject, source: Source, probed: SourceProbe
       namespace: ns,
       name: importerPodName(dv),
       driver: 'cdi-importer',
-      labels: { app: 'containerized-data-importer', 'app.kubernetes.io/component': 'storage', 'cdi.kubevirt.io': 'importer' },
+      labels: {
+        app: 'containerized-data-importer',
+        'app.kubernetes.io/component': 'storage',
+        'cdi.kubevirt.io': 'importer',
+      },
       annotations: { [CDI_ANN.source]: importSourceName(source) },
       owner: ownerRef(pvc),
       podSpec: {
@@ -312,7 +365,10 @@ function runImport(rt: Runtime, dv: KObject, source: Source, probed: SourceProbe
             args: ['-v=1'],
             env: [
               { name: 'IMPORTER_SOURCE', value: importSourceName(source) },
-              { name: 'IMPORTER_ENDPOINT', value: source.kind === 'http' || source.kind === 'registry' ? source.url : '' },
+              {
+                name: 'IMPORTER_ENDPOINT',
+                value: source.kind === 'http' || source.kind === 'registry' ? source.url : '',
+              },
               { name: 'IMPORTER_CONTENTTYPE', value: str(spec(dv).contentType) ?? 'kubevirt' },
             ],
             volumeMounts: [{ name: 'cdi-data-vol', mountPath: '/data' }],
@@ -346,7 +402,10 @@ function runImport(rt: Runtime, dv: KObject, source: Source, probed: SourceProbe
   if (phase === 'ImportInProgress' && !rt.hasTimer(`${id}:step`)) {
     // Resume after a restart of the sim (no timer survived): continue from the stored progress.
     if (probed.ok) rt.after(`${id}:step`, rt.between(1000, 2000), () => tick(rt, ns, name, source, probed));
-    else rt.after(`${id}:step`, BACKOFF_MS(Number(status(dv).restartCount) || 1), () => startImporter(rt, ns, name, source, probed));
+    else
+      rt.after(`${id}:step`, BACKOFF_MS(Number(status(dv).restartCount) || 1), () =>
+        startImporter(rt, ns, name, source, probed),
+      );
   }
 }
 
@@ -363,7 +422,11 @@ function startImporter(rt: Runtime, ns: string, name: string, source: Source, pr
     return;
   }
   if (!isContainerRunning(podObj)) setPodRunning(rt, ns, pod);
-  annotatePvc(rt, dv, { [CDI_ANN.podPhase]: 'Running', [CDI_ANN.podRunning]: 'true', [CDI_ANN.podRunningReason]: 'Pod is running' });
+  annotatePvc(rt, dv, {
+    [CDI_ANN.podPhase]: 'Running',
+    [CDI_ANN.podRunning]: 'true',
+    [CDI_ANN.podRunningReason]: 'Pod is running',
+  });
   const firstStart = status(dv).phase !== 'ImportInProgress';
   patchStatus(rt, dv, (st) => {
     st.phase = 'ImportInProgress';
@@ -372,7 +435,13 @@ function startImporter(rt: Runtime, ns: string, name: string, source: Source, pr
   });
   if (firstStart) recordEvent(rt.store, dv, 'ImportInProgress', `Import into ${name} in progress`, { component: CDI });
   const endpoint = source.kind === 'http' || source.kind === 'registry' ? source.url : '';
-  appendPodLog(rt, ns, pod, [`I1130 importer.go:104] Starting importer`, `I1130 importer.go:171] begin import process`, endpoint ? `I1130 data-processor.go:348] Calculating available size` : 'I1130 importer.go:300] Creating blank disk image']);
+  appendPodLog(rt, ns, pod, [
+    `I1130 importer.go:104] Starting importer`,
+    `I1130 importer.go:171] begin import process`,
+    endpoint
+      ? `I1130 data-processor.go:348] Calculating available size`
+      : 'I1130 importer.go:300] Creating blank disk image',
+  ]);
   const id = objId('dv', dv);
   if (probed.ok) {
     rt.after(`${id}:step`, rt.between(1000, 2000), () => tick(rt, ns, name, source, probed));
@@ -394,9 +463,16 @@ function startImporter(rt: Runtime, ns: string, name: string, source: Source, pr
     });
     patchStatus(rt, current, (st) => {
       st.restartCount = restarts;
-      setCondition(st, { type: 'Running', status: 'False', reason: 'Error', message: probed.message }, { heartbeat: true });
+      setCondition(
+        st,
+        { type: 'Running', status: 'False', reason: 'Error', message: probed.message },
+        { heartbeat: true },
+      );
     });
-    recordEvent(rt.store, current, 'Error', `Unable to process data: ${probed.message}`, { type: 'Warning', component: CDI });
+    recordEvent(rt.store, current, 'Error', `Unable to process data: ${probed.message}`, {
+      type: 'Warning',
+      component: CDI,
+    });
     rt.after(`${id}:step`, BACKOFF_MS(restarts), () => startImporter(rt, ns, name, source, probed));
   });
 }
@@ -426,7 +502,10 @@ function completeImport(rt: Runtime, dv: KObject, probed: SourceProbe): void {
   const ns = dv.metadata.namespace ?? 'default';
   const name = dv.metadata.name;
   const pod = importerPodName(dv);
-  appendPodLog(rt, ns, pod, ['I1130 data-processor.go:253] Validating image', 'I1130 importer.go:230] Import Complete']);
+  appendPodLog(rt, ns, pod, [
+    'I1130 data-processor.go:253] Validating image',
+    'I1130 importer.go:230] Import Complete',
+  ]);
   setPodTerminated(rt, ns, pod, { exitCode: 0, reason: 'Completed', message: 'Import Complete' });
   annotatePvc(rt, dv, {
     [CDI_ANN.podPhase]: 'Succeeded',
@@ -439,7 +518,11 @@ function completeImport(rt: Runtime, dv: KObject, probed: SourceProbe): void {
     st.phase = 'Succeeded';
     st.progress = formatProgress(1);
     setCondition(st, { type: 'Ready', status: 'True' }, { heartbeat: true });
-    setCondition(st, { type: 'Running', status: 'False', reason: 'Completed', message: 'Import Complete' }, { heartbeat: true });
+    setCondition(
+      st,
+      { type: 'Running', status: 'False', reason: 'Completed', message: 'Import Complete' },
+      { heartbeat: true },
+    );
   });
   recordEvent(rt.store, dv, 'ImportSucceeded', `Successfully imported into PVC ${name}`, { component: CDI });
   if (dv.metadata.annotations?.['cdi.kubevirt.io/storage.pod.retainAfterCompletion'] !== 'true') deletePod(rt, ns, pod);
@@ -458,7 +541,9 @@ function runClone(rt: Runtime, dv: KObject, source: { namespace: string; name: s
       st.phase = 'CloneScheduled';
       st.progress = 'N/A';
     });
-    recordEvent(rt.store, dv, 'CloneScheduled', `Cloning from ${from} into ${ns}/${name} scheduled`, { component: 'datavolume-pvc-clone-controller' });
+    recordEvent(rt.store, dv, 'CloneScheduled', `Cloning from ${from} into ${ns}/${name} scheduled`, {
+      component: 'datavolume-pvc-clone-controller',
+    });
     return;
   }
   if (rt.hasTimer(`${id}:step`)) return;
@@ -498,7 +583,11 @@ function runClone(rt: Runtime, dv: KObject, source: { namespace: string; name: s
       st.phase = 'Succeeded';
       st.progress = formatProgress(1);
       setCondition(st, { type: 'Ready', status: 'True' }, { heartbeat: true });
-      setCondition(st, { type: 'Running', status: 'False', reason: 'Completed', message: 'Clone Complete' }, { heartbeat: true });
+      setCondition(
+        st,
+        { type: 'Running', status: 'False', reason: 'Completed', message: 'Clone Complete' },
+        { heartbeat: true },
+      );
     });
     recordEvent(rt.store, current, 'CloneSucceeded', `Successfully cloned from ${from} into ${ns}/${name}`, {
       component: 'datavolume-pvc-clone-controller',

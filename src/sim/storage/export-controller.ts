@@ -46,7 +46,8 @@ export function tokenSecretName(exp: KObject): string {
 
 export function startExportController(rt: Runtime): void {
   if (!rt.serves(S.vmExports)) return;
-  const enqueue = (ns: string | undefined, name: string) => rt.enqueue(`vmexport:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
+  const enqueue = (ns: string | undefined, name: string) =>
+    rt.enqueue(`vmexport:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
   rt.on(S.vmExports, (ev) => {
     if (ev.type === 'DELETED') rt.cancelAll(objId('vmexport', ev.object));
     else enqueue(ev.object.metadata.namespace, ev.object.metadata.name);
@@ -54,7 +55,8 @@ export function startExportController(rt: Runtime): void {
   // VMs stopping/starting, claims binding, snapshots readying and the exporter pod starting all matter.
   for (const key of [S.vms, S.vmis, S.pvcs, S.vmSnapshots, S.pods]) {
     rt.on(key, (ev) => {
-      for (const e of rt.list(S.vmExports, ev.object.metadata.namespace)) enqueue(e.metadata.namespace, e.metadata.name);
+      for (const e of rt.list(S.vmExports, ev.object.metadata.namespace))
+        enqueue(e.metadata.namespace, e.metadata.name);
     });
   }
   for (const e of rt.list(S.vmExports)) enqueue(e.metadata.namespace, e.metadata.name);
@@ -68,10 +70,15 @@ function patchStatus(rt: Runtime, exp: KObject, change: (st: Record<string, unkn
   });
 }
 
-function claimState(rt: Runtime, ns: string | undefined, claimName: string): { claim?: KObject; problem?: { reason: string; message: string } } {
+function claimState(
+  rt: Runtime,
+  ns: string | undefined,
+  claimName: string,
+): { claim?: KObject; problem?: { reason: string; message: string } } {
   const claim = rt.get(S.pvcs, ns, claimName);
   if (!claim) return { problem: { reason: 'NotFound', message: `pvc ${ns ?? ''}/${claimName} not found` } };
-  if (status(claim).phase !== 'Bound') return { problem: { reason: 'Pending', message: `pvc ${ns ?? ''}/${claimName} is not bound` } };
+  if (status(claim).phase !== 'Bound')
+    return { problem: { reason: 'Pending', message: `pvc ${ns ?? ''}/${claimName} is not bound` } };
   const inUse = rt.list(S.vmis, ns).some((vmi) => {
     if (status(vmi).phase === 'Succeeded' || status(vmi).phase === 'Failed') return false;
     return vmSpecClaims(spec(vmi)).some((c) => c.claim === claimName);
@@ -95,7 +102,13 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
     const vm = rt.get(S.vms, ns, name);
     if (!vm) return { ok: false, reason: 'NotFound', message: `VirtualMachine ${name} not found` };
     const claims = vmSpecClaims(rec(rec(spec(vm).template).spec));
-    if (!claims.length) return { ok: false, skipped: true, reason: 'NoVolumes', message: `VirtualMachine ${name} has no exportable volumes` };
+    if (!claims.length)
+      return {
+        ok: false,
+        skipped: true,
+        reason: 'NoVolumes',
+        message: `VirtualMachine ${name} has no exportable volumes`,
+      };
     if (activeVmi(rt, vm)) {
       // A running VM holds its ReadWriteOnce disks: report that first, whatever else is pending.
       const busy = claims.map((c) => claimState(rt, ns, c.claim).problem).find((p) => p?.reason === 'InUse');
@@ -112,7 +125,8 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
   if (kind === 'VirtualMachineSnapshot' && source.apiGroup === 'snapshot.kubevirt.io') {
     const snapshot = rt.get(S.vmSnapshots, ns, name);
     if (!snapshot) return { ok: false, reason: 'NotFound', message: `VirtualMachineSnapshot ${name} not found` };
-    if (status(snapshot).readyToUse !== true) return { ok: false, reason: 'NotReady', message: `VirtualMachineSnapshot ${name} is not ready` };
+    if (status(snapshot).readyToUse !== true)
+      return { ok: false, reason: 'NotReady', message: `VirtualMachineSnapshot ${name} is not ready` };
     const content = rt.get(S.vmSnapshotContents, ns, str(status(snapshot).virtualMachineSnapshotContentName) ?? '');
     const volumes = arr(spec(content ?? ({} as KObject)).volumeBackups).map((b) => {
       const backup = rec(b);
@@ -121,10 +135,21 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
         snapshot: rt.get(S.volumeSnapshots, ns, str(backup.volumeSnapshotName) ?? ''),
       };
     });
-    if (!volumes.length) return { ok: false, skipped: true, reason: 'NoVolumes', message: `VirtualMachineSnapshot ${name} has no volumes` };
+    if (!volumes.length)
+      return {
+        ok: false,
+        skipped: true,
+        reason: 'NoVolumes',
+        message: `VirtualMachineSnapshot ${name} has no volumes`,
+      };
     return { ok: true, volumes, vmName: str(rec(spec(snapshot).source).name) };
   }
-  return { ok: false, skipped: true, reason: 'InvalidSource', message: `unsupported export source ${String(source.apiGroup ?? '')}/${String(kind)}` };
+  return {
+    ok: false,
+    skipped: true,
+    reason: 'InvalidSource',
+    message: `unsupported export source ${String(source.apiGroup ?? '')}/${String(kind)}`,
+  };
 }
 
 function ensureToken(rt: Runtime, exp: KObject): void {
@@ -156,7 +181,12 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
   if (!featureGateEnabled(rt, 'VMExport')) {
     patchStatus(rt, exp, (st) => {
       st.phase = 'Skipped';
-      setCondition(st, { type: 'Ready', status: 'False', reason: 'FeatureGateDisabled', message: 'VMExport feature gate not enabled' });
+      setCondition(st, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'FeatureGateDisabled',
+        message: 'VMExport feature gate not enabled',
+      });
     });
     return;
   }
@@ -164,7 +194,12 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
   if (ttl === undefined) {
     patchStatus(rt, exp, (st) => {
       st.phase = 'Skipped';
-      setCondition(st, { type: 'Ready', status: 'False', reason: 'InvalidTTL', message: `spec.ttlDuration: Invalid value: "${String(spec(exp).ttlDuration)}"` });
+      setCondition(st, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'InvalidTTL',
+        message: `spec.ttlDuration: Invalid value: "${String(spec(exp).ttlDuration)}"`,
+      });
     });
     return;
   }
@@ -176,7 +211,9 @@ function reconcile(rt: Runtime, ns: string | undefined, name: string): void {
     rt.after(`${id}:ttl`, ttl, () => {
       const current = rt.get(S.vmExports, ns, name);
       if (current && current.metadata.uid === exp.metadata.uid) {
-        recordEvent(rt.store, current, 'ExportExpired', `VirtualMachineExport ${name} reached its TTL and is deleted`, { component: COMPONENT });
+        recordEvent(rt.store, current, 'ExportExpired', `VirtualMachineExport ${name} reached its TTL and is deleted`, {
+          component: COMPONENT,
+        });
         rt.store.delete(S.vmExports, ns, name);
       }
     });
@@ -236,7 +273,11 @@ function ensureExporter(rt: Runtime, exp: KObject, volumes: ExportVolume[]): KOb
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: service, namespace: ns, ownerReferences: [ownerRef(exp)] },
-      spec: { type: 'ClusterIP', selector: { 'kubevirt.io.virt-export-service': service }, ports: [{ name: 'export', port: 443, protocol: 'TCP', targetPort: 8443 }] },
+      spec: {
+        type: 'ClusterIP',
+        selector: { 'kubevirt.io.virt-export-service': service },
+        ports: [{ name: 'export', port: 443, protocol: 'TCP', targetPort: 8443 }],
+      },
     });
   }
   return ensurePod(rt, {
@@ -248,7 +289,9 @@ function ensureExporter(rt: Runtime, exp: KObject, volumes: ExportVolume[]): KOb
     podSpec: {
       restartPolicy: 'OnFailure',
       containers: [{ name: 'exporter', image: EXPORT_SERVER_IMAGE, ports: [{ containerPort: 8443, name: 'export' }] }],
-      volumes: volumes.filter((v) => v.claim).map((v) => ({ name: v.name, persistentVolumeClaim: { claimName: v.name, readOnly: true } })),
+      volumes: volumes
+        .filter((v) => v.claim)
+        .map((v) => ({ name: v.name, persistentVolumeClaim: { claimName: v.name, readOnly: true } })),
     },
   });
 }
@@ -284,7 +327,10 @@ function contentOf(ctx: SimContext, exp: KObject, volume: string): string {
   if (fromClaim) return fromClaim;
   // A claim seeded with its DataVolume already imported carries no annotation: name the DataVolume's source.
   const owner = claim?.metadata.ownerReferences?.find((r) => r.kind === 'DataVolume');
-  const dv = owner && ctx.store.allTypes().some((t) => t.plural === 'datavolumes') ? ctx.store.get(S.dataVolumes, ns, owner.name) : undefined;
+  const dv =
+    owner && ctx.store.allTypes().some((t) => t.plural === 'datavolumes')
+      ? ctx.store.get(S.dataVolumes, ns, owner.name)
+      : undefined;
   const source = rec(spec(dv ?? ({} as KObject)).source);
   const url = str(rec(source.http).url) ?? str(rec(source.registry).url);
   if (url) return `${source.http ? 'http' : 'registry'}:${url}`;
@@ -296,7 +342,12 @@ export const exportDownloadRoute: RawRoute = {
   handle(ctx: SimContext, req: IncomingMessage, res: ServerResponse, url: URL) {
     const match = ROUTE.exec(url.pathname);
     if (!match) return send(res, 404, 'not found');
-    const [ns, name, volume, file] = match.slice(1).map((p) => decodeURIComponent(p)) as [string, string, string, string];
+    const [ns, name, volume, file] = match.slice(1).map((p) => decodeURIComponent(p)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     const exp = ctx.store.get(S.vmExports, ns, name);
     if (!exp) return send(res, 404, `export ${ns}/${name} not found`);
     const expected = exportToken(ctx, exp);

@@ -20,7 +20,8 @@ export function startJobController(rt: Runtime): void {
   if (!rt.serves(S.jobs)) return;
   /** Pods whose workload script is running (by uid). */
   const running = new Set<string>();
-  const enqueue = (ns: string | undefined, name: string) => rt.enqueue(`job:${ns ?? ''}/${name}`, () => reconcile(rt, running, ns, name));
+  const enqueue = (ns: string | undefined, name: string) =>
+    rt.enqueue(`job:${ns ?? ''}/${name}`, () => reconcile(rt, running, ns, name));
   rt.on(S.jobs, (ev) => {
     if (ev.type === 'DELETED') rt.cancelAll(objId('job', ev.object));
     else enqueue(ev.object.metadata.namespace, ev.object.metadata.name);
@@ -59,17 +60,45 @@ function reconcile(rt: Runtime, running: Set<string>, ns: string | undefined, na
   const pods = rt.list(S.pods, ns).filter((p) => p.metadata.ownerReferences?.some((r) => r.uid === job.metadata.uid));
   const succeeded = pods.filter((p) => status(p).phase === 'Succeeded').length;
   const failed = pods.filter((p) => status(p).phase === 'Failed').length;
-  const active = pods.filter((p) => status(p).phase !== 'Succeeded' && status(p).phase !== 'Failed' && !p.metadata.deletionTimestamp);
+  const active = pods.filter(
+    (p) => status(p).phase !== 'Succeeded' && status(p).phase !== 'Failed' && !p.metadata.deletionTimestamp,
+  );
   const ready = active.filter((p) => status(p).phase === 'Running').length;
   const completions = positiveInt(spec(job).completions, 1);
   const backoffLimit = positiveInt(spec(job).backoffLimit, 6);
   const now = nowTimestamp();
   if (succeeded >= completions) {
     patchStatus(rt, job, (st) => {
-      Object.assign(st, { active: 0, ready: 0, succeeded, failed, terminating: 0, completionTime: now, uncountedTerminatedPods: {} });
+      Object.assign(st, {
+        active: 0,
+        ready: 0,
+        succeeded,
+        failed,
+        terminating: 0,
+        completionTime: now,
+        uncountedTerminatedPods: {},
+      });
       if (failed === 0) delete st.failed;
-      setCondition(st, { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }, { probe: true });
-      setCondition(st, { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }, { probe: true });
+      setCondition(
+        st,
+        {
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          reason: 'CompletionsReached',
+          message: 'Reached expected number of succeeded pods',
+        },
+        { probe: true },
+      );
+      setCondition(
+        st,
+        {
+          type: 'Complete',
+          status: 'True',
+          reason: 'CompletionsReached',
+          message: 'Reached expected number of succeeded pods',
+        },
+        { probe: true },
+      );
     });
     recordEvent(rt.store, job, 'Completed', 'Job completed', { component: COMPONENT });
     return;
@@ -78,10 +107,17 @@ function reconcile(rt: Runtime, running: Set<string>, ns: string | undefined, na
     patchStatus(rt, job, (st) => {
       Object.assign(st, { active: 0, ready: 0, failed, terminating: 0, uncountedTerminatedPods: {} });
       const message = 'Job has reached the specified backoff limit';
-      setCondition(st, { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message }, { probe: true });
+      setCondition(
+        st,
+        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message },
+        { probe: true },
+      );
       setCondition(st, { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message }, { probe: true });
     });
-    recordEvent(rt.store, job, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', { type: 'Warning', component: COMPONENT });
+    recordEvent(rt.store, job, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', {
+      type: 'Warning',
+      component: COMPONENT,
+    });
     return;
   }
   patchStatus(rt, job, (st) => {
@@ -96,10 +132,11 @@ function reconcile(rt: Runtime, running: Set<string>, ns: string | undefined, na
   if (!active.length) {
     const id = `${objId('job', job)}:create`;
     if (failed === 0) createPod(rt, job);
-    else rt.after(id, BACKOFF_MS(failed), () => {
-      const current = rt.get(S.jobs, ns, name);
-      if (current && !isFinished(current)) createPod(rt, current);
-    });
+    else
+      rt.after(id, BACKOFF_MS(failed), () => {
+        const current = rt.get(S.jobs, ns, name);
+        if (current && !isFinished(current)) createPod(rt, current);
+      });
     return;
   }
   for (const pod of active) {
@@ -150,7 +187,9 @@ function runWorkload(rt: Runtime, pod: KObject, workload: Workload, index: numbe
   const step = workload.steps[index];
   const alive = () => {
     const current = rt.get(S.pods, ns, name);
-    return current && current.metadata.uid === pod.metadata.uid && !current.metadata.deletionTimestamp ? current : undefined;
+    return current && current.metadata.uid === pod.metadata.uid && !current.metadata.deletionTimestamp
+      ? current
+      : undefined;
   };
   if (!step) {
     if (!alive()) return;

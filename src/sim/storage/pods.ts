@@ -124,7 +124,13 @@ export function setPodTerminated(
 ): void {
   rt.store.mutate(S.pods, namespace, name, (pod) => {
     const st = statusOf(pod);
-    const terminated = { exitCode: result.exitCode, reason: result.reason, message: result.message, startedAt: st.startTime, finishedAt: nowTimestamp() };
+    const terminated = {
+      exitCode: result.exitCode,
+      reason: result.reason,
+      message: result.message,
+      startedAt: st.startTime,
+      finishedAt: nowTimestamp(),
+    };
     st.conditions = podConditions(false);
     st.containerStatuses = (Array.isArray(st.containerStatuses) ? st.containerStatuses : []).map((c) => {
       const prev = rec(c);
@@ -135,7 +141,12 @@ export function setPodTerminated(
         started: false,
         restartCount: (Number(prev.restartCount) || 0) + 1,
         lastState: { terminated },
-        state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off restarting failed container ${str(prev.name) ?? ''}` } },
+        state: {
+          waiting: {
+            reason: 'CrashLoopBackOff',
+            message: `back-off restarting failed container ${str(prev.name) ?? ''}`,
+          },
+        },
       };
     });
     if (!result.restarting) st.phase = result.exitCode === 0 ? 'Succeeded' : 'Failed';
@@ -146,7 +157,10 @@ export function appendPodLog(rt: Runtime, namespace: string, name: string, lines
   if (!lines.length) return;
   rt.store.mutate(S.pods, namespace, name, (pod) => {
     const current = pod.metadata.annotations?.[POD_LOG_ANNOTATION] ?? '';
-    pod.metadata.annotations = { ...pod.metadata.annotations, [POD_LOG_ANNOTATION]: current + lines.map((l) => `${l}\n`).join('') };
+    pod.metadata.annotations = {
+      ...pod.metadata.annotations,
+      [POD_LOG_ANNOTATION]: current + lines.map((l) => `${l}\n`).join(''),
+    };
   });
 }
 
@@ -162,7 +176,11 @@ export function deletePod(rt: Runtime, namespace: string, name: string): void {
 
 export function isContainerRunning(pod: KObject): boolean {
   const containers = Array.isArray(status(pod).containerStatuses) ? (status(pod).containerStatuses as unknown[]) : [];
-  return status(pod).phase === 'Running' && containers.length > 0 && containers.every((c) => rec(rec(c).state).running !== undefined);
+  return (
+    status(pod).phase === 'Running' &&
+    containers.length > 0 &&
+    containers.every((c) => rec(rec(c).state).running !== undefined)
+  );
 }
 
 /**
@@ -180,9 +198,10 @@ export function whenNoKubelet(rt: Runtime, pod: KObject): void {
     const current = rt.get(S.pods, ns, name);
     if (!current || current.metadata.uid !== uid || current.metadata.deletionTimestamp) return;
     // A kubelet that failed the pull (ErrImagePull/ImagePullBackOff) has spoken: such a pod never starts.
-    const waiting = (Array.isArray(status(current).containerStatuses) ? (status(current).containerStatuses as unknown[]) : []).map(
-      (c) => str(rec(rec(rec(c).state).waiting).reason),
-    );
-    if (status(current).phase === 'Pending' && waiting.every((reason) => reason === 'ContainerCreating')) setPodRunning(rt, ns, name);
+    const waiting = (
+      Array.isArray(status(current).containerStatuses) ? (status(current).containerStatuses as unknown[]) : []
+    ).map((c) => str(rec(rec(rec(c).state).waiting).reason));
+    if (status(current).phase === 'Pending' && waiting.every((reason) => reason === 'ContainerCreating'))
+      setPodRunning(rt, ns, name);
   });
 }

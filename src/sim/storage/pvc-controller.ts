@@ -9,7 +9,13 @@ import { recordEvent } from '../events.js';
 import { firstConsumerNode, podClaims, vmiClaims } from './consumers.js';
 import { S } from './keys.js';
 import { objId, type Runtime } from './runtime.js';
-import { allowsExpansion, defaultStorageClass, isWaitForFirstConsumer, provisioner, storageClass } from './storage-classes.js';
+import {
+  allowsExpansion,
+  defaultStorageClass,
+  isWaitForFirstConsumer,
+  provisioner,
+  storageClass,
+} from './storage-classes.js';
 import { arr, formatStorage, rec, setCondition, spec, status, statusOf, storageBytes, str } from './util.js';
 
 const PV_CONTROLLER = 'persistentvolume-controller';
@@ -37,7 +43,11 @@ export function admitPvcUpdate(lookupClass: (name: string) => KObject | undefine
   if (after < before) {
     if (capacity !== undefined && after < capacity) {
       throw invalid('PersistentVolumeClaim', '', name, [
-        { field: 'spec.resources.requests.storage', message: 'Forbidden: field can not be less than status.capacity', reason: 'FieldValueForbidden' },
+        {
+          field: 'spec.resources.requests.storage',
+          message: 'Forbidden: field can not be less than status.capacity',
+          reason: 'FieldValueForbidden',
+        },
       ]);
     }
     return;
@@ -77,7 +87,8 @@ export function startPvcController(rt: Runtime): void {
     if (ev.type !== 'DELETED') for (const claim of vmiClaims(ev.object)) enqueue(ev.object.metadata.namespace, claim);
   });
   rt.on(S.storageClasses, () => {
-    for (const pvc of rt.list(S.pvcs)) if (status(pvc).phase !== 'Bound') enqueue(pvc.metadata.namespace, pvc.metadata.name);
+    for (const pvc of rt.list(S.pvcs))
+      if (status(pvc).phase !== 'Bound') enqueue(pvc.metadata.namespace, pvc.metadata.name);
   });
   for (const pvc of rt.list(S.pvcs)) enqueue(pvc.metadata.namespace, pvc.metadata.name);
 }
@@ -108,9 +119,15 @@ function reconcile(rt: Runtime, accepted: Map<string, string>, ns: string | unde
   }
   accepted.set(pvc.metadata.uid, requestedStorage(pvc) ?? '');
   if (!className) {
-    recordEvent(rt.store, pvc, 'FailedBinding', 'no persistent volumes available for this claim and no storage class is set', {
-      component: PV_CONTROLLER,
-    });
+    recordEvent(
+      rt.store,
+      pvc,
+      'FailedBinding',
+      'no persistent volumes available for this claim and no storage class is set',
+      {
+        component: PV_CONTROLLER,
+      },
+    );
     return;
   }
   const sc = storageClass(rt, className);
@@ -122,10 +139,16 @@ function reconcile(rt: Runtime, accepted: Map<string, string>, ns: string | unde
     return;
   }
   if (storageBytes(requestedStorage(pvc)) === undefined) {
-    recordEvent(rt.store, pvc, 'ProvisioningFailed', 'failed to provision volume: spec.resources.requests.storage is missing or invalid', {
-      type: 'Warning',
-      component: provisioner(sc),
-    });
+    recordEvent(
+      rt.store,
+      pvc,
+      'ProvisioningFailed',
+      'failed to provision volume: spec.resources.requests.storage is missing or invalid',
+      {
+        type: 'Warning',
+        component: provisioner(sc),
+      },
+    );
     return;
   }
   if (!snapshotSourceReady(rt, pvc)) return;
@@ -181,7 +204,10 @@ function bind(rt: Runtime, ns: string | undefined, name: string): void {
       kind: 'PersistentVolume',
       metadata: {
         name: pvName,
-        annotations: { 'pv.kubernetes.io/provisioned-by': driver, 'volume.kubernetes.io/provisioner-deletion-secret-name': '' },
+        annotations: {
+          'pv.kubernetes.io/provisioned-by': driver,
+          'volume.kubernetes.io/provisioner-deletion-secret-name': '',
+        },
         finalizers: ['kubernetes.io/pv-protection'],
       },
       spec: {
@@ -210,7 +236,9 @@ function bind(rt: Runtime, ns: string | undefined, name: string): void {
     st.accessModes = accessModes;
     st.capacity = { storage: size };
   });
-  recordEvent(rt.store, pvc, 'ProvisioningSucceeded', `Successfully provisioned volume ${pvName}`, { component: driver });
+  recordEvent(rt.store, pvc, 'ProvisioningSucceeded', `Successfully provisioned volume ${pvName}`, {
+    component: driver,
+  });
 }
 
 /** Refuse (revert) disallowed size changes; run the Resizing → FileSystemResizePending → done sequence on growth. */
@@ -229,7 +257,10 @@ function reconcileSize(rt: Runtime, accepted: Map<string, string>, pvc: KObject)
       rt.store.mutate(S.pvcs, ns, name, (o) => {
         rec(rec(rec(o.spec).resources).requests).storage = previous;
       });
-      recordEvent(rt.store, pvc, 'ExternalExpanding', `resize refused: ${err.message}`, { type: 'Warning', component: 'volume_expand' });
+      recordEvent(rt.store, pvc, 'ExternalExpanding', `resize refused: ${err.message}`, {
+        type: 'Warning',
+        component: 'volume_expand',
+      });
       return;
     }
   }
@@ -246,7 +277,9 @@ function reconcileSize(rt: Runtime, accepted: Map<string, string>, pvc: KObject)
     st.allocatedResources = { storage: requested };
     setCondition(st, { type: 'Resizing', status: 'True' }, { probe: true });
   });
-  recordEvent(rt.store, pvc, 'Resizing', `External resizer is resizing volume ${pvName ?? name}`, { component: `external-resizer ${driver}` });
+  recordEvent(rt.store, pvc, 'Resizing', `External resizer is resizing volume ${pvName ?? name}`, {
+    component: `external-resizer ${driver}`,
+  });
   rt.after(id, rt.between(1000, 2500), () => {
     if (pvName && rt.get(S.pvs, undefined, pvName)) {
       rt.store.mutate(S.pvs, undefined, pvName, (pv) => {
@@ -275,9 +308,15 @@ function reconcileSize(rt: Runtime, accepted: Map<string, string>, pvc: KObject)
         if (!arr(st.conditions).length) delete st.conditions;
         st.capacity = { ...rec(st.capacity), storage: requested };
       });
-      recordEvent(rt.store, current, 'FileSystemResizeSuccessful', `MountVolume.NodeExpandVolume succeeded for volume "${pvName ?? name}"`, {
-        component: 'kubelet',
-      });
+      recordEvent(
+        rt.store,
+        current,
+        'FileSystemResizeSuccessful',
+        `MountVolume.NodeExpandVolume succeeded for volume "${pvName ?? name}"`,
+        {
+          component: 'kubelet',
+        },
+      );
       // The user may have asked for more while this round ran.
       rt.enqueue(`pvc:${ns ?? ''}/${name}`, () => reconcile(rt, accepted, ns, name));
     });

@@ -30,7 +30,8 @@ export function restorePvcName(restore: KObject, volume: string): string {
 
 export function startRestoreController(rt: Runtime): void {
   if (!rt.serves(S.vmRestores)) return;
-  const enqueue = (ns: string | undefined, name: string) => rt.enqueue(`vmrestore:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
+  const enqueue = (ns: string | undefined, name: string) =>
+    rt.enqueue(`vmrestore:${ns ?? ''}/${name}`, () => reconcile(rt, ns, name));
   const pendingIn = (ns: string | undefined) => {
     for (const r of rt.list(S.vmRestores, ns)) if (status(r).complete !== true) enqueue(ns, r.metadata.name);
   };
@@ -163,7 +164,13 @@ function targetReady(rt: Runtime, restore: KObject, vm: KObject, id: string): bo
       vmSpec.runStrategy = 'Halted';
       o.spec = vmSpec;
     });
-    recordEvent(rt.store, restore, 'VirtualMachineRestoreStoppingTarget', `Stopping VirtualMachine ${vm.metadata.name} to restore it`, { component: COMPONENT });
+    recordEvent(
+      rt.store,
+      restore,
+      'VirtualMachineRestoreStoppingTarget',
+      `Stopping VirtualMachine ${vm.metadata.name} to restore it`,
+      { component: COMPONENT },
+    );
   }
   if (policy === 'WaitGracePeriod') {
     rt.after(`${id}:grace`, TARGET_GRACE_MS, () => {
@@ -187,7 +194,12 @@ function claimUsable(rt: Runtime, ns: string | undefined, claimName: string): bo
 }
 
 /** The VM as it should look after the restore: the snapshot's spec on the new PVCs, with `spec.patches` applied. */
-function restoredVm(restore: KObject, content: KObject, current: KObject | undefined, restores: Restored[]): Record<string, unknown> {
+function restoredVm(
+  restore: KObject,
+  content: KObject,
+  current: KObject | undefined,
+  restores: Restored[],
+): Record<string, unknown> {
   const source = rec(rec(spec(content).source).virtualMachine);
   const sourceMeta = rec(source.metadata);
   const vmSpec = structuredClone(rec(source.spec));
@@ -202,7 +214,9 @@ function restoredVm(restore: KObject, content: KObject, current: KObject | undef
     if (old) replacedClaims.add(old);
     return { name: volume.name, persistentVolumeClaim: { claimName: claim } };
   });
-  const templates = arr(vmSpec.dataVolumeTemplates).filter((t) => !replacedClaims.has(str(rec(rec(t).metadata).name) ?? ''));
+  const templates = arr(vmSpec.dataVolumeTemplates).filter(
+    (t) => !replacedClaims.has(str(rec(rec(t).metadata).name) ?? ''),
+  );
   if (templates.length) vmSpec.dataVolumeTemplates = templates;
   else delete vmSpec.dataVolumeTemplates;
   // A restore never starts or stops the VM by itself: an existing target keeps its run strategy, a new one is Halted.
@@ -223,7 +237,9 @@ function restoredVm(restore: KObject, content: KObject, current: KObject | undef
       name,
       namespace: restore.metadata.namespace,
       labels: current ? (current.metadata.labels ?? {}) : (rec(sourceMeta.labels) as Record<string, string>),
-      annotations: current ? (current.metadata.annotations ?? {}) : (rec(sourceMeta.annotations) as Record<string, string>),
+      annotations: current
+        ? (current.metadata.annotations ?? {})
+        : (rec(sourceMeta.annotations) as Record<string, string>),
     },
     spec: vmSpec,
   };
@@ -250,7 +266,13 @@ function createVolumes(rt: Runtime, restore: KObject, content: KObject, vm: KObj
       return;
     }
     owner = rt.store.create(S.vms, doc as unknown as NewObject);
-    recordEvent(rt.store, restore, 'VirtualMachineRestoreCreatedTarget', `Created VirtualMachine ${owner.metadata.name}`, { component: COMPONENT });
+    recordEvent(
+      rt.store,
+      restore,
+      'VirtualMachineRestoreCreatedTarget',
+      `Created VirtualMachine ${owner.metadata.name}`,
+      { component: COMPONENT },
+    );
   }
   for (const [i, backup] of backups.entries()) {
     const r = restores[i]!;
@@ -268,7 +290,10 @@ function createVolumes(rt: Runtime, restore: KObject, content: KObject, vm: KObj
       metadata: {
         name: r.persistentVolumeClaim,
         namespace: ns,
-        labels: { 'restore.kubevirt.io/source-vm-name': str(rec(rec(rec(spec(content).source).virtualMachine).metadata).name) ?? '' },
+        labels: {
+          'restore.kubevirt.io/source-vm-name':
+            str(rec(rec(rec(spec(content).source).virtualMachine).metadata).name) ?? '',
+        },
         annotations: {
           'restore.kubevirt.io/name': restore.metadata.name,
           ...(contentAnnotation ? { [DISK_CONTENT_ANNOTATION]: contentAnnotation } : {}),
@@ -323,7 +348,13 @@ function finish(rt: Runtime, restore: KObject, content: KObject): void {
     setCondition(st, { type: 'Progressing', status: 'False', reason: 'Operation complete' }, { probe: true });
     setCondition(st, { type: 'Ready', status: 'True', reason: 'Operation complete' }, { probe: true });
   });
-  recordEvent(rt.store, restore, 'VirtualMachineRestoreComplete', `Successfully completed VirtualMachineRestore ${restore.metadata.name}`, {
-    component: COMPONENT,
-  });
+  recordEvent(
+    rt.store,
+    restore,
+    'VirtualMachineRestoreComplete',
+    `Successfully completed VirtualMachineRestore ${restore.metadata.name}`,
+    {
+      component: COMPONENT,
+    },
+  );
 }

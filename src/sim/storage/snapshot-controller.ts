@@ -14,7 +14,19 @@ import { capacityStorage, requestedStorage } from './pvc-controller.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { objId, storeView, type Runtime, type StoreView } from './runtime.js';
 import { snapshotClassForPvc } from './storage-classes.js';
-import { arr, conditionStatus, nowTimestamp, ownerRef, parseDuration, rec, setCondition, spec, status, statusOf, str } from './util.js';
+import {
+  arr,
+  conditionStatus,
+  nowTimestamp,
+  ownerRef,
+  parseDuration,
+  rec,
+  setCondition,
+  spec,
+  status,
+  statusOf,
+  str,
+} from './util.js';
 
 const SNAPSHOT_CONTROLLER = 'virt-controller';
 const DEFAULT_FAILURE_DEADLINE_MS = 5 * 60_000;
@@ -46,7 +58,11 @@ export function planVolumes(rt: StoreView, vm: KObject): VolumePlan {
     const claimName = claims.get(volume);
     if (!claimName) {
       plan.excluded.push(volume);
-      plan.statuses.push({ name: volume, enabled: false, reason: `Snapshot is not supported for this volumeSource type [${volume}]` });
+      plan.statuses.push({
+        name: volume,
+        enabled: false,
+        reason: `Snapshot is not supported for this volumeSource type [${volume}]`,
+      });
       continue;
     }
     const claim = rt.get(S.pvcs, vm.metadata.namespace, claimName);
@@ -82,7 +98,10 @@ export function startSnapshotControllers(rt: Runtime): void {
   const enqueueSnapshot = (ns: string | undefined, name: string) =>
     rt.enqueue(`vmsnapshot:${ns ?? ''}/${name}`, () => reconcileSnapshot(rt, ns, name));
   if (rt.serves(S.volumeSnapshots)) {
-    const enqueueVs = (o: KObject) => rt.enqueue(`vs:${o.metadata.namespace}/${o.metadata.name}`, () => reconcileVolumeSnapshot(rt, o.metadata.namespace, o.metadata.name));
+    const enqueueVs = (o: KObject) =>
+      rt.enqueue(`vs:${o.metadata.namespace}/${o.metadata.name}`, () =>
+        reconcileVolumeSnapshot(rt, o.metadata.namespace, o.metadata.name),
+      );
     rt.on(S.volumeSnapshots, (ev) => {
       if (ev.type !== 'DELETED') enqueueVs(ev.object);
       const content = ev.object.metadata.ownerReferences?.find((r) => r.kind === 'VirtualMachineSnapshotContent');
@@ -102,7 +121,8 @@ export function startSnapshotControllers(rt: Runtime): void {
   });
   // A VM or PVC appearing may unblock a snapshot that was waiting for it.
   const retryWaiting = (ns: string | undefined) => {
-    for (const s of rt.list(S.vmSnapshots, ns)) if (status(s).phase === 'InProgress' || !status(s).phase) enqueueSnapshot(ns, s.metadata.name);
+    for (const s of rt.list(S.vmSnapshots, ns))
+      if (status(s).phase === 'InProgress' || !status(s).phase) enqueueSnapshot(ns, s.metadata.name);
   };
   rt.on(S.vms, (ev) => retryWaiting(ev.object.metadata.namespace));
   rt.on(S.pvcs, (ev) => retryWaiting(ev.object.metadata.namespace));
@@ -160,7 +180,12 @@ function patchSnapshotStatus(rt: Runtime, snapshot: KObject, change: (st: Record
   });
 }
 
-function patchVmStatus(rt: Runtime, namespace: string | undefined, name: string, change: (st: Record<string, unknown>) => void): void {
+function patchVmStatus(
+  rt: Runtime,
+  namespace: string | undefined,
+  name: string,
+  change: (st: Record<string, unknown>) => void,
+): void {
   rt.store.mutate(S.vms, namespace, name, (o) => {
     const before = JSON.stringify(o.status ?? null);
     change(statusOf(o));
@@ -177,7 +202,10 @@ function failSnapshot(rt: Runtime, snapshot: KObject, message: string): void {
     setCondition(st, { type: 'Ready', status: 'False', reason: 'Operation failed' }, { probe: true });
     setCondition(st, { type: 'Failure', status: 'True', reason: message }, { probe: true });
   });
-  recordEvent(rt.store, snapshot, 'VirtualMachineSnapshotFailed', message, { type: 'Warning', component: SNAPSHOT_CONTROLLER });
+  recordEvent(rt.store, snapshot, 'VirtualMachineSnapshotFailed', message, {
+    type: 'Warning',
+    component: SNAPSHOT_CONTROLLER,
+  });
   unlockVm(rt, snapshot);
 }
 
@@ -214,7 +242,10 @@ function reconcileSnapshot(rt: Runtime, ns: string | undefined, name: string): v
     failSnapshot(rt, snapshot, `spec.source: Invalid value: only VirtualMachine (kubevirt.io) sources are supported`);
     return;
   }
-  const deadline = spec(snapshot).failureDeadline === undefined ? DEFAULT_FAILURE_DEADLINE_MS : parseDuration(spec(snapshot).failureDeadline);
+  const deadline =
+    spec(snapshot).failureDeadline === undefined
+      ? DEFAULT_FAILURE_DEADLINE_MS
+      : parseDuration(spec(snapshot).failureDeadline);
   if (deadline === undefined) {
     failSnapshot(rt, snapshot, `spec.failureDeadline: Invalid value: "${String(spec(snapshot).failureDeadline)}"`);
     return;
@@ -224,7 +255,13 @@ function reconcileSnapshot(rt: Runtime, ns: string | undefined, name: string): v
       const current = rt.get(S.vmSnapshots, ns, name);
       if (current && status(current).phase !== 'Succeeded' && status(current).phase !== 'Failed') {
         const why = str(rec(status(current).error).message);
-        failSnapshot(rt, current, why ? `snapshot failed to complete within its failure deadline: ${why}` : 'snapshot failed to complete within its failure deadline');
+        failSnapshot(
+          rt,
+          current,
+          why
+            ? `snapshot failed to complete within its failure deadline: ${why}`
+            : 'snapshot failed to complete within its failure deadline',
+        );
       }
     });
   }
@@ -286,7 +323,13 @@ function lockAndCapture(rt: Runtime, snapshot: KObject, vm: KObject, plan: Volum
   rt.after(`${id}:capture`, online ? rt.between(1000, 3000) : 0, () => {
     const current = rt.get(S.vmSnapshots, ns, snapshot.metadata.name);
     const currentVm = rt.get(S.vms, ns, vm.metadata.name);
-    if (!current || current.metadata.deletionTimestamp || !currentVm || rt.get(S.vmSnapshotContents, ns, contentName(current))) return;
+    if (
+      !current ||
+      current.metadata.deletionTimestamp ||
+      !currentVm ||
+      rt.get(S.vmSnapshotContents, ns, contentName(current))
+    )
+      return;
     createContent(rt, current, currentVm, plan);
   });
 }
@@ -335,9 +378,15 @@ function createContent(rt: Runtime, snapshot: KObject, vm: KObject, plan: Volume
     },
     status: { readyToUse: false },
   });
-  recordEvent(rt.store, snapshot, 'SuccessfulVirtualMachineSnapshotContentCreate', `Successfully created VirtualMachineSnapshotContent ${content.metadata.name}`, {
-    component: SNAPSHOT_CONTROLLER,
-  });
+  recordEvent(
+    rt.store,
+    snapshot,
+    'SuccessfulVirtualMachineSnapshotContentCreate',
+    `Successfully created VirtualMachineSnapshotContent ${content.metadata.name}`,
+    {
+      component: SNAPSHOT_CONTROLLER,
+    },
+  );
   for (const v of plan.included) {
     const vsName = volumeSnapshotName(snapshot, v.volume);
     if (rt.get(S.volumeSnapshots, ns, vsName)) continue;
@@ -347,18 +396,31 @@ function createContent(rt: Runtime, snapshot: KObject, vm: KObject, plan: Volume
       metadata: {
         name: vsName,
         namespace: ns,
-        labels: { 'snapshot.kubevirt.io/source-vm-name': vm.metadata.name, 'snapshot.kubevirt.io/vmsnapshot-name': snapshot.metadata.name },
+        labels: {
+          'snapshot.kubevirt.io/source-vm-name': vm.metadata.name,
+          'snapshot.kubevirt.io/vmsnapshot-name': snapshot.metadata.name,
+        },
         ownerReferences: [ownerRef(content)],
       },
       spec: { source: { persistentVolumeClaimName: v.claim.metadata.name }, volumeSnapshotClassName: v.snapshotClass },
     });
-    recordEvent(rt.store, content, 'SuccessfulVolumeSnapshotCreate', `Successfully created VolumeSnapshot ${vsName}`, { component: SNAPSHOT_CONTROLLER });
+    recordEvent(rt.store, content, 'SuccessfulVolumeSnapshotCreate', `Successfully created VolumeSnapshot ${vsName}`, {
+      component: SNAPSHOT_CONTROLLER,
+    });
   }
   // A VM without PVC volumes has nothing to wait for.
-  if (!plan.included.length) rt.enqueue(`vmsnapshot:${ns}/${snapshot.metadata.name}`, () => reconcileSnapshot(rt, ns, snapshot.metadata.name));
+  if (!plan.included.length)
+    rt.enqueue(`vmsnapshot:${ns}/${snapshot.metadata.name}`, () => reconcileSnapshot(rt, ns, snapshot.metadata.name));
 }
 
-function complete(rt: Runtime, snapshot: KObject, vm: KObject, content: KObject, plan: VolumePlan, snapshots: KObject[]): void {
+function complete(
+  rt: Runtime,
+  snapshot: KObject,
+  vm: KObject,
+  content: KObject,
+  plan: VolumePlan,
+  snapshots: KObject[],
+): void {
   const now = nowTimestamp();
   rt.store.mutate(S.vmSnapshotContents, content.metadata.namespace, content.metadata.name, (o) => {
     const st = statusOf(o);
@@ -380,9 +442,14 @@ function complete(rt: Runtime, snapshot: KObject, vm: KObject, content: KObject,
     setCondition(st, { type: 'Progressing', status: 'False', reason: 'Operation complete' }, { probe: true });
     setCondition(st, { type: 'Ready', status: 'True', reason: 'Operation complete' }, { probe: true });
   });
-  recordEvent(rt.store, snapshot, 'VirtualMachineSnapshotReady', `Successfully completed VirtualMachineSnapshot ${snapshot.metadata.name}`, {
-    component: SNAPSHOT_CONTROLLER,
-  });
+  recordEvent(
+    rt.store,
+    snapshot,
+    'VirtualMachineSnapshotReady',
+    `Successfully completed VirtualMachineSnapshot ${snapshot.metadata.name}`,
+    {
+      component: SNAPSHOT_CONTROLLER,
+    },
+  );
   unlockVm(rt, snapshot);
 }
-

@@ -43,12 +43,18 @@ export function probeHttpSource(raw: string): SourceProbe {
     return { ok: false, fatal: true, message: `spec.source.http.url: Invalid value: "${raw}": not a valid URL` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, fatal: true, message: `spec.source.http.url: Invalid value: "${raw}": unsupported scheme "${url.protocol.slice(0, -1)}"` };
+    return {
+      ok: false,
+      fatal: true,
+      message: `spec.source.http.url: Invalid value: "${raw}": unsupported scheme "${url.protocol.slice(0, -1)}"`,
+    };
   }
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const unreachable = unreachableHost(url.hostname);
   if (unreachable) {
-    const dial = unreachable.startsWith('connect') ? `dial tcp ${url.hostname}:${port}: ${unreachable}` : `dial tcp: ${unreachable}`;
+    const dial = unreachable.startsWith('connect')
+      ? `dial tcp ${url.hostname}:${port}: ${unreachable}`
+      : `dial tcp: ${unreachable}`;
     return { ok: false, fatal: false, message: `Unable to connect to http data source: Get "${raw}": ${dial}` };
   }
   if (url.pathname.split('/').some((segment) => MISSING.test(segment))) {
@@ -64,7 +70,8 @@ export function probeHttpSource(raw: string): SourceProbe {
   return { ok: true, virtualBytes: Math.round(min + stableFraction(raw) * (max - min)), content: `http:${raw}` };
 }
 
-const REFERENCE = /^(?:(?<host>[a-z0-9.-]+(?::\d+)?)\/)?(?<path>[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*)(?::(?<tag>[\w][\w.-]{0,127}))?(?:@(?<digest>sha256:[a-f0-9]{64}))?$/;
+const REFERENCE =
+  /^(?:(?<host>[a-z0-9.-]+(?::\d+)?)\/)?(?<path>[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*)(?::(?<tag>[\w][\w.-]{0,127}))?(?:@(?<digest>sha256:[a-f0-9]{64}))?$/;
 
 /** A container image reference (`quay.io/containerdisks/fedora:42`) as a registry client resolves it. */
 export function probeImageReference(ref: string): SourceProbe {
@@ -75,11 +82,19 @@ export function probeImageReference(ref: string): SourceProbe {
   const registry = host && (host.includes('.') || host.includes(':') || host === 'localhost') ? host : 'docker.io';
   const unreachable = unreachableHost(registry.replace(/:\d+$/, ''));
   if (unreachable) {
-    return { ok: false, fatal: false, message: `pinging container registry ${registry}: Get "https://${registry}/v2/": dial tcp: ${unreachable}` };
+    return {
+      ok: false,
+      fatal: false,
+      message: `pinging container registry ${registry}: Get "https://${registry}/v2/": dial tcp: ${unreachable}`,
+    };
   }
   const parts = [...(path ?? '').split('/'), tag ?? ''];
   if (parts.some((p) => MISSING.test(p))) {
-    return { ok: false, fatal: false, message: `reading manifest ${tag ?? 'latest'} in ${registry}/${path ?? ''}: manifest unknown` };
+    return {
+      ok: false,
+      fatal: false,
+      message: `reading manifest ${tag ?? 'latest'} in ${registry}/${path ?? ''}: manifest unknown`,
+    };
   }
   return { ok: true, virtualBytes: Math.round((5 + stableFraction(ref) * 5) * GiB), content: `image:${ref}` };
 }
@@ -88,7 +103,11 @@ export function probeImageReference(ref: string): SourceProbe {
 export function probeRegistrySource(raw: string): SourceProbe {
   const match = /^(docker|oci-archive):\/\/(.+)$/.exec(raw);
   if (!match) {
-    return { ok: false, fatal: true, message: `spec.source.registry.url: Invalid value: "${raw}": must start with docker:// or oci-archive://` };
+    return {
+      ok: false,
+      fatal: true,
+      message: `spec.source.registry.url: Invalid value: "${raw}": must start with docker:// or oci-archive://`,
+    };
   }
   const probe = probeImageReference(match[2]!);
   if (!probe.ok) return probe.fatal ? probe : { ...probe, message: `Unable to process data: ${probe.message}` };

@@ -69,9 +69,14 @@ export function setCondition(
   const now = nowTimestamp();
   const existing = list.find((c) => c.type === condition.type);
   const next: Condition = { ...condition };
-  next.lastTransitionTime = existing && existing.status === condition.status ? (existing.lastTransitionTime ?? now) : now;
+  next.lastTransitionTime =
+    existing && existing.status === condition.status ? (existing.lastTransitionTime ?? now) : now;
   // An unchanged condition keeps its heartbeat too, so a repeated reconcile writes nothing.
-  const unchanged = existing && existing.status === condition.status && existing.reason === condition.reason && existing.message === condition.message;
+  const unchanged =
+    existing &&
+    existing.status === condition.status &&
+    existing.reason === condition.reason &&
+    existing.message === condition.message;
   if (extra.heartbeat) next.lastHeartbeatTime = unchanged ? (existing.lastHeartbeatTime ?? now) : now;
   if (extra.probe) next.lastProbeTime = null;
   st.conditions = existing ? list.map((c) => (c.type === condition.type ? next : c)) : [...list, next];
@@ -101,7 +106,12 @@ export function formatProgress(fraction: number): string {
 
 /** `4Gi` when exact in Gi/Mi, else bytes — how a capacity reads back after expansion or restore. */
 export function formatStorage(bytes: number): string {
-  for (const [unit, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['Ti', 2 ** 40],
+    ['Gi', 2 ** 30],
+    ['Mi', 2 ** 20],
+    ['Ki', 2 ** 10],
+  ] as const) {
     if (bytes > 0 && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);

@@ -29,7 +29,21 @@ export const RUN_SECONDS_ANNOTATION = 'sim.corral.dev/run-seconds';
 export const EXIT_CODE_ANNOTATION = 'sim.corral.dev/exit-code';
 
 /** Flags of bootc-image-builder that take a separate value. */
-const VALUE_FLAGS = new Set(['--type', '--rootfs', '--config', '--output', '--target-arch', '--chown', '--progress', '--log-level', '--tls-verify', '--use-librepo', '--aws-ami-name', '--aws-bucket', '--aws-region']);
+const VALUE_FLAGS = new Set([
+  '--type',
+  '--rootfs',
+  '--config',
+  '--output',
+  '--target-arch',
+  '--chown',
+  '--progress',
+  '--log-level',
+  '--tls-verify',
+  '--use-librepo',
+  '--aws-ami-name',
+  '--aws-bucket',
+  '--aws-region',
+]);
 const SUBCOMMANDS = new Set(['build', 'manifest']);
 
 export function isBootcBuilder(image: string): boolean {
@@ -56,7 +70,9 @@ export function parseBootcArgs(argv: string[]): { image?: string; type: string }
 
 function outputClaim(podSpec: Record<string, unknown>, container: Record<string, unknown>): string | undefined {
   const volumes = arr(podSpec.volumes).map((v) => rec(v));
-  const mount = arr(container.volumeMounts).map((m) => rec(m)).find((m) => m.mountPath === '/output');
+  const mount = arr(container.volumeMounts)
+    .map((m) => rec(m))
+    .find((m) => m.mountPath === '/output');
   const byMount = mount && volumes.find((v) => v.name === mount.name);
   const volume = byMount ?? volumes.find((v) => v.persistentVolumeClaim);
   return str(rec(volume?.persistentVolumeClaim).claimName);
@@ -66,14 +82,21 @@ export function bootcWorkload(podSpec: Record<string, unknown>, container: Recor
   const argv = [...arr(container.command), ...arr(container.args)].filter((a): a is string => typeof a === 'string');
   const { image, type } = parseBootcArgs(argv);
   if (!image) {
-    return { steps: [{ afterMs: 500, lines: ['Error: accepts 1 arg(s), received 0'] }], exitCode: 1, failureReason: 'Error' };
+    return {
+      steps: [{ afterMs: 500, lines: ['Error: accepts 1 arg(s), received 0'] }],
+      exitCode: 1,
+      failureReason: 'Error',
+    };
   }
   const probe = probeImageReference(image);
   if (!probe.ok) {
     return {
       steps: [
         { afterMs: 1000, lines: [`Trying to pull ${image}...`] },
-        { afterMs: probe.fatal ? 200 : 4000, lines: [`Error: cannot build manifest: failed to pull ${image}: ${probe.message}`] },
+        {
+          afterMs: probe.fatal ? 200 : 4000,
+          lines: [`Error: cannot build manifest: failed to pull ${image}: ${probe.message}`],
+        },
       ],
       exitCode: 1,
       failureReason: 'Error',
@@ -91,10 +114,20 @@ export function bootcWorkload(podSpec: Record<string, unknown>, container: Recor
   return {
     steps: [
       { afterMs: 1000, lines: [`Trying to pull ${image}...`, 'Getting image source signatures'] },
-      { afterMs: 20_000, lines: ['Copying blob sha256:…done', 'Writing manifest to image destination', `Generating manifest manifest-${type}.json`] },
+      {
+        afterMs: 20_000,
+        lines: [
+          'Copying blob sha256:…done',
+          'Writing manifest to image destination',
+          `Generating manifest manifest-${type}.json`,
+        ],
+      },
       { afterMs: 5000, lines: ['DONE', `Building manifest-${type}.json`, 'starting pipeline build'] },
       { afterMs: 15_000, lines: ['Pipeline build: org.osbuild.rpm', 'Pipeline build: org.osbuild.selinux'] },
-      { afterMs: 30_000, lines: ['Pipeline image: org.osbuild.bootc.install-to-filesystem', 'Pipeline image: org.osbuild.fstab'] },
+      {
+        afterMs: 30_000,
+        lines: ['Pipeline image: org.osbuild.bootc.install-to-filesystem', 'Pipeline image: org.osbuild.fstab'],
+      },
       { afterMs: 25_000, lines: [`Pipeline ${type}: org.osbuild.qemu`, 'Build complete!'] },
       { afterMs: 2000, lines: ['Results saved in', `/output/${file}`] },
     ],
@@ -103,7 +136,10 @@ export function bootcWorkload(podSpec: Record<string, unknown>, container: Recor
   };
 }
 
-export function genericWorkload(annotations: Record<string, string> | undefined, container: Record<string, unknown>): Workload {
+export function genericWorkload(
+  annotations: Record<string, string> | undefined,
+  container: Record<string, unknown>,
+): Workload {
   const seconds = Number(annotations?.[RUN_SECONDS_ANNOTATION] ?? 10);
   const exitCode = Number(annotations?.[EXIT_CODE_ANNOTATION] ?? 0);
   const runMs = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 10_000;
@@ -118,7 +154,12 @@ export function genericWorkload(annotations: Record<string, string> | undefined,
   };
 }
 
-export function workloadFor(podSpec: Record<string, unknown>, annotations: Record<string, string> | undefined): Workload {
+export function workloadFor(
+  podSpec: Record<string, unknown>,
+  annotations: Record<string, string> | undefined,
+): Workload {
   const container = rec(arr(podSpec.containers)[0]);
-  return isBootcBuilder(str(container.image) ?? '') ? bootcWorkload(podSpec, container) : genericWorkload(annotations, container);
+  return isBootcBuilder(str(container.image) ?? '')
+    ? bootcWorkload(podSpec, container)
+    : genericWorkload(annotations, container);
 }

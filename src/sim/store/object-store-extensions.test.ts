@@ -3,8 +3,16 @@ import { ObjectStore } from './object-store.js';
 import type { ResourceType, StoreEvent } from './types.js';
 
 const secrets: ResourceType = {
-  group: '', version: 'v1', kind: 'Secret', listKind: 'SecretList', plural: 'secrets', singular: 'secret',
-  namespaced: true, verbs: ['get', 'list'], hasStatus: false, builtin: true,
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  listKind: 'SecretList',
+  plural: 'secrets',
+  singular: 'secret',
+  namespaced: true,
+  verbs: ['get', 'list'],
+  hasStatus: false,
+  builtin: true,
 };
 
 function makeStore() {
@@ -12,8 +20,13 @@ function makeStore() {
   store.register(secrets);
   return store;
 }
-const secret = (namespace: string, name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } });
-const ids = (store: ObjectStore, ns?: string) => store.list('/secrets', ns).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+const secret = (namespace: string, name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace },
+});
+const ids = (store: ObjectStore, ns?: string) =>
+  store.list('/secrets', ns).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
 
 describe('ObjectStore extensions', () => {
   it('keeps name order across creates, updates and deletes (cached order is refreshed)', () => {

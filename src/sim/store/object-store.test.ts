@@ -4,12 +4,29 @@ import { ObjectStore } from './object-store.js';
 import type { ResourceType, StoreEvent } from './types.js';
 
 const configMaps: ResourceType = {
-  group: '', version: 'v1', kind: 'ConfigMap', listKind: 'ConfigMapList', plural: 'configmaps', singular: 'configmap',
-  namespaced: true, shortNames: ['cm'], verbs: ['get', 'list'], hasStatus: false, builtin: true,
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  listKind: 'ConfigMapList',
+  plural: 'configmaps',
+  singular: 'configmap',
+  namespaced: true,
+  shortNames: ['cm'],
+  verbs: ['get', 'list'],
+  hasStatus: false,
+  builtin: true,
 };
 const vms: ResourceType = {
-  group: 'kubevirt.io', version: 'v1', kind: 'VirtualMachine', listKind: 'VirtualMachineList', plural: 'virtualmachines',
-  singular: 'virtualmachine', namespaced: true, verbs: ['get'], hasStatus: true, builtin: false,
+  group: 'kubevirt.io',
+  version: 'v1',
+  kind: 'VirtualMachine',
+  listKind: 'VirtualMachineList',
+  plural: 'virtualmachines',
+  singular: 'virtualmachine',
+  namespaced: true,
+  verbs: ['get'],
+  hasStatus: true,
+  builtin: false,
 };
 
 function makeStore() {
@@ -20,7 +37,10 @@ function makeStore() {
 }
 
 const cm = (name: string, data: Record<string, string> = {}) => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns1' }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns1' },
+  data,
 });
 
 describe('ObjectStore', () => {
@@ -30,7 +50,13 @@ describe('ObjectStore', () => {
     expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(created.metadata.resourceVersion)).toBeGreaterThan(0);
     expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    const dup = (() => { try { store.create('/configmaps', cm('a')); } catch (e) { return e; } })();
+    const dup = (() => {
+      try {
+        store.create('/configmaps', cm('a'));
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(dup).toBeInstanceOf(ApiError);
     expect((dup as ApiError).code).toBe(409);
     expect((dup as ApiError).reason).toBe('AlreadyExists');
@@ -50,23 +76,40 @@ describe('ObjectStore', () => {
   it('detects stale resourceVersions on replace with 409 Conflict', () => {
     const store = makeStore();
     const first = store.create('/configmaps', cm('a'));
-    store.replace('/configmaps', { ...first, data: { x: '1' } }, { expectedResourceVersion: first.metadata.resourceVersion });
+    store.replace(
+      '/configmaps',
+      { ...first, data: { x: '1' } },
+      { expectedResourceVersion: first.metadata.resourceVersion },
+    );
     expect(() =>
-      store.replace('/configmaps', { ...first, data: { x: '2' } }, { expectedResourceVersion: first.metadata.resourceVersion }),
+      store.replace(
+        '/configmaps',
+        { ...first, data: { x: '2' } },
+        { expectedResourceVersion: first.metadata.resourceVersion },
+      ),
     ).toThrow(/has been modified/);
   });
 
   it('bumps generation only for spec changes, not metadata or status-subresource changes', () => {
     const store = makeStore();
     const vm = store.create('kubevirt.io/virtualmachines', {
-      apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'web', namespace: 'ns1' }, spec: { runStrategy: 'Halted' },
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: { name: 'web', namespace: 'ns1' },
+      spec: { runStrategy: 'Halted' },
     });
     expect(vm.metadata.generation).toBe(1);
-    const labelled = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => { o.metadata.labels = { a: 'b' }; })!;
+    const labelled = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => {
+      o.metadata.labels = { a: 'b' };
+    })!;
     expect(labelled.metadata.generation).toBe(1);
-    const statused = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => { o.status = { ready: true }; })!;
+    const statused = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => {
+      o.status = { ready: true };
+    })!;
     expect(statused.metadata.generation).toBe(1);
-    const changed = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => { o.spec = { runStrategy: 'Always' }; })!;
+    const changed = store.mutate('kubevirt.io/virtualmachines', 'ns1', 'web', (o) => {
+      o.spec = { runStrategy: 'Always' };
+    })!;
     expect(changed.metadata.generation).toBe(2);
   });
 

@@ -147,14 +147,19 @@ export class ObjectStore {
     if (!meta.name) {
       if (!meta.generateName) {
         throw invalid(type.kind, type.group, '', [
-          { field: 'metadata.name', message: 'Required value: name or generateName is required', reason: 'FieldValueRequired' },
+          {
+            field: 'metadata.name',
+            message: 'Required value: name or generateName is required',
+            reason: 'FieldValueRequired',
+          },
         ]);
       }
       do meta.name = meta.generateName + randomSuffix();
       while (this.get(key, meta.namespace, meta.name));
     }
     this.validateName(type, meta.name);
-    if (type.namespaced && !meta.namespace) throw new ApiError(400, 'BadRequest', 'the namespace of the object is required');
+    if (type.namespaced && !meta.namespace)
+      throw new ApiError(400, 'BadRequest', 'the namespace of the object is required');
     if (!type.namespaced) delete meta.namespace;
     if (this.get(key, meta.namespace, meta.name)) throw alreadyExists(type.group, type.plural, meta.name);
 
@@ -176,7 +181,10 @@ export class ObjectStore {
   replace(key: ResourceKey, input: KObject, options: ReplaceOptions = {}): KObject {
     const type = this.type(key);
     const current = this.mustGet(key, input.metadata.namespace, input.metadata.name);
-    if (options.expectedResourceVersion !== undefined && options.expectedResourceVersion !== current.metadata.resourceVersion) {
+    if (
+      options.expectedResourceVersion !== undefined &&
+      options.expectedResourceVersion !== current.metadata.resourceVersion
+    ) {
       throw conflict(type.group, type.plural, current.metadata.name, STALE_OBJECT);
     }
     const obj = structuredClone(input);
@@ -208,7 +216,7 @@ export class ObjectStore {
     obj.metadata.generation =
       specFingerprint(obj, type.hasStatus) === specFingerprint(current, type.hasStatus) ? generation : generation + 1;
 
-    if (obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length)) {
+    if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
       if (options.dryRun) return obj;
       return this.remove(key, obj);
     }
@@ -223,7 +231,12 @@ export class ObjectStore {
    * Read-modify-write for controllers: `change` edits a private copy. Returns the stored result, or undefined when
    * the object does not exist. Returning `false` from `change` skips the write (nothing changed).
    */
-  mutate(key: ResourceKey, namespace: string | undefined, name: string, change: (obj: KObject) => void | false): KObject | undefined {
+  mutate(
+    key: ResourceKey,
+    namespace: string | undefined,
+    name: string,
+    change: (obj: KObject) => void | false,
+  ): KObject | undefined {
     const current = this.get(key, namespace, name);
     if (!current) return undefined;
     const copy = structuredClone(current);
@@ -252,7 +265,12 @@ export class ObjectStore {
     const current = this.mustGet(key, namespace, name);
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== current.metadata.uid) {
-      throw conflict(type.group, type.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      throw conflict(
+        type.group,
+        type.plural,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(
@@ -263,7 +281,11 @@ export class ObjectStore {
       );
     }
     const extraFinalizer =
-      options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : options.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
+      options.propagationPolicy === 'Foreground'
+        ? 'foregroundDeletion'
+        : options.propagationPolicy === 'Orphan'
+          ? 'orphan'
+          : undefined;
     const finalizers = [...(current.metadata.finalizers ?? [])];
     if (!current.metadata.deletionTimestamp) {
       for (const f of [...(extraFinalizer ? [extraFinalizer] : []), ...(options.extraFinalizers ?? [])]) {
@@ -285,7 +307,12 @@ export class ObjectStore {
   }
 
   /** Drop one finalizer (what a controller does when its cleanup is done); removes the object if it was the last. */
-  removeFinalizer(key: ResourceKey, namespace: string | undefined, name: string, finalizer: string): KObject | undefined {
+  removeFinalizer(
+    key: ResourceKey,
+    namespace: string | undefined,
+    name: string,
+    finalizer: string,
+  ): KObject | undefined {
     return this.mutate(key, namespace, name, (obj) => {
       const list = obj.metadata.finalizers ?? [];
       if (!list.includes(finalizer)) return false;
@@ -338,7 +365,9 @@ export class ObjectStore {
       const rule = needsLabel
         ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
         : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-      throw invalid(type.kind, type.group, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": ${rule}` }]);
+      throw invalid(type.kind, type.group, name, [
+        { field: 'metadata.name', message: `Invalid value: "${name}": ${rule}` },
+      ]);
     }
   }
 
@@ -350,13 +379,18 @@ export class ObjectStore {
     const previous = table.get(id)?.object;
     if (!previous) this.sortedIds.delete(key);
     table.set(id, { object: obj, json: undefined });
-    this.emit(previous ? { type: eventType, key, object: obj, rv, previous } : { type: eventType, key, object: obj, rv });
+    this.emit(
+      previous ? { type: eventType, key, object: obj, rv, previous } : { type: eventType, key, object: obj, rv },
+    );
     return obj;
   }
 
   private remove(key: ResourceKey, last: KObject): KObject {
     const rv = ++this.revision;
-    const obj = last.metadata.resourceVersion === String(rv) ? last : { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
+    const obj =
+      last.metadata.resourceVersion === String(rv)
+        ? last
+        : { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
     const table = this.table(key);
     const id = objectKey(obj.metadata.namespace, obj.metadata.name);
     const previous = table.get(id)?.object ?? last;

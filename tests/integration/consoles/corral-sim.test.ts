@@ -41,16 +41,27 @@ async function eventually<T>(probe: () => T | undefined | null | false, timeoutM
 
 beforeAll(async () => {
   sim = await startEmbeddedCluster({ port: 0, fleet: 'demo', speed: 50, modules: modulesWithConsoles() });
-  corral = await startCorral({ kube: { yaml: sim.kubeconfig }, demo: true, port: 0, host: '127.0.0.1', next: false, plugins: false });
+  corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+  });
   await corral.cluster.cache.waitForSync(20_000);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sim.kubeconfig);
   gateway = attachToCorral({ http: corral.http, services: corral.services, kubeConfig, identityFor });
   ws = corral.url.replace('http', 'ws');
-  const rows = await eventually(() => {
-    const all = corral.services.vms.list();
-    return all.some((r) => r.running && r.status === 'Running') && all.some((r) => !r.running) ? all : null;
-  }, 30_000, 'a running and a stopped VM in the demo fleet');
+  const rows = await eventually(
+    () => {
+      const all = corral.services.vms.list();
+      return all.some((r) => r.running && r.status === 'Running') && all.some((r) => !r.running) ? all : null;
+    },
+    30_000,
+    'a running and a stopped VM in the demo fleet',
+  );
   const r = rows.find((row) => row.running && row.status === 'Running')!;
   const s = rows.find((row) => !row.running)!;
   running = `${r.namespace}/${r.name}`;
@@ -77,7 +88,12 @@ describe('consoles through Corral to the embedded cluster', () => {
     expect(covered).toBe(init.width * init.height);
     // Not a blank screen: more than one distinct pixel value.
     const first = rects[0]!.pixels.readUInt32LE(0);
-    expect(rects.some((r) => { for (let i = 0; i < r.pixels.length; i += 4) if (r.pixels.readUInt32LE(i) !== first) return true; return false; })).toBe(true);
+    expect(
+      rects.some((r) => {
+        for (let i = 0; i < r.pixels.length; i += 4) if (r.pixels.readUInt32LE(i) !== first) return true;
+        return false;
+      }),
+    ).toBe(true);
     expect(gateway.registry.holder('vnc', running.split('/')[0]!, running.split('/')[1]!)).not.toBeNull();
     socket.close();
   });
@@ -105,7 +121,9 @@ describe('consoles through Corral to the embedded cluster', () => {
   it('refuses a cross-origin upgrade with 403 before the handshake', async () => {
     const socket = new WebSocket(`${ws}/api/tty/${running}`, { headers: { origin: 'https://evil.example' } });
     socket.on('error', () => undefined);
-    const status = await new Promise<number>((resolve) => socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).toBe(403);
   });
 

@@ -18,14 +18,20 @@ export interface FakeKubevirt {
   close(): Promise<void>;
 }
 
-const PATH = /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
+const PATH =
+  /^\/apis\/subresources\.kubevirt\.io\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
 
 function status(code: number, reason: string, message: string): string {
   return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
-export async function startFakeKubevirt(options: { echo?: boolean; greeting?: Record<string, Buffer> } = {}): Promise<FakeKubevirt> {
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('plain.kubevirt.io') ? 'plain.kubevirt.io' : false) });
+export async function startFakeKubevirt(
+  options: { echo?: boolean; greeting?: Record<string, Buffer> } = {},
+): Promise<FakeKubevirt> {
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has('plain.kubevirt.io') ? 'plain.kubevirt.io' : false),
+  });
   const live = new Map<string, WebSocket>();
   const received: Buffer[][] = [];
   const headers: http.IncomingHttpHeaders[] = [];
@@ -36,14 +42,24 @@ export async function startFakeKubevirt(options: { echo?: boolean; greeting?: Re
     const m = PATH.exec(url.pathname);
     const refuse = (code: number, text: string, reason: string, message: string) => {
       const body = status(code, reason, message);
-      socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     };
     if (!m) return refuse(404, 'Not Found', 'NotFound', 'the server could not find the requested resource');
     const [, ns, name, kind] = m as unknown as [string, string, string, 'vnc' | 'console'];
-    if (name === 'stopped' || name === 'ghost') return refuse(404, 'Not Found', 'NotFound', `virtualmachineinstance.kubevirt.io "${name}" not found`);
-    if (name === 'scheduling') return refuse(400, 'Bad Request', 'BadRequest', 'Unable to connect to VirtualMachineInstance because phase is Scheduling instead of Running');
+    if (name === 'stopped' || name === 'ghost')
+      return refuse(404, 'Not Found', 'NotFound', `virtualmachineinstance.kubevirt.io "${name}" not found`);
+    if (name === 'scheduling')
+      return refuse(
+        400,
+        'Bad Request',
+        'BadRequest',
+        'Unable to connect to VirtualMachineInstance because phase is Scheduling instead of Running',
+      );
     const key = `${kind}:${ns}/${name}`;
-    if (url.searchParams.get('preserveSession') === 'true' && live.has(key)) return refuse(503, 'Service Unavailable', 'ServiceUnavailable', 'Active VNC connection. Request denied.');
+    if (url.searchParams.get('preserveSession') === 'true' && live.has(key))
+      return refuse(503, 'Service Unavailable', 'ServiceUnavailable', 'Active VNC connection. Request denied.');
     wss.handleUpgrade(req, socket, head, (ws) => {
       const index = received.length;
       received.push([]);
@@ -70,7 +86,8 @@ export async function startFakeKubevirt(options: { echo?: boolean; greeting?: Re
     headers,
     urls,
     sendTo(kind, name, data) {
-      for (const [key, ws] of live) if (key.startsWith(`${kind}:`) && key.endsWith(`/${name}`)) ws.send(data, { binary: true });
+      for (const [key, ws] of live)
+        if (key.startsWith(`${kind}:`) && key.endsWith(`/${name}`)) ws.send(data, { binary: true });
     },
     async close() {
       for (const ws of wss.clients) ws.terminate();

@@ -48,7 +48,9 @@ describe('console gateway', () => {
   it('refuses a cross-site upgrade before the handshake with 403', async () => {
     const ws = new WebSocket(`${gw.base}/api/vnc/tailvm/web`, { headers: { ...admin, origin: 'http://evil.example' } });
     ws.on('error', () => undefined);
-    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).toBe(403);
     ws.terminate();
   });
@@ -140,7 +142,9 @@ describe('console gateway', () => {
     await first.waitFor((all) => all.toString().includes('Linux version'));
     first.ws.close();
     await first.closed;
-    expect(gw.gateway.serialLogs.read('tailvm', 'web-log').toString()).toBe('\r\nweb login: [    0.000000] Linux version 6.8\r\n');
+    expect(gw.gateway.serialLogs.read('tailvm', 'web-log').toString()).toBe(
+      '\r\nweb login: [    0.000000] Linux version 6.8\r\n',
+    );
 
     const second = connect(`${gw.base}/api/tty/tailvm/web-log`, admin);
     const all = await second.waitFor((b) => b.toString().split('login: ').length >= 3);
@@ -153,7 +157,10 @@ describe('console gateway', () => {
     const p = connect(`${gw.base}/api/tty/tailvm/web-end`, admin);
     await p.waitFor((all) => all.length > 0);
     // A direct (non-Corral) client kicks the session, like virtctl would.
-    const direct = new WebSocket(`${kubevirt.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/tailvm/virtualmachineinstances/web-end/console`, ['plain.kubevirt.io']);
+    const direct = new WebSocket(
+      `${kubevirt.url.replace('http', 'ws')}/apis/subresources.kubevirt.io/v1/namespaces/tailvm/virtualmachineinstances/web-end/console`,
+      ['plain.kubevirt.io'],
+    );
     const closed = await p.closed;
     expect(closed.code).toBe(1000);
     expect(closed.reason).toMatch(/closed the serial console of tailvm\/web-end/);
@@ -162,7 +169,11 @@ describe('console gateway', () => {
   });
 
   it('reports an unreachable cluster with 4502', async () => {
-    const dead = await startGatewayServer({ cluster: () => kubeConfigFor('http://127.0.0.1:1'), resolveCaller: callerFromHeaders([]), keepaliveMs: 0 });
+    const dead = await startGatewayServer({
+      cluster: () => kubeConfigFor('http://127.0.0.1:1'),
+      resolveCaller: callerFromHeaders([]),
+      keepaliveMs: 0,
+    });
     try {
       const closed = await connect(`${dead.base}/api/vnc/tailvm/web`, admin).closed;
       expect(closed.code).toBe(4502);

@@ -74,7 +74,9 @@ export function connect(url: string, headers: Record<string, string> = {}, proto
     ws.once('close', () => reject(new Error('closed before open')));
   });
   opened.catch(() => undefined);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return {
     ws,
     data,
@@ -92,7 +94,9 @@ export function connect(url: string, headers: Record<string, string> = {}, proto
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out; received ${JSON.stringify(Buffer.concat(data).toString('latin1').slice(-300))}`));
+          reject(
+            new Error(`timed out; received ${JSON.stringify(Buffer.concat(data).toString('latin1').slice(-300))}`),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -108,8 +108,15 @@ export async function readFramebufferUpdate(reader: StreamReader, bytesPerPixel:
     const rects: Rect[] = [];
     for (let i = 0; i < n; i++) {
       const r = await reader.read(12);
-      const rect = { x: r.readUInt16BE(0), y: r.readUInt16BE(2), width: r.readUInt16BE(4), height: r.readUInt16BE(6), encoding: r.readInt32BE(8) };
-      if (rect.encoding === 0) rects.push({ ...rect, pixels: await reader.read(rect.width * rect.height * bytesPerPixel) });
+      const rect = {
+        x: r.readUInt16BE(0),
+        y: r.readUInt16BE(2),
+        width: r.readUInt16BE(4),
+        height: r.readUInt16BE(6),
+        encoding: r.readInt32BE(8),
+      };
+      if (rect.encoding === 0)
+        rects.push({ ...rect, pixels: await reader.read(rect.width * rect.height * bytesPerPixel) });
       else if (rect.encoding === 1) rects.push({ ...rect, pixels: await reader.read(4) });
       else throw new Error(`unexpected encoding ${rect.encoding}`);
     }

@@ -16,7 +16,13 @@ afterAll(async () => {
 describe('devices after create', () => {
   it('adds a disk and a NIC, removes them again, and refuses changes it cannot make', async () => {
     const api = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
-    const created = await api.post('/nodes/corral-1/qemu', { vmid: 600, name: 'devs', memory: 256, scsi0: 'local-lvm:1', net0: 'virtio,bridge=vmbr0' });
+    const created = await api.post('/nodes/corral-1/qemu', {
+      vmid: 600,
+      name: 'devs',
+      memory: 256,
+      scsi0: 'local-lvm:1',
+      net0: 'virtio,bridge=vmbr0',
+    });
     expect((await waitTask(api, created.body.data as string)).exitstatus).toBe('OK');
     const config = async () => (await api.get('/nodes/corral-1/qemu/600/config')).body.data as Record<string, string>;
 
@@ -24,18 +30,24 @@ describe('devices after create', () => {
     const addDisk = await api.post('/nodes/corral-1/qemu/600/config', { scsi1: 'local-lvm:2,discard=on' });
     expect(addDisk.body.data).toMatch(/^UPID:/);
     expect((await waitTask(api, addDisk.body.data as string)).exitstatus).toBe('OK');
-    await expect.poll(async () => (await config()).scsi1, { timeout: 10_000 }).toBe('local-lvm:devs-scsi1,discard=on,format=raw,size=2G');
+    await expect
+      .poll(async () => (await config()).scsi1, { timeout: 10_000 })
+      .toBe('local-lvm:devs-scsi1,discard=on,format=raw,size=2G');
 
     // proxmox_nic present: a second NIC must name a NetworkAttachmentDefinition (vmbr0 is the pod network).
     const podAgain = await api.put('/nodes/corral-1/qemu/600/config', { net1: 'virtio,bridge=vmbr0' });
     expect(podAgain.status).toBe(400);
     expect(podAgain.body.errors).toHaveProperty('net1');
     expect((await api.put('/nodes/corral-1/qemu/600/config', { net1: 'e1000,bridge=lan,tag=5' })).body.data).toBeNull();
-    await expect.poll(async () => (await config()).net1, { timeout: 10_000 }).toMatch(/^e1000=BC:24:11(:[0-9A-F]{2}){3},bridge=lan,tag=5$/);
+    await expect
+      .poll(async () => (await config()).net1, { timeout: 10_000 })
+      .toMatch(/^e1000=BC:24:11(:[0-9A-F]{2}){3},bridge=lan,tag=5$/);
 
     // Changing an attached disk or a MAC is refused, naming the key.
     const net0 = (await config()).net0 ?? '';
-    const mac = await api.put('/nodes/corral-1/qemu/600/config', { net0: net0.replace(/=([0-9A-F:]+),/, '=02:00:00:00:00:09,') });
+    const mac = await api.put('/nodes/corral-1/qemu/600/config', {
+      net0: net0.replace(/=([0-9A-F:]+),/, '=02:00:00:00:00:09,'),
+    });
     expect(mac.status).toBe(400);
     expect(mac.body.errors).toHaveProperty('net0');
     const disk = await api.put('/nodes/corral-1/qemu/600/config', { scsi0: 'local-lvm:5' });
@@ -47,7 +59,11 @@ describe('devices after create', () => {
     await expect.poll(async () => (await config()).net1, { timeout: 10_000 }).toBeUndefined();
     expect((await api.put('/nodes/corral-1/qemu/600/unlink', { idlist: 'scsi1', force: 1 })).body.data).toBeNull();
     await expect.poll(async () => (await config()).scsi1, { timeout: 10_000 }).toBeUndefined();
-    await expect.poll(async () => (await h.corral.cluster.fetch('DataVolume', 'tailvm', 'devs-scsi1')) === undefined, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await h.corral.cluster.fetch('DataVolume', 'tailvm', 'devs-scsi1')) === undefined, {
+        timeout: 10_000,
+      })
+      .toBe(true);
     expect((await config()).scsi0).toMatch(/^local-lvm:devs-scsi0,/);
   });
 });

@@ -42,9 +42,18 @@ export async function startProxmoxHarness(options: { tokens?: string; speed?: nu
   });
   await corral.cluster.cache.waitForSync(20_000);
   const logs: string[] = [];
-  const proxmox = createProxmoxHandler({ services: corral.services, grants: parseGrants(options.tokens ?? TOKEN_CONFIG), log: (l) => logs.push(l) });
+  const proxmox = createProxmoxHandler({
+    services: corral.services,
+    grants: parseGrants(options.tokens ?? TOKEN_CONFIG),
+    log: (l) => logs.push(l),
+  });
   corral.http.mountProxmox((req, res) => proxmox.handle(req, res));
-  const https = await serveProxmox({ handle: proxmox.handle, host: '127.0.0.1', port: 0, tls: await selfSignedTls('localhost') });
+  const https = await serveProxmox({
+    handle: proxmox.handle,
+    host: '127.0.0.1',
+    port: 0,
+    tls: await selfSignedTls('localhost'),
+  });
   const port = Number(new URL(https.url).port);
   return {
     sim,
@@ -86,7 +95,12 @@ export function px(baseUrl: string, auth: { token?: string; cookie?: string; csr
     if (!withQuery) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await fetch(url, { method, headers, body: withQuery ? undefined : form.toString() });
     const text = await res.text();
-    return { status: res.status, reason: res.statusText, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : {} };
+    return {
+      status: res.status,
+      reason: res.statusText,
+      contentType: res.headers.get('content-type'),
+      body: text ? JSON.parse(text) : {},
+    };
   };
   return {
     get: (path: string, params?: Record<string, string | number>) => call('GET', path, params),
@@ -97,7 +111,11 @@ export function px(baseUrl: string, auth: { token?: string; cookie?: string; csr
 }
 
 /** Polls a task until it stops; returns its final status object. */
-export async function waitTask(client: ReturnType<typeof px>, upid: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function waitTask(
+  client: ReturnType<typeof px>,
+  upid: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
   const node = upid.split(':')[1] ?? '';
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -23,10 +23,20 @@ afterAll(async () => {
 
 const G = 1024 ** 3;
 const metricsList = async (path: string) =>
-  (await h.corral.cluster.http.request<{ items: MetricsItem[] }>({ method: 'GET', path: `/apis/metrics.k8s.io/v1beta1/${path}`, what: 'test read' })).items;
+  (
+    await h.corral.cluster.http.request<{ items: MetricsItem[] }>({
+      method: 'GET',
+      path: `/apis/metrics.k8s.io/v1beta1/${path}`,
+      what: 'test read',
+    })
+  ).items;
 
 async function setMetricsServer(on: boolean): Promise<void> {
-  const res = await fetch(`${h.sim.url}/_sim/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metricsServer: on }) });
+  const res = await fetch(`${h.sim.url}/_sim/settings`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ metricsServer: on }),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -34,7 +44,10 @@ async function setMetricsServer(on: boolean): Promise<void> {
  * Reads the cluster, takes a fresh Corral sample, asks Corral, then reads the cluster again — until both cluster reads
  * agree, so the answer is known to come from a sample of exactly that reading.
  */
-async function steadyReading<C, A>(readCluster: () => Promise<C>, ask: () => Promise<A>): Promise<{ cluster: C; answer: A }> {
+async function steadyReading<C, A>(
+  readCluster: () => Promise<C>,
+  ask: () => Promise<A>,
+): Promise<{ cluster: C; answer: A }> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const before = await readCluster();
     await h.corral.cluster.metrics.sampleNow();
@@ -48,10 +61,23 @@ async function steadyReading<C, A>(readCluster: () => Promise<C>, ask: () => Pro
 describe('usage from metrics.k8s.io', () => {
   it('fills VM and node cpu/mem from the sample, and falls back to zeros without metrics-server', async () => {
     const api = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
-    const created = await api.post('/nodes/corral-1/qemu', { vmid: 700, name: 'busy', memory: 1024, cores: 2, scsi0: 'local-lvm:1' });
+    const created = await api.post('/nodes/corral-1/qemu', {
+      vmid: 700,
+      name: 'busy',
+      memory: 1024,
+      cores: 2,
+      scsi0: 'local-lvm:1',
+    });
     expect((await waitTask(api, created.body.data as string)).exitstatus).toBe('OK');
-    expect((await waitTask(api, (await api.post('/nodes/corral-1/qemu/700/status/start')).body.data as string)).exitstatus).toBe('OK');
-    await expect.poll(async () => ((await api.get('/nodes/corral-1/qemu/700/status/current')).body.data as { status: string }).status, { timeout: 20_000 }).toBe('running');
+    expect(
+      (await waitTask(api, (await api.post('/nodes/corral-1/qemu/700/status/start')).body.data as string)).exitstatus,
+    ).toBe('OK');
+    await expect
+      .poll(
+        async () => ((await api.get('/nodes/corral-1/qemu/700/status/current')).body.data as { status: string }).status,
+        { timeout: 20_000 },
+      )
+      .toBe('running');
     // The launcher pod must be Running in the cache and in a sample; then every read comes from memory.
     await expect
       .poll(
@@ -67,10 +93,15 @@ describe('usage from metrics.k8s.io', () => {
     // reading, resamples, answers the Proxmox request and reads the cluster again; a window where the reading moved
     // is retried rather than compared against a newer sample.
     const podUsage = async () => {
-      const launcher = (await metricsList('namespaces/tailvm/pods')).find((p) => p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' && p.metadata.name.includes('busy'));
+      const launcher = (await metricsList('namespaces/tailvm/pods')).find(
+        (p) => p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' && p.metadata.name.includes('busy'),
+      );
       return launcher?.containers?.find((c) => c.name === 'compute')?.usage;
     };
-    const vmReading = await steadyReading(podUsage, async () => (await api.get('/nodes/corral-1/qemu/700/status/current')).body.data as Record<string, number>);
+    const vmReading = await steadyReading(
+      podUsage,
+      async () => (await api.get('/nodes/corral-1/qemu/700/status/current')).body.data as Record<string, number>,
+    );
     const compute = vmReading.cluster;
     expect(compute).toBeDefined();
     const cores = quantityToNumber(compute?.cpu);
@@ -78,7 +109,10 @@ describe('usage from metrics.k8s.io', () => {
     expect(cores).toBeGreaterThan(0);
 
     const status = vmReading.answer;
-    const node = ((await api.get('/cluster/resources', { type: 'vm' })).body.data as { vmid: number; node: string }[]).find((r) => r.vmid === 700)?.node ?? '';
+    const node =
+      ((await api.get('/cluster/resources', { type: 'vm' })).body.data as { vmid: number; node: string }[]).find(
+        (r) => r.vmid === 700,
+      )?.node ?? '';
     expect(node).not.toBe('');
     expect(status.cpu).toBeCloseTo(Math.min(1, cores / 2), 6);
     expect(status.cpu).toBeGreaterThan(0);
@@ -88,11 +122,17 @@ describe('usage from metrics.k8s.io', () => {
     // Rows and resources follow each new sample: prime /cluster/resources' row cache, let the reading move on, and
     // the next answer must carry the new sample's figures, the same as status/current.
     await api.get('/cluster/resources', { type: 'vm' });
-    await expect.poll(async () => JSON.stringify(await podUsage()), { timeout: 20_000 }).not.toBe(JSON.stringify(compute));
+    await expect
+      .poll(async () => JSON.stringify(await podUsage()), { timeout: 20_000 })
+      .not.toBe(JSON.stringify(compute));
     const rows = await steadyReading(podUsage, async () => {
       const current = (await api.get('/nodes/corral-1/qemu/700/status/current')).body.data as Record<string, number>;
-      const listRow = ((await api.get(`/nodes/${node}/qemu`)).body.data as Record<string, number>[]).find((r) => r.vmid === 700);
-      const resource = ((await api.get('/cluster/resources', { type: 'vm' })).body.data as Record<string, number>[]).find((r) => r.vmid === 700);
+      const listRow = ((await api.get(`/nodes/${node}/qemu`)).body.data as Record<string, number>[]).find(
+        (r) => r.vmid === 700,
+      );
+      const resource = (
+        (await api.get('/cluster/resources', { type: 'vm' })).body.data as Record<string, number>[]
+      ).find((r) => r.vmid === 700);
       return { current, listRow, resource };
     });
     expect(rows.answer.listRow).toMatchObject({ cpu: rows.answer.current.cpu, mem: rows.answer.current.mem });
@@ -104,8 +144,14 @@ describe('usage from metrics.k8s.io', () => {
     const nodeReading = await steadyReading(
       async () => (await metricsList('nodes')).find((n) => n.metadata.name === node),
       async () => ({
-        status: (await api.get(`/nodes/${node}/status`)).body.data as { cpu: number; cpuinfo: { cpus: number }; memory: { used: number } },
-        row: ((await api.get('/cluster/resources', { type: 'node' })).body.data as Record<string, unknown>[]).find((r) => r.node === node),
+        status: (await api.get(`/nodes/${node}/status`)).body.data as {
+          cpu: number;
+          cpuinfo: { cpus: number };
+          memory: { used: number };
+        },
+        row: ((await api.get('/cluster/resources', { type: 'node' })).body.data as Record<string, unknown>[]).find(
+          (r) => r.node === node,
+        ),
       }),
     );
     const nodeMetrics = nodeReading.cluster;

@@ -32,7 +32,9 @@ type ClientFetch = NonNullable<ProxmoxEngineOptions['fetch']>;
  * compute the length instead; nothing else about the requests changes.
  */
 const clientFetch = ((url: string | URL, init?: { headers?: Record<string, string> } & Record<string, unknown>) => {
-  const headers = Object.fromEntries(Object.entries(init?.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'content-length'));
+  const headers = Object.fromEntries(
+    Object.entries(init?.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'content-length'),
+  );
   return fetch(url, { ...(init as RequestInit), headers });
 }) as unknown as ClientFetch;
 
@@ -94,14 +96,18 @@ async function lifecycle(api: Api, vmid: number, name: string): Promise<void> {
 
   // Update cores/memory; resize the disk.
   expect(await vm.config.$put({ cores: 2, memory: '2048', description: 'managed by npm proxmox-api' })).toBeNull();
-  expect(await waitTask(api, (await vm.resize.$put({ disk: 'scsi0', size: '+1G' })) as unknown as string)).toMatchObject({ exitstatus: 'OK' });
+  expect(
+    await waitTask(api, (await vm.resize.$put({ disk: 'scsi0', size: '+1G' })) as unknown as string),
+  ).toMatchObject({ exitstatus: 'OK' });
   const updated = await vm.config.$get();
   expect(updated).toMatchObject({ cores: 2, memory: '2048', description: 'managed by npm proxmox-api' });
   expect(updated.scsi0).toMatch(/size=3G$/);
   expect(/=(.*?),/.exec(String(updated.net0))?.[1]).toBe(mac);
 
   // Snapshot create, rollback, delete.
-  expect(await waitTask(api, await vm.snapshot.$post({ snapname: 'npmsnap', description: 'before' }))).toMatchObject({ exitstatus: 'OK' });
+  expect(await waitTask(api, await vm.snapshot.$post({ snapname: 'npmsnap', description: 'before' }))).toMatchObject({
+    exitstatus: 'OK',
+  });
   const snaps = await vm.snapshot.$get();
   expect(snaps.map((s) => s.name)).toEqual(['npmsnap', 'current']);
   expect(await waitTask(api, await vm.snapshot.$('npmsnap').rollback.$post())).toMatchObject({ exitstatus: 'OK' });
@@ -114,24 +120,47 @@ async function lifecycle(api: Api, vmid: number, name: string): Promise<void> {
   expect((await vm.status.current.$get()).status).toBe('stopped');
 
   // Delete; status/current fails right away.
-  expect(await waitTask(api, await api.nodes.$(vmNode).qemu.$(vmid).$delete({ purge: true }))).toMatchObject({ exitstatus: 'OK' });
+  expect(await waitTask(api, await api.nodes.$(vmNode).qemu.$(vmid).$delete({ purge: true }))).toMatchObject({
+    exitstatus: 'OK',
+  });
   await expect(vm.status.current.$get()).rejects.toThrow(/404.*does not exist/);
   expect((await api.cluster.resources.$get({ type: 'vm' })).some((v) => v.vmid === vmid)).toBe(false);
 }
 
 describe('npm proxmox-api client', () => {
   it('completes a full lifecycle with an API token', async () => {
-    const api = proxmoxApi({ host: '127.0.0.1', port: h.port, schema: 'https', fetch: clientFetch, tokenID: 'root@pam!ci', tokenSecret: ADMIN_SECRET });
+    const api = proxmoxApi({
+      host: '127.0.0.1',
+      port: h.port,
+      schema: 'https',
+      fetch: clientFetch,
+      tokenID: 'root@pam!ci',
+      tokenSecret: ADMIN_SECRET,
+    });
     await lifecycle(api, 201, 'npm-token');
   });
 
   it('completes a full lifecycle with a ticket login', async () => {
-    const api = proxmoxApi({ host: '127.0.0.1', port: h.port, schema: 'https', fetch: clientFetch, username: 'root@pam', password: ADMIN_SECRET });
+    const api = proxmoxApi({
+      host: '127.0.0.1',
+      port: h.port,
+      schema: 'https',
+      fetch: clientFetch,
+      username: 'root@pam',
+      password: ADMIN_SECRET,
+    });
     await lifecycle(api, 202, 'npm-ticket');
   });
 
   it('is refused with a wrong password', async () => {
-    const api = proxmoxApi({ host: '127.0.0.1', port: h.port, schema: 'https', fetch: clientFetch, username: 'root@pam', password: 'not-the-secret' });
+    const api = proxmoxApi({
+      host: '127.0.0.1',
+      port: h.port,
+      schema: 'https',
+      fetch: clientFetch,
+      username: 'root@pam',
+      password: 'not-the-secret',
+    });
     await expect(api.version.$get()).rejects.toThrow(/access\/ticket Failed/);
   });
 });

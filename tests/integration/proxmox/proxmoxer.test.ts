@@ -48,10 +48,28 @@ function checkLifecycle(steps: Step[], vmid: number, name: string): void {
     return found;
   };
   expect(steps.map((s) => s.step)).toEqual([
-    'version', 'nextid', 'create', 'config', 'start', 'status', 'resize', 'updated', 'snapshot', 'snapshots',
-    'rollback', 'delsnapshot', 'start-again', 'stop', 'stopped', 'tasks', 'delete', 'gone',
+    'version',
+    'nextid',
+    'create',
+    'config',
+    'start',
+    'status',
+    'resize',
+    'updated',
+    'snapshot',
+    'snapshots',
+    'rollback',
+    'delsnapshot',
+    'start-again',
+    'stop',
+    'stopped',
+    'tasks',
+    'delete',
+    'gone',
   ]);
-  expect(at('create').upid).toMatch(new RegExp(`^UPID:[a-z0-9-]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmcreate:${vmid}:`));
+  expect(at('create').upid).toMatch(
+    new RegExp(`^UPID:[a-z0-9-]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmcreate:${vmid}:`),
+  );
   const config = at('config').config as Record<string, unknown>;
   expect(config).toMatchObject({ name, cores: 1, sockets: 1, memory: '512', description: 'made by proxmoxer' });
   expect(config.scsi0).toMatch(/^local-lvm:.*,format=raw,size=1G$/);
@@ -64,7 +82,9 @@ function checkLifecycle(steps: Step[], vmid: number, name: string): void {
   expect((at('snapshots').snapshots as { name: string }[]).map((s) => s.name)).toEqual(['hsnap1', 'current']);
   expect(at('stopped').status).toMatchObject({ status: 'stopped' });
   const tasks = at('tasks').tasks as { type: string; status?: string }[];
-  expect(tasks.map((t) => t.type)).toEqual(expect.arrayContaining(['qmcreate', 'qmstart', 'qmstop', 'qmsnapshot', 'qmrollback', 'qmdelsnapshot']));
+  expect(tasks.map((t) => t.type)).toEqual(
+    expect.arrayContaining(['qmcreate', 'qmstart', 'qmstop', 'qmsnapshot', 'qmrollback', 'qmdelsnapshot']),
+  );
   expect(at('gone')).toMatchObject({ status_code: 404 });
   expect(String(at('gone').message)).toMatch(/does not exist/);
 }

@@ -25,10 +25,23 @@ afterAll(async () => {
 
 describe('corral proxmox serve', () => {
   it('reports measured node usage', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/proxmox/cli.ts', 'serve', '--addr', '127.0.0.1:0', '--kubeconfig', join(dir, 'kubeconfig')], {
-      cwd: process.cwd(),
-      env: { ...process.env, CORRAL_PROXMOX_TOKEN: '' },
-    });
+    child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/proxmox/cli.ts',
+        'serve',
+        '--addr',
+        '127.0.0.1:0',
+        '--kubeconfig',
+        join(dir, 'kubeconfig'),
+      ],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, CORRAL_PROXMOX_TOKEN: '' },
+      },
+    );
     let out = '';
     child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
@@ -36,7 +49,9 @@ describe('corral proxmox serve', () => {
     const base = /at (http:\/\/[\d.:]+)\/api2\/json/.exec(out)?.[1] ?? '';
     const status = async () => {
       const res = await fetch(`${base}/api2/json/nodes/corral-1/status`);
-      return res.status === 200 ? ((await res.json()) as { data: { cpu: number; memory: { used: number } } }).data : undefined;
+      return res.status === 200
+        ? ((await res.json()) as { data: { cpu: number; memory: { used: number } } }).data
+        : undefined;
     };
     await expect.poll(async () => (await status())?.cpu ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
     expect((await status())?.memory.used).toBeGreaterThan(2 ** 30); // kubelet & co. alone use over 1.5 GiB

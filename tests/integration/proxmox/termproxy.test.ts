@@ -17,12 +17,21 @@ const api = () => px(corral.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
 beforeAll(async () => {
   process.env.CORRAL_PROXMOX_TOKEN = TOKEN_CONFIG;
   sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50 });
-  corral = await startCorral({ kube: { yaml: sim.kubeconfig }, demo: true, port: 0, host: '127.0.0.1', next: false, config: { pollMs: 50, waitTimeoutMs: 30_000 } });
+  corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+  });
   await corral.cluster.cache.waitForSync(20_000);
   const created = await api().post('/nodes/corral-1/qemu', { vmid: 410, name: 'term-vm', memory: 256, start: 1 });
   expect((await waitTask(api(), created.body.data as string)).exitstatus).toBe('OK');
   const deadline = Date.now() + 20_000;
-  while (((await api().get('/nodes/corral-1/qemu/410/status/current')).body.data as { status: string }).status !== 'running') {
+  while (
+    ((await api().get('/nodes/corral-1/qemu/410/status/current')).body.data as { status: string }).status !== 'running'
+  ) {
     if (Date.now() > deadline) throw new Error('VM 410 did not start within 20 s');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -49,13 +58,21 @@ async function termproxy(): Promise<TermProxy> {
 /** A termproxy client: everything the server sent, as text, plus helpers to wait for output and send frames. */
 function connect(proxy: TermProxy, urlTicket = proxy.ticket) {
   const base = corral.url.replace(/^http/, 'ws');
-  const ws = new WebSocket(`${base}/api2/json/nodes/corral-1/qemu/410/vncwebsocket?port=${proxy.port}&vncticket=${encodeURIComponent(urlTicket)}`, ['binary'], {
-    headers: { authorization: token },
-  });
+  const ws = new WebSocket(
+    `${base}/api2/json/nodes/corral-1/qemu/410/vncwebsocket?port=${proxy.port}&vncticket=${encodeURIComponent(urlTicket)}`,
+    ['binary'],
+    {
+      headers: { authorization: token },
+    },
+  );
   let output = '';
   const messages: string[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  const refused = new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const refused = new Promise<number>((resolve) =>
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+  );
   ws.on('error', () => undefined);
   ws.on('message', (data: Buffer) => {
     messages.push(data.toString('utf8'));
@@ -135,7 +152,10 @@ describe('termproxy / vncwebsocket (serial terminal)', () => {
     vncAsTerm.ws.send(`${proxy.user}:${vnc.ticket}\n`);
     expect((await vncAsTerm.closed).code).toBe(1008);
 
-    const viewer = await px(corral.url, { token: `monitor@pve!ro=${VIEWER_SECRET}` }).post('/nodes/corral-1/qemu/410/termproxy', {});
+    const viewer = await px(corral.url, { token: `monitor@pve!ro=${VIEWER_SECRET}` }).post(
+      '/nodes/corral-1/qemu/410/termproxy',
+      {},
+    );
     expect(viewer.status).toBe(403);
   });
 

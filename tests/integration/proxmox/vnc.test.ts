@@ -15,7 +15,14 @@ const token = `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}`;
 beforeAll(async () => {
   process.env.CORRAL_PROXMOX_TOKEN = TOKEN_CONFIG;
   sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50 });
-  corral = await startCorral({ kube: { yaml: sim.kubeconfig }, demo: true, port: 0, host: '127.0.0.1', next: false, config: { pollMs: 50, waitTimeoutMs: 30_000 } });
+  corral = await startCorral({
+    kube: { yaml: sim.kubeconfig },
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+  });
   await corral.cluster.cache.waitForSync(20_000);
 });
 afterAll(async () => {
@@ -24,7 +31,10 @@ afterAll(async () => {
   await sim?.close();
 });
 
-function firstMessage(url: string, headers: Record<string, string>): Promise<{ status: 'open'; data: Buffer } | { status: 'refused'; code: number }> {
+function firstMessage(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: 'open'; data: Buffer } | { status: 'refused'; code: number }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, ['binary'], { headers });
     ws.on('message', (data: Buffer) => {
@@ -41,15 +51,30 @@ describe('vncproxy / vncwebsocket', () => {
     const api = px(corral.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
     const created = await api.post('/nodes/corral-1/qemu', { vmid: 400, name: 'vnc-vm', memory: 256, start: 1 });
     expect((await waitTask(api, created.body.data as string)).exitstatus).toBe('OK');
-    await expect.poll(async () => ((await api.get('/nodes/corral-1/qemu/400/status/current')).body.data as { status: string }).status, { timeout: 20_000 }).toBe('running');
-    const proxy = (await api.post('/nodes/corral-1/qemu/400/vncproxy', { websocket: 1 })).body.data as { port: string; ticket: string; upid: string };
+    await expect
+      .poll(
+        async () => ((await api.get('/nodes/corral-1/qemu/400/status/current')).body.data as { status: string }).status,
+        { timeout: 20_000 },
+      )
+      .toBe('running');
+    const proxy = (await api.post('/nodes/corral-1/qemu/400/vncproxy', { websocket: 1 })).body.data as {
+      port: string;
+      ticket: string;
+      upid: string;
+    };
     expect(proxy.ticket).toMatch(/^PVEVNC:[0-9A-F]{8}::/);
     expect(proxy.upid).toMatch(/:vncproxy:400:/);
     const base = corral.url.replace(/^http/, 'ws');
-    const ok = await firstMessage(`${base}/api2/json/nodes/corral-1/qemu/400/vncwebsocket?port=${proxy.port}&vncticket=${encodeURIComponent(proxy.ticket)}`, { authorization: token });
+    const ok = await firstMessage(
+      `${base}/api2/json/nodes/corral-1/qemu/400/vncwebsocket?port=${proxy.port}&vncticket=${encodeURIComponent(proxy.ticket)}`,
+      { authorization: token },
+    );
     expect(ok.status).toBe('open');
     if (ok.status === 'open') expect(ok.data.toString('latin1')).toMatch(/^RFB 003\.00\d\n/);
-    const bad = await firstMessage(`${base}/api2/json/nodes/corral-1/qemu/400/vncwebsocket?port=5900&vncticket=PVEVNC:00000000::x`, { authorization: token });
+    const bad = await firstMessage(
+      `${base}/api2/json/nodes/corral-1/qemu/400/vncwebsocket?port=5900&vncticket=PVEVNC:00000000::x`,
+      { authorization: token },
+    );
     expect(bad).toEqual({ status: 'refused', code: 401 });
   });
 });

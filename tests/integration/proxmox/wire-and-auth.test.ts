@@ -29,7 +29,10 @@ describe('wire format', () => {
     expect(err.contentType).toBe(PVE_TYPE);
     expect(err.status).toBe(404);
     expect(err.reason).toBe("Configuration file 'nodes/corral-1/qemu-server/999999.conf' does not exist");
-    expect(err.body).toEqual({ data: null, message: "Configuration file 'nodes/corral-1/qemu-server/999999.conf' does not exist\n" });
+    expect(err.body).toEqual({
+      data: null,
+      message: "Configuration file 'nodes/corral-1/qemu-server/999999.conf' does not exist\n",
+    });
   });
 
   it('logs unknown endpoints as gaps and answers a Proxmox-shaped 501', async () => {
@@ -41,7 +44,8 @@ describe('wire format', () => {
   });
 
   it('returns lists, never null, for pools, lxc and HA groups', async () => {
-    for (const path of ['/pools', '/nodes/corral-1/lxc', '/cluster/ha/groups']) expect((await admin.get(path)).body.data).toEqual([]);
+    for (const path of ['/pools', '/nodes/corral-1/lxc', '/cluster/ha/groups'])
+      expect((await admin.get(path)).body.data).toEqual([]);
   });
 
   it('honours the resource type filter with integer vmids and no storage rows in type=vm', async () => {
@@ -70,7 +74,12 @@ describe('authentication', () => {
 
   it('issues tickets that never contain the secret, require CSRF on writes, and renew with the ticket as password', async () => {
     const login = await px(h.url).post('/access/ticket', { username: 'root@pam', password: ADMIN_SECRET });
-    const data = login.body.data as { username: string; ticket: string; CSRFPreventionToken: string; cap: Record<string, unknown> };
+    const data = login.body.data as {
+      username: string;
+      ticket: string;
+      CSRFPreventionToken: string;
+      cap: Record<string, unknown>;
+    };
     expect(data.username).toBe('root@pam');
     expect(data.ticket).toMatch(/^PVE:root@pam:[0-9A-F]{8}::/);
     expect(data.ticket).not.toContain(ADMIN_SECRET);
@@ -120,7 +129,8 @@ describe('bad input and vmids', () => {
   it('allocates ids with nextid, refuses taken ones, and says "already exists" on a second create', async () => {
     const id = Number((await admin.get('/cluster/nextid')).body.data);
     expect(id).toBeGreaterThanOrEqual(100);
-    const upid = (await admin.post('/nodes/corral-1/qemu', { vmid: id, name: 'taken', memory: 256 })).body.data as string;
+    const upid = (await admin.post('/nodes/corral-1/qemu', { vmid: id, name: 'taken', memory: 256 })).body
+      .data as string;
     expect((await waitTask(admin, upid)).exitstatus).toBe('OK');
     const taken = await admin.get('/cluster/nextid', { vmid: id });
     expect(taken.status).toBe(400);
@@ -145,7 +155,9 @@ describe('bad input and vmids', () => {
       });
     await make('outsider');
     const id = fallbackVmid('outsider');
-    await expect.poll(async () => (await admin.get(`/nodes/corral-1/qemu/${id}/config`)).status, { timeout: 10_000 }).toBe(200);
+    await expect
+      .poll(async () => (await admin.get(`/nodes/corral-1/qemu/${id}/config`)).status, { timeout: 10_000 })
+      .toBe(200);
     // A VM labelled with that id arrives: the label wins, and the unlabelled holder moves to a free id that is
     // persisted as its label (never two VMs on one vmid).
     await h.corral.cluster.create('VirtualMachine', {
@@ -155,13 +167,23 @@ describe('bad input and vmids', () => {
       spec: { runStrategy: 'Halted', template: { spec: { domain: { devices: {} } } } },
     });
     await expect
-      .poll(async () => (await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'outsider'))?.metadata.labels?.[LABEL_VMID], { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'outsider'))?.metadata.labels?.[LABEL_VMID],
+        { timeout: 10_000 },
+      )
       .toMatch(/^\d+$/);
-    const outsiderId = (await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'outsider'))?.metadata.labels?.[LABEL_VMID];
+    const outsiderId = (await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'outsider'))?.metadata.labels?.[
+      LABEL_VMID
+    ];
     expect(outsiderId).not.toBe(String(id));
-    expect((await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'copycat'))?.metadata.labels?.[LABEL_VMID]).toBe(String(id));
+    expect((await h.corral.cluster.fetch('VirtualMachine', 'tailvm', 'copycat'))?.metadata.labels?.[LABEL_VMID]).toBe(
+      String(id),
+    );
     expect(((await admin.get(`/nodes/corral-1/qemu/${id}/config`)).body.data as { name: string }).name).toBe('copycat');
-    expect(((await admin.get(`/nodes/corral-1/qemu/${outsiderId}/config`)).body.data as { name: string }).name).toBe('outsider');
+    expect(((await admin.get(`/nodes/corral-1/qemu/${outsiderId}/config`)).body.data as { name: string }).name).toBe(
+      'outsider',
+    );
     const rows = (await admin.get('/cluster/resources', { type: 'vm' })).body.data as { vmid: number; name: string }[];
     const mine = rows.filter((r) => ['outsider', 'copycat'].includes(r.name));
     expect(new Set(mine.map((r) => r.vmid)).size).toBe(2);
@@ -171,38 +193,89 @@ describe('bad input and vmids', () => {
 describe('a Terraform bpg/proxmox-shaped create', () => {
   it('accepts the provider’s full form body and reads back what it needs', async () => {
     const body = {
-      acpi: 1, agent: 'enabled=0,fstrim_cloned_disks=0,type=virtio', balloon: 0, bios: 'seabios', boot: 'order=scsi0;net0', cores: 1,
-      cpu: 'qemu64', keyboard: 'en-us', memory: 512, name: 'tf-vm', net0: 'model=virtio,bridge=vmbr0,firewall=0', numa: 0, onboot: 1,
-      ostype: 'l26', protection: 0, scsi0: 'file=local-lvm:8,size=8589934592,aio=io_uring,backup=1,iothread=0,ssd=0,discard=ignore,cache=none,replicate=1',
-      scsihw: 'virtio-scsi-pci', sockets: 1, tablet: 1, template: 0, vmid: 700, tags: 'terraform;web', description: 'managed by terraform',
+      acpi: 1,
+      agent: 'enabled=0,fstrim_cloned_disks=0,type=virtio',
+      balloon: 0,
+      bios: 'seabios',
+      boot: 'order=scsi0;net0',
+      cores: 1,
+      cpu: 'qemu64',
+      keyboard: 'en-us',
+      memory: 512,
+      name: 'tf-vm',
+      net0: 'model=virtio,bridge=vmbr0,firewall=0',
+      numa: 0,
+      onboot: 1,
+      ostype: 'l26',
+      protection: 0,
+      scsi0:
+        'file=local-lvm:8,size=8589934592,aio=io_uring,backup=1,iothread=0,ssd=0,discard=ignore,cache=none,replicate=1',
+      scsihw: 'virtio-scsi-pci',
+      sockets: 1,
+      tablet: 1,
+      template: 0,
+      vmid: 700,
+      tags: 'terraform;web',
+      description: 'managed by terraform',
     };
     const created = await admin.post('/nodes/corral-1/qemu', body);
     expect(created.status).toBe(200);
     expect((await waitTask(admin, created.body.data as string)).exitstatus).toBe('OK');
-    const resources = (await admin.get('/cluster/resources', { type: 'vm' })).body.data as { vmid: number; node: string; tags?: string }[];
+    const resources = (await admin.get('/cluster/resources', { type: 'vm' })).body.data as {
+      vmid: number;
+      node: string;
+      tags?: string;
+    }[];
     const row = resources.find((r) => r.vmid === 700);
     expect(row?.tags).toBe('terraform;web');
     const config = (await admin.get(`/nodes/${row?.node}/qemu/700/config`)).body.data as Record<string, unknown>;
-    expect(config).toMatchObject({ acpi: 1, balloon: 0, bios: 'seabios', cpu: 'qemu64', numa: 0, onboot: 1, protection: 0, tablet: 1, sockets: 1, cores: 1, memory: '512', boot: 'order=scsi0;net0' });
+    expect(config).toMatchObject({
+      acpi: 1,
+      balloon: 0,
+      bios: 'seabios',
+      cpu: 'qemu64',
+      numa: 0,
+      onboot: 1,
+      protection: 0,
+      tablet: 1,
+      sockets: 1,
+      cores: 1,
+      memory: '512',
+      boot: 'order=scsi0;net0',
+    });
     expect(config.agent).toBe('enabled=0,fstrim_cloned_disks=0,type=virtio');
-    expect(config.scsi0).toBe('local-lvm:tf-vm-scsi0,aio=io_uring,backup=1,cache=none,discard=ignore,format=raw,iothread=0,replicate=1,ssd=0,size=8G');
+    expect(config.scsi0).toBe(
+      'local-lvm:tf-vm-scsi0,aio=io_uring,backup=1,cache=none,discard=ignore,format=raw,iothread=0,replicate=1,ssd=0,size=8G',
+    );
     expect(config.net0).toMatch(/^virtio=BC:24:11(:[0-9A-F]{2}){3},bridge=vmbr0,firewall=0$/);
     expect(config).not.toHaveProperty('template');
     // bpg's update: only changed keys plus delete=; answers data: null.
-    const put = await admin.put(`/nodes/${row?.node}/qemu/700/config`, { memory: 1024, delete: 'description,tags', digest: String(config.digest) });
+    const put = await admin.put(`/nodes/${row?.node}/qemu/700/config`, {
+      memory: 1024,
+      delete: 'description,tags',
+      digest: String(config.digest),
+    });
     expect([put.status, put.body.data]).toEqual([200, null]);
     const after = (await admin.get(`/nodes/${row?.node}/qemu/700/config`)).body.data as Record<string, unknown>;
     expect(after.memory).toBe('1024');
     expect(after).not.toHaveProperty('description');
     expect(after).not.toHaveProperty('tags');
-    const stale = await admin.put(`/nodes/${row?.node}/qemu/700/config`, { memory: 2048, digest: String(config.digest) });
-    expect([stale.status, stale.reason]).toEqual([500, 'detected modified configuration - file changed by other user? Try again.']);
+    const stale = await admin.put(`/nodes/${row?.node}/qemu/700/config`, {
+      memory: 2048,
+      digest: String(config.digest),
+    });
+    expect([stale.status, stale.reason]).toEqual([
+      500,
+      'detected modified configuration - file changed by other user? Try again.',
+    ]);
   });
 });
 
 describe('mounting', () => {
   it('serves the same API inside corral web at /api2/json', async () => {
-    const r = await fetch(`${h.corral.url}/api2/json/version`, { headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` } });
+    const r = await fetch(`${h.corral.url}/api2/json/version`, {
+      headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` },
+    });
     expect(r.headers.get('content-type')).toBe(PVE_TYPE);
     expect(((await r.json()) as { data: { version: string } }).data.version).toBe('8.2.4');
   });

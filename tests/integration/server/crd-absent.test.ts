@@ -19,19 +19,37 @@ beforeAll(async () => {
   proxy = createServer((req, res) => {
     if ((req.url ?? '').startsWith('/apis/cdi.kubevirt.io/')) {
       res.writeHead(404, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: 'the server could not find the requested resource',
+          reason: 'NotFound',
+          code: 404,
+        }),
+      );
       return;
     }
-    const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  corral = await startCorral({ kube: { yaml: kubeconfigYaml(url) }, port: 0, host: '127.0.0.1', next: false, plugins: false });
+  corral = await startCorral({
+    kube: { yaml: kubeconfigYaml(url) },
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+  });
 });
 
 afterAll(async () => {
@@ -45,8 +63,16 @@ describe('a cluster without CDI', () => {
   it('becomes ready and serves VMs; a source needing CDI fails with a clear error', async () => {
     await eventually(async () => (await fetch(`${corral.url}/readyz`)).status === 200, 15_000, 'ready without CDI');
     expect((await fetch(`${corral.url}/api/vms`)).status).toBe(200);
-    const r = await fetch(`${corral.url}/api/vms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'needs-cdi', import: 'https://example.com/a.qcow2' }) });
+    const r = await fetch(`${corral.url}/api/vms`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'needs-cdi', import: 'https://example.com/a.qcow2' }),
+    });
     expect(r.status).toBe(501);
-    expect(await r.json()).toEqual({ error: expect.stringMatching(/creating VM tailvm\/needs-cdi failed: this cluster does not serve DataVolumes: install CDI/) });
+    expect(await r.json()).toEqual({
+      error: expect.stringMatching(
+        /creating VM tailvm\/needs-cdi failed: this cluster does not serve DataVolumes: install CDI/,
+      ),
+    });
   });
 });

@@ -33,7 +33,9 @@ async function reply(res: Response): Promise<Reply> {
   return { status: res.status, body, text, headers: res.headers };
 }
 
-export async function startHarness(options: { fleet?: FleetName; speed?: number; requestTimeoutMs?: number; unreachableAfterMs?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { fleet?: FleetName; speed?: number; requestTimeoutMs?: number; unreachableAfterMs?: number } = {},
+): Promise<Harness> {
   const sim = await startEmbeddedCluster({ port: 0, fleet: options.fleet ?? 'empty', speed: options.speed ?? 50 });
   const corral = await startCorral({
     kube: { yaml: sim.kubeconfig },
@@ -70,7 +72,11 @@ export async function startHarness(options: { fleet?: FleetName; speed?: number;
 }
 
 /** Polls `probe` until it returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  probe: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -63,6 +63,9 @@ describe('upgrade routing and mounts', () => {
     h.corral.http.mountProxmox((req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data: { url: req.url } }));
     });
-    expect(await h.get('/api2/json/version')).toMatchObject({ status: 200, body: { data: { url: '/api2/json/version' } } });
+    expect(await h.get('/api2/json/version')).toMatchObject({
+      status: 200,
+      body: { data: { url: '/api2/json/version' } },
+    });
   });
 });

@@ -85,7 +85,10 @@ describe('server.ts --cert --key', () => {
   });
 
   function run(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts', ...args], { cwd: process.cwd(), env: { ...process.env, NODE_ENV: 'development' } });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, NODE_ENV: 'development' },
+    });
     let out = '';
     proc.stdout?.on('data', (b: Buffer) => (out += b.toString()));
     proc.stderr?.on('data', (b: Buffer) => (out += b.toString()));
@@ -102,7 +105,18 @@ describe('server.ts --cert --key', () => {
     const tls = await selfSignedTls('localhost');
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     writeFileSync(join(dir, 'key.pem'), tls.key);
-    const r = run(['--demo', '--no-ui', '--host', '127.0.0.1', '--port', '0', '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')]);
+    const r = run([
+      '--demo',
+      '--no-ui',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--cert',
+      join(dir, 'cert.pem'),
+      '--key',
+      join(dir, 'key.pem'),
+    ]);
     child = r.child;
     const deadline = Date.now() + 45_000;
     let port: string | undefined;

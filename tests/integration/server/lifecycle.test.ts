@@ -27,10 +27,14 @@ describe('lifecycle', () => {
     expect((await h.post('/api/vms', { name: 'life', image: 'cirros', mem: '1G', cpu: 1 })).status).toBe(201);
     expect((await row('life')).status).toBe('Stopped');
     expect(await h.post('/api/vms/tailvm/life/start')).toMatchObject({ status: 200, body: { status: 'ok' } });
-    const running = await eventually(async () => {
-      const r = await row('life');
-      return r.status === 'Running' && r.ip && r.node ? r : undefined;
-    }, 30_000, 'Running with node and IP');
+    const running = await eventually(
+      async () => {
+        const r = await row('life');
+        return r.status === 'Running' && r.ip && r.node ? r : undefined;
+      },
+      30_000,
+      'Running with node and IP',
+    );
     expect(running.running).toBe(true);
     expect((await h.post('/api/vms/tailvm/life/start')).status).toBe(409);
 
@@ -40,8 +44,12 @@ describe('lifecycle', () => {
     expect((await h.post('/api/vms/tailvm/life/unpause')).status).toBe(200);
     await eventually(async () => (await row('life')).status === 'Running', 20_000, 'Running again');
 
-    const nodes = ((await h.get('/api/nodes')).body as { name: string; cpuVendor: string }[]).filter((n) => n.name !== running.node);
-    const source = ((await h.get('/api/nodes')).body as { name: string; cpuVendor: string }[]).find((n) => n.name === running.node);
+    const nodes = ((await h.get('/api/nodes')).body as { name: string; cpuVendor: string }[]).filter(
+      (n) => n.name !== running.node,
+    );
+    const source = ((await h.get('/api/nodes')).body as { name: string; cpuVendor: string }[]).find(
+      (n) => n.name === running.node,
+    );
     const target = nodes.find((n) => n.cpuVendor === source?.cpuVendor);
     const migrate = await h.post('/api/vms/tailvm/life/migrate', target ? { targetNode: target.name } : {});
     if (migrate.status === 409) {
@@ -50,10 +58,14 @@ describe('lifecycle', () => {
     } else {
       expect(migrate.status).toBe(202);
       const { task } = migrate.body as { task: string };
-      const done = await eventually(async () => {
-        const t = (await h.get(`/api/tasks/${task}`)).body as { status: string };
-        return t.status !== 'running' ? t : undefined;
-      }, 30_000, 'migration task end');
+      const done = await eventually(
+        async () => {
+          const t = (await h.get(`/api/tasks/${task}`)).body as { status: string };
+          return t.status !== 'running' ? t : undefined;
+        },
+        30_000,
+        'migration task end',
+      );
       if (target) {
         expect(done, JSON.stringify(done)).toMatchObject({ status: 'done' });
         expect((await row('life')).node).toBe(target.name);

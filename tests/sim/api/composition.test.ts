@@ -11,7 +11,11 @@ describe('default composition', () => {
     try {
       const kc = new KubeConfig();
       kc.loadFromString(cluster.kubeconfig);
-      const vms = (await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' })) as { items: unknown[] };
+      const vms = (await kc
+        .makeApiClient(CustomObjectsApi)
+        .listClusterCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachines' })) as {
+        items: unknown[];
+      };
       expect(vms.items.length).toBeGreaterThan(0);
     } finally {
       await cluster.close();

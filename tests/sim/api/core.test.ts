@@ -24,7 +24,10 @@ describe('embedded cluster core', () => {
   });
 
   it('does ConfigMap CRUD through CoreV1Api', async () => {
-    const created = await h.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'c1' }, data: { a: '1' } } });
+    const created = await h.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'c1' }, data: { a: '1' } },
+    });
     expect(created.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
     const list = await h.core.listNamespacedConfigMap({ namespace: 'default' });
     expect(list.items.map((c) => c.metadata?.name)).toContain('c1');
@@ -39,9 +42,21 @@ describe('embedded cluster core', () => {
   });
 
   it('does VirtualMachine CRUD through CustomObjectsApi', async () => {
-    const vm = await h.custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace: 'default', plural: 'virtualmachines', body: vmBody('web') });
+    const vm = await h.custom.createNamespacedCustomObject({
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'virtualmachines',
+      body: vmBody('web'),
+    });
     expect(vm.metadata.finalizers).toEqual(['kubevirt.io/virtualMachineControllerFinalize']);
-    const got = await h.custom.getNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace: 'default', plural: 'virtualmachines', name: 'web' });
+    const got = await h.custom.getNamespacedCustomObject({
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'virtualmachines',
+      name: 'web',
+    });
     expect(got.spec.runStrategy).toBe('Halted');
   });
 });

@@ -90,7 +90,12 @@ describe('fault injection', () => {
 
 describe('sim CLI', () => {
   it('parses flags and refuses bad ones with a usage error', () => {
-    expect(parseCli(['--port', '0', '--kubeconfig', 'kc', '--fleet', '25', '--speed', '10'])).toMatchObject({ port: 0, fleet: 25, speed: 10, metricsServer: true });
+    expect(parseCli(['--port', '0', '--kubeconfig', 'kc', '--fleet', '25', '--speed', '10'])).toMatchObject({
+      port: 0,
+      fleet: 25,
+      speed: 10,
+      metricsServer: true,
+    });
     expect(() => parseCli(['--kubeconfig', 'kc'])).toThrow(UsageError);
     expect(() => parseCli(['--port', '0', '--kubeconfig', 'kc', '--fleet', 'huge'])).toThrow(/--fleet/);
     expect(() => parseCli(['--port', '0', '--kubeconfig', 'kc', '--bogus'])).toThrow(UsageError);
@@ -99,7 +104,11 @@ describe('sim CLI', () => {
   it('starts, writes the kubeconfig, prints ready, serves, and exits 0 on SIGTERM; bad flags exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'corral-sim-cli-'));
     const kubeconfig = join(dir, 'kubeconfig');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--fleet', 'empty'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/sim/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--fleet', 'empty'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 20_000);
@@ -118,7 +127,11 @@ describe('sim CLI', () => {
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
-    const bad = spawn(process.execPath, ['--import', 'tsx', 'src/sim/cli.ts', '--port', 'x', '--kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const bad = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/sim/cli.ts', '--port', 'x', '--kubeconfig', kubeconfig],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let err = '';
     bad.stderr.on('data', (d: Buffer) => (err += d.toString()));
     expect(await new Promise((resolve) => bad.on('exit', resolve))).toBe(2);

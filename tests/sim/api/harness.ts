@@ -15,7 +15,13 @@ export interface Harness {
 }
 
 export async function startHarness(options: EmbeddedClusterOptions = {}): Promise<Harness> {
-  const cluster = await startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, modules: [garbageCollectorModule()], ...options });
+  const cluster = await startEmbeddedCluster({
+    port: 0,
+    fleet: 'empty',
+    speed: 50,
+    modules: [garbageCollectorModule()],
+    ...options,
+  });
   const kc = new KubeConfig();
   kc.loadFromString(cluster.kubeconfig);
   return {
@@ -29,14 +35,22 @@ export async function startHarness(options: EmbeddedClusterOptions = {}): Promis
 }
 
 /** The Status body of a failed client-node call. */
-export function statusOf(err: unknown): { code: number; reason: string; message: string; details?: Record<string, unknown> } {
+export function statusOf(err: unknown): {
+  code: number;
+  reason: string;
+  message: string;
+  details?: Record<string, unknown>;
+} {
   const e = err as { code?: number; body?: unknown };
   if (typeof e.code !== 'number') throw err;
-  const body = typeof e.body === 'string' ? (JSON.parse(e.body) as Record<string, unknown>) : (e.body as Record<string, unknown>);
+  const body =
+    typeof e.body === 'string' ? (JSON.parse(e.body) as Record<string, unknown>) : (e.body as Record<string, unknown>);
   return body as never;
 }
 
-export async function expectStatus(promise: Promise<unknown>): Promise<{ code: number; reason: string; message: string; details?: Record<string, unknown> }> {
+export async function expectStatus(
+  promise: Promise<unknown>,
+): Promise<{ code: number; reason: string; message: string; details?: Record<string, unknown> }> {
   try {
     await promise;
   } catch (err) {
@@ -49,7 +63,13 @@ export async function expectStatus(promise: Promise<unknown>): Promise<{ code: n
 export type WireJson = Record<string, any>;
 
 /** Raw HTTP against the cluster, for wire-level assertions. */
-export async function raw(h: Harness, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function raw(
+  h: Harness,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(h.url + path, {
     method,
     headers: { 'Content-Type': 'application/json', ...headers },

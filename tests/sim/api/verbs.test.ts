@@ -21,10 +21,16 @@ async function createVm(name: string, extra: Record<string, unknown> = {}) {
 describe('patch types', () => {
   it('merge patch merges objects, deletes with null and bumps generation only for spec changes', async () => {
     await createVm('m1');
-    const labelled = await h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'm1', body: { metadata: { labels: { tier: 'gold', app: null } } } }, merge);
+    const labelled = await h.custom.patchNamespacedCustomObject(
+      { ...VM, namespace: 'verbs', name: 'm1', body: { metadata: { labels: { tier: 'gold', app: null } } } },
+      merge,
+    );
     expect(labelled.metadata.labels).toEqual({ tier: 'gold' });
     expect(labelled.metadata.generation).toBe(1);
-    const specChanged = await h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'm1', body: { spec: { runStrategy: 'Always' } } }, merge);
+    const specChanged = await h.custom.patchNamespacedCustomObject(
+      { ...VM, namespace: 'verbs', name: 'm1', body: { spec: { runStrategy: 'Always' } } },
+      merge,
+    );
     expect(specChanged.spec.runStrategy).toBe('Always');
     expect(specChanged.spec.template.spec.domain.cpu.cores).toBe(1);
     expect(specChanged.metadata.generation).toBe(2);
@@ -33,7 +39,9 @@ describe('patch types', () => {
   it('client-node default JSON patch applies add/replace/test, and a failed test is 422', async () => {
     await createVm('j1');
     const patched = await h.custom.patchNamespacedCustomObject({
-      ...VM, namespace: 'verbs', name: 'j1',
+      ...VM,
+      namespace: 'verbs',
+      name: 'j1',
       body: [
         { op: 'test', path: '/spec/runStrategy', value: 'Halted' },
         { op: 'replace', path: '/spec/runStrategy', value: 'Always' },
@@ -44,7 +52,15 @@ describe('patch types', () => {
     expect(patched.spec.runStrategy).toBe('Always');
     expect(patched.metadata.annotations).toEqual({ 'corral.dev/note': 'x', 'a/b': 'slash' });
     const failed = await expectStatus(
-      h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'j1', body: [{ op: 'test', path: '/spec/runStrategy', value: 'Halted' }, { op: 'replace', path: '/spec/runStrategy', value: 'Manual' }] }),
+      h.custom.patchNamespacedCustomObject({
+        ...VM,
+        namespace: 'verbs',
+        name: 'j1',
+        body: [
+          { op: 'test', path: '/spec/runStrategy', value: 'Halted' },
+          { op: 'replace', path: '/spec/runStrategy', value: 'Manual' },
+        ],
+      }),
     );
     expect(failed).toMatchObject({ code: 422, reason: 'Invalid' });
     const after = await h.custom.getNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'j1' });
@@ -53,21 +69,43 @@ describe('patch types', () => {
 
   it('a null JSON-patch test value matches a missing path; remove of a missing path is 422', async () => {
     await createVm('j2');
-    await h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'j2', body: [{ op: 'test', path: '/spec/running', value: null }] });
-    const failed = await expectStatus(h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'j2', body: [{ op: 'remove', path: '/spec/nope' }] }));
+    await h.custom.patchNamespacedCustomObject({
+      ...VM,
+      namespace: 'verbs',
+      name: 'j2',
+      body: [{ op: 'test', path: '/spec/running', value: null }],
+    });
+    const failed = await expectStatus(
+      h.custom.patchNamespacedCustomObject({
+        ...VM,
+        namespace: 'verbs',
+        name: 'j2',
+        body: [{ op: 'remove', path: '/spec/nope' }],
+      }),
+    );
     expect(failed.code).toBe(422);
   });
 
   it('an object body sent as JSON patch is 400, as a real server answers', async () => {
     await createVm('j3');
-    const failed = await expectStatus(h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'j3', body: { spec: { runStrategy: 'Always' } } }));
+    const failed = await expectStatus(
+      h.custom.patchNamespacedCustomObject({
+        ...VM,
+        namespace: 'verbs',
+        name: 'j3',
+        body: { spec: { runStrategy: 'Always' } },
+      }),
+    );
     expect(failed).toMatchObject({ code: 400, reason: 'BadRequest' });
   });
 
   it('strategic merge patch on a custom resource is 415', async () => {
     await createVm('s1');
     const failed = await expectStatus(
-      h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 's1', body: { spec: {} } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)),
+      h.custom.patchNamespacedCustomObject(
+        { ...VM, namespace: 'verbs', name: 's1', body: { spec: {} } },
+        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+      ),
     );
     expect(failed).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
     expect(failed.message).toContain('application/merge-patch+json');
@@ -75,7 +113,13 @@ describe('patch types', () => {
 
   it('an unknown patch content type is 415', async () => {
     await createVm('s2');
-    const res = await raw(h, 'PATCH', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines/s2', { spec: {} }, { 'Content-Type': 'text/plain' });
+    const res = await raw(
+      h,
+      'PATCH',
+      '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines/s2',
+      { spec: {} },
+      { 'Content-Type': 'text/plain' },
+    );
     expect(res.status).toBe(415);
     expect(res.json.reason).toBe('UnsupportedMediaType');
   });
@@ -87,7 +131,14 @@ describe('patch types', () => {
         metadata: { name: 'p1' },
         spec: {
           containers: [
-            { name: 'a', image: 'busybox', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] },
+            {
+              name: 'a',
+              image: 'busybox',
+              env: [
+                { name: 'X', value: '1' },
+                { name: 'Y', value: '2' },
+              ],
+            },
             { name: 'b', image: 'nginx' },
           ],
         },
@@ -97,7 +148,20 @@ describe('patch types', () => {
       {
         namespace: 'verbs',
         name: 'p1',
-        body: { spec: { containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }, { name: 'X', $patch: 'delete' }] }, { name: 'b', $patch: 'delete' }] } },
+        body: {
+          spec: {
+            containers: [
+              {
+                name: 'a',
+                env: [
+                  { name: 'Y', value: '3' },
+                  { name: 'X', $patch: 'delete' },
+                ],
+              },
+              { name: 'b', $patch: 'delete' },
+            ],
+          },
+        },
       },
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
@@ -106,28 +170,64 @@ describe('patch types', () => {
   });
 
   it('the same list sent as merge patch replaces the whole array (RFC 7386)', async () => {
-    await h.core.createNamespacedPod({ namespace: 'verbs', body: { metadata: { name: 'p2' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } } });
-    const pod = await h.core.patchNamespacedPod({ namespace: 'verbs', name: 'p2', body: { spec: { containers: [{ name: 'b', image: 'z' }] } } }, merge);
+    await h.core.createNamespacedPod({
+      namespace: 'verbs',
+      body: {
+        metadata: { name: 'p2' },
+        spec: {
+          containers: [
+            { name: 'a', image: 'x' },
+            { name: 'b', image: 'y' },
+          ],
+        },
+      },
+    });
+    const pod = await h.core.patchNamespacedPod(
+      { namespace: 'verbs', name: 'p2', body: { spec: { containers: [{ name: 'b', image: 'z' }] } } },
+      merge,
+    );
     expect(pod.spec?.containers.map((c) => c.name)).toEqual(['b']);
   });
 
   it('server-side apply creates (201) and then merges named lists', async () => {
-    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa1', namespace: 'verbs' }, data: { a: '1' } };
-    const created = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1?fieldManager=test', body, { 'Content-Type': 'application/apply-patch+yaml' });
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'ssa1', namespace: 'verbs' },
+      data: { a: '1' },
+    };
+    const created = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1?fieldManager=test', body, {
+      'Content-Type': 'application/apply-patch+yaml',
+    });
     expect(created.status).toBe(201);
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa1\ndata:\n  b: "2"\n';
-    const updated = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1?fieldManager=test', yaml, { 'Content-Type': 'application/apply-patch+yaml' });
+    const updated = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1?fieldManager=test', yaml, {
+      'Content-Type': 'application/apply-patch+yaml',
+    });
     expect(updated.status).toBe(200);
     expect(updated.json.data).toEqual({ a: '1', b: '2' });
-    const noManager = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1', body, { 'Content-Type': 'application/apply-patch+yaml' });
+    const noManager = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/ssa1', body, {
+      'Content-Type': 'application/apply-patch+yaml',
+    });
     expect(noManager.status).toBe(400);
   });
 
   it('a patch that carries a stale resourceVersion is a 409 precondition failure', async () => {
     const vm = await createVm('rv1');
-    await h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'rv1', body: { metadata: { labels: { x: 'y' } } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...VM, namespace: 'verbs', name: 'rv1', body: { metadata: { labels: { x: 'y' } } } },
+      merge,
+    );
     const failed = await expectStatus(
-      h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'rv1', body: { metadata: { resourceVersion: vm.metadata.resourceVersion, labels: { x: 'z' } } } }, merge),
+      h.custom.patchNamespacedCustomObject(
+        {
+          ...VM,
+          namespace: 'verbs',
+          name: 'rv1',
+          body: { metadata: { resourceVersion: vm.metadata.resourceVersion, labels: { x: 'z' } } },
+        },
+        merge,
+      ),
     );
     expect(failed).toMatchObject({ code: 409, reason: 'Conflict' });
   });
@@ -136,30 +236,62 @@ describe('patch types', () => {
 describe('update, status and conflicts', () => {
   it('PUT with a stale resourceVersion is 409 Conflict; PUT of a CR without one is 422', async () => {
     const vm = await createVm('u1');
-    const fresh = await h.custom.replaceNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'u1', body: { ...vm, spec: { ...vm.spec, runStrategy: 'Always' } } });
+    const fresh = await h.custom.replaceNamespacedCustomObject({
+      ...VM,
+      namespace: 'verbs',
+      name: 'u1',
+      body: { ...vm, spec: { ...vm.spec, runStrategy: 'Always' } },
+    });
     expect(fresh.metadata.resourceVersion).not.toBe(vm.metadata.resourceVersion);
-    const stale = await expectStatus(h.custom.replaceNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'u1', body: vm }));
+    const stale = await expectStatus(
+      h.custom.replaceNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'u1', body: vm }),
+    );
     expect(stale).toMatchObject({ code: 409, reason: 'Conflict' });
     expect(stale.message).toContain('the object has been modified');
     const { resourceVersion: _rv, ...metaWithoutRv } = fresh.metadata;
-    const noRv = await expectStatus(h.custom.replaceNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'u1', body: { ...fresh, metadata: metaWithoutRv } }));
+    const noRv = await expectStatus(
+      h.custom.replaceNamespacedCustomObject({
+        ...VM,
+        namespace: 'verbs',
+        name: 'u1',
+        body: { ...fresh, metadata: metaWithoutRv },
+      }),
+    );
     expect(noRv).toMatchObject({ code: 422, reason: 'Invalid' });
   });
 
   it('a ConfigMap may be PUT without a resourceVersion; a body name differing from the URL is 400', async () => {
-    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'u2' }, data: { a: '1' } } });
-    const replaced = await h.core.replaceNamespacedConfigMap({ namespace: 'verbs', name: 'u2', body: { metadata: { name: 'u2' }, data: { a: '2' } } });
+    await h.core.createNamespacedConfigMap({
+      namespace: 'verbs',
+      body: { metadata: { name: 'u2' }, data: { a: '1' } },
+    });
+    const replaced = await h.core.replaceNamespacedConfigMap({
+      namespace: 'verbs',
+      name: 'u2',
+      body: { metadata: { name: 'u2' }, data: { a: '2' } },
+    });
     expect(replaced.data).toEqual({ a: '2' });
-    const res = await raw(h, 'PUT', '/api/v1/namespaces/verbs/configmaps/u2', { metadata: { name: 'other' }, data: {} });
+    const res = await raw(h, 'PUT', '/api/v1/namespaces/verbs/configmaps/u2', {
+      metadata: { name: 'other' },
+      data: {},
+    });
     expect(res.status).toBe(400);
   });
 
   it('the main resource ignores status; /status takes only status; generation follows spec', async () => {
     const vm = await createVm('st1', {});
-    const withStatus = await h.custom.patchNamespacedCustomObject({ ...VM, namespace: 'verbs', name: 'st1', body: { status: { printableStatus: 'Running' } } }, merge);
+    const withStatus = await h.custom.patchNamespacedCustomObject(
+      { ...VM, namespace: 'verbs', name: 'st1', body: { status: { printableStatus: 'Running' } } },
+      merge,
+    );
     expect(withStatus.status).toBeUndefined();
     const viaStatus = await h.custom.patchNamespacedCustomObjectStatus(
-      { ...VM, namespace: 'verbs', name: 'st1', body: { status: { printableStatus: 'Stopped' }, spec: { runStrategy: 'Always' } } },
+      {
+        ...VM,
+        namespace: 'verbs',
+        name: 'st1',
+        body: { status: { printableStatus: 'Stopped' }, spec: { runStrategy: 'Always' } },
+      },
       merge,
     );
     expect(viaStatus.status.printableStatus).toBe('Stopped');
@@ -175,11 +307,20 @@ describe('update, status and conflicts', () => {
   it('creating an existing name is 409 AlreadyExists with the resource in details', async () => {
     await createVm('dup');
     const failed = await expectStatus(createVm('dup'));
-    expect(failed).toMatchObject({ code: 409, reason: 'AlreadyExists', details: { name: 'dup', group: 'kubevirt.io', kind: 'virtualmachines' } });
+    expect(failed).toMatchObject({
+      code: 409,
+      reason: 'AlreadyExists',
+      details: { name: 'dup', group: 'kubevirt.io', kind: 'virtualmachines' },
+    });
   });
 
   it('dryRun=All validates and answers but stores nothing', async () => {
-    const res = await raw(h, 'POST', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines?dryRun=All', vmBody('dry', 'verbs'));
+    const res = await raw(
+      h,
+      'POST',
+      '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines?dryRun=All',
+      vmBody('dry', 'verbs'),
+    );
     expect(res.status).toBe(201);
     expect(res.json.metadata.uid).toBeTruthy();
     expect((await raw(h, 'GET', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines/dry')).status).toBe(404);
@@ -211,7 +352,10 @@ describe('bad input', () => {
     expect(missing.status).toBe(404);
     expect(missing.json.message).toBe('namespaces "ghost" not found');
     await h.core.createNamespace({ body: { metadata: { name: 'dying' } } });
-    await h.core.createNamespacedConfigMap({ namespace: 'dying', body: { metadata: { name: 'held', finalizers: ['test/hold'] } } });
+    await h.core.createNamespacedConfigMap({
+      namespace: 'dying',
+      body: { metadata: { name: 'held', finalizers: ['test/hold'] } },
+    });
     await h.core.deleteNamespace({ name: 'dying' });
     const ns = await h.core.readNamespace({ name: 'dying' });
     expect(ns.status?.phase).toBe('Terminating');
@@ -221,18 +365,24 @@ describe('bad input', () => {
   });
 
   it('a body namespace that differs from the URL is 400', async () => {
-    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'c', namespace: 'default' } });
+    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'c', namespace: 'default' },
+    });
     expect(res.status).toBe(400);
   });
 
   it('a protobuf request body is 415 (only JSON/YAML bodies are decoded)', async () => {
-    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', 'k8s\u0000\n', { 'Content-Type': 'application/vnd.kubernetes.protobuf' });
+    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', 'k8s\u0000\n', {
+      'Content-Type': 'application/vnd.kubernetes.protobuf',
+    });
     expect(res.status).toBe(415);
     expect(res.json.reason).toBe('UnsupportedMediaType');
   });
 
   it('Accept: protobuf is answered with JSON', async () => {
-    const res = await raw(h, 'GET', '/api/v1/namespaces', undefined, { Accept: 'application/vnd.kubernetes.protobuf,application/json' });
+    const res = await raw(h, 'GET', '/api/v1/namespaces', undefined, {
+      Accept: 'application/vnd.kubernetes.protobuf,application/json',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.json.kind).toBe('NamespaceList');
@@ -245,19 +395,27 @@ describe('delete', () => {
     const cm = await raw(h, 'DELETE', '/api/v1/namespaces/verbs/configmaps/d1');
     expect(cm.json).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'd1', kind: 'configmaps' } });
     await createVm('d2');
-    const vm = await raw(h, 'DELETE', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines/d2', { propagationPolicy: 'Background' });
+    const vm = await raw(h, 'DELETE', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines/d2', {
+      propagationPolicy: 'Background',
+    });
     expect(vm.json.kind).toBe('VirtualMachine');
     expect(vm.json.metadata.deletionTimestamp).toBeTruthy(); // held by the VM controller's finalizer
   });
 
   it('preconditions that do not match are 409', async () => {
     await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'd3' } } });
-    const res = await raw(h, 'DELETE', '/api/v1/namespaces/verbs/configmaps/d3', { preconditions: { uid: 'not-the-uid' } });
+    const res = await raw(h, 'DELETE', '/api/v1/namespaces/verbs/configmaps/d3', {
+      preconditions: { uid: 'not-the-uid' },
+    });
     expect(res.status).toBe(409);
   });
 
   it('deletecollection deletes only the selected objects and returns them', async () => {
-    for (const [name, tier] of [['dc1', 'a'], ['dc2', 'a'], ['dc3', 'b']] as const) {
+    for (const [name, tier] of [
+      ['dc1', 'a'],
+      ['dc2', 'a'],
+      ['dc3', 'b'],
+    ] as const) {
       await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name, labels: { tier } } } });
     }
     const res = await raw(h, 'DELETE', '/api/v1/namespaces/verbs/configmaps?labelSelector=tier%3Da');
@@ -282,17 +440,30 @@ describe('lists', () => {
 
   it('repeated lists reflect every change and always carry the current resourceVersion (list body cache)', async () => {
     const path = '/api/v1/namespaces/verbs/configmaps?labelSelector=cache%3Dyes';
-    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'lc1', labels: { cache: 'yes' } } } });
+    await h.core.createNamespacedConfigMap({
+      namespace: 'verbs',
+      body: { metadata: { name: 'lc1', labels: { cache: 'yes' } } },
+    });
     const first = await raw(h, 'GET', path);
     expect(first.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['lc1']);
     await h.core.createNamespacedSecret({ namespace: 'verbs', body: { metadata: { name: 'other-kind' } } });
     const unchanged = await raw(h, 'GET', path);
     expect(unchanged.json.items).toEqual(first.json.items);
-    expect(Number(unchanged.json.metadata.resourceVersion)).toBeGreaterThan(Number(first.json.metadata.resourceVersion));
+    expect(Number(unchanged.json.metadata.resourceVersion)).toBeGreaterThan(
+      Number(first.json.metadata.resourceVersion),
+    );
     await h.core.patchNamespacedConfigMap({ namespace: 'verbs', name: 'lc1', body: { data: { v: '2' } } }, merge);
-    await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'lc2', labels: { cache: 'yes' } } } });
+    await h.core.createNamespacedConfigMap({
+      namespace: 'verbs',
+      body: { metadata: { name: 'lc2', labels: { cache: 'yes' } } },
+    });
     const changed = await raw(h, 'GET', path);
-    expect(changed.json.items.map((i: { metadata: { name: string }; data?: unknown }) => [i.metadata.name, i.data ?? null])).toEqual([['lc1', { v: '2' }], ['lc2', null]]);
+    expect(
+      changed.json.items.map((i: { metadata: { name: string }; data?: unknown }) => [i.metadata.name, i.data ?? null]),
+    ).toEqual([
+      ['lc1', { v: '2' }],
+      ['lc2', null],
+    ]);
   });
 
   it('the v1alpha3 alias serves the same objects', async () => {
@@ -307,12 +478,28 @@ describe('pod log', () => {
   it('serves the simulated container log with tailLines, and container rules like the kubelet', async () => {
     await h.core.createNamespacedPod({
       namespace: 'verbs',
-      body: { metadata: { name: 'logger', annotations: { 'sim.corral.dev/log': 'one\ntwo\nthree\n' } }, spec: { containers: [{ name: 'main', image: 'x' }] } },
+      body: {
+        metadata: { name: 'logger', annotations: { 'sim.corral.dev/log': 'one\ntwo\nthree\n' } },
+        spec: { containers: [{ name: 'main', image: 'x' }] },
+      },
     });
     expect(await h.core.readNamespacedPodLog({ namespace: 'verbs', name: 'logger' })).toBe('one\ntwo\nthree\n');
-    expect(await h.core.readNamespacedPodLog({ namespace: 'verbs', name: 'logger', tailLines: 2 })).toBe('two\nthree\n');
+    expect(await h.core.readNamespacedPodLog({ namespace: 'verbs', name: 'logger', tailLines: 2 })).toBe(
+      'two\nthree\n',
+    );
     expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/logger/log?container=nope')).status).toBe(400);
-    await h.core.createNamespacedPod({ namespace: 'verbs', body: { metadata: { name: 'two-c' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } } });
+    await h.core.createNamespacedPod({
+      namespace: 'verbs',
+      body: {
+        metadata: { name: 'two-c' },
+        spec: {
+          containers: [
+            { name: 'a', image: 'x' },
+            { name: 'b', image: 'y' },
+          ],
+        },
+      },
+    });
     const ambiguous = await raw(h, 'GET', '/api/v1/namespaces/verbs/pods/two-c/log');
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.json.message).toContain('choose one of: [a b]');
@@ -322,26 +509,47 @@ describe('pod log', () => {
 
 describe('metadata checks', () => {
   it('wrong metadata types are 400 decode errors; bad label values and owner references are 422', async () => {
-    const labelsNotMap = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: 'x' } });
+    const labelsNotMap = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'm1', labels: 'x' },
+    });
     expect(labelsNotMap.status).toBe(400);
-    const numberValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: { a: 1 } } });
+    const numberValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'm1', labels: { a: 1 } },
+    });
     expect(numberValue.status).toBe(400);
-    const badValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', labels: { a: 'not ok!' } } });
+    const badValue = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'm1', labels: { a: 'not ok!' } },
+    });
     expect(badValue.status).toBe(422);
     expect(badValue.json.details.causes[0].field).toBe('metadata.labels');
-    const badFinalizers = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', finalizers: 'x' } });
+    const badFinalizers = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'm1', finalizers: 'x' },
+    });
     expect(badFinalizers.status).toBe(400);
-    const badOwner = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', { metadata: { name: 'm1', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' }] } });
+    const badOwner = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', {
+      metadata: { name: 'm1', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' }] },
+    });
     expect(badOwner.status).toBe(422);
     await h.core.createNamespacedConfigMap({ namespace: 'verbs', body: { metadata: { name: 'm2' } } });
-    const patched = await raw(h, 'PATCH', '/api/v1/namespaces/verbs/configmaps/m2', { metadata: { labels: { a: 7 } } }, { 'Content-Type': 'application/merge-patch+json' });
+    const patched = await raw(
+      h,
+      'PATCH',
+      '/api/v1/namespaces/verbs/configmaps/m2',
+      { metadata: { labels: { a: 7 } } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     expect(patched.status).toBe(400);
     expect((await raw(h, 'GET', '/api/v1/namespaces/verbs/configmaps?labelSelector=a')).status).toBe(200);
   });
 
   it('odd shapes in built-in kinds do not break Table output or the GC', async () => {
-    await raw(h, 'POST', '/api/v1/namespaces/verbs/pods', { metadata: { name: 'odd' }, spec: { containers: 'x', volumes: 5 } });
-    const table = await raw(h, 'GET', '/api/v1/namespaces/verbs/pods?fieldSelector=metadata.name%3Dodd', undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    await raw(h, 'POST', '/api/v1/namespaces/verbs/pods', {
+      metadata: { name: 'odd' },
+      spec: { containers: 'x', volumes: 5 },
+    });
+    const table = await raw(h, 'GET', '/api/v1/namespaces/verbs/pods?fieldSelector=metadata.name%3Dodd', undefined, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
     expect(table.status).toBe(200);
     expect(table.json.rows[0].cells.slice(0, 3)).toEqual(['odd', '0/0', 'Pending']);
   });

@@ -19,13 +19,15 @@ beforeAll(async () => {
 });
 afterAll(() => cluster.close());
 
-const vmiPath = (name: string, sub: string) => `/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/${name}/${sub}`;
+const vmiPath = (name: string, sub: string) =>
+  `/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/${name}/${sub}`;
 
 async function waitForVmi(name: string, phase: string): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const vmi = cluster.store.get('kubevirt.io/virtualmachineinstances', 'default', name);
-    if ((vmi?.status as { phase?: string } | undefined)?.phase === phase) return vmi as unknown as Record<string, unknown>;
+    if ((vmi?.status as { phase?: string } | undefined)?.phase === phase)
+      return vmi as unknown as Record<string, unknown>;
     if (Date.now() > deadline) throw new Error(`VMI ${name} never reached ${phase}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -40,7 +42,10 @@ function vmBody(name: string, runStrategy: string) {
       runStrategy,
       template: {
         spec: {
-          domain: { devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] }, resources: { requests: { memory: '1Gi' } } },
+          domain: {
+            devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
+            resources: { requests: { memory: '1Gi' } },
+          },
           volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
         },
       },
@@ -49,7 +54,13 @@ function vmBody(name: string, runStrategy: string) {
 }
 
 it('poweroff inside the guest shuts the VMI down (Succeeded) and closes the console', async () => {
-  await api.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace: 'default', plural: 'virtualmachines', body: vmBody('off', 'RerunOnFailure') });
+  await api.createNamespacedCustomObject({
+    group: 'kubevirt.io',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'virtualmachines',
+    body: vmBody('off', 'RerunOnFailure'),
+  });
   const vmi = await waitForVmi('off', 'Running');
   const tty = await StreamSocket.open(wsUrl(cluster, vmiPath('off', 'console')));
   await tty.readUntil('off login: ', 15_000);
@@ -84,7 +95,10 @@ it('a VM started through the API boots on its serial console and reports its rea
         runStrategy: 'Always',
         template: {
           spec: {
-            domain: { devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] }, resources: { requests: { memory: '1Gi' } } },
+            domain: {
+              devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
+              resources: { requests: { memory: '1Gi' } },
+            },
             volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:42' } }],
           },
         },
@@ -116,7 +130,14 @@ it('a VM started through the API boots on its serial console and reports its rea
 
   // Stopping the VM closes the console.
   await api.patchNamespacedCustomObject(
-    { group: 'kubevirt.io', version: 'v1', namespace: 'default', plural: 'virtualmachines', name: 'e2e', body: { spec: { runStrategy: 'Halted' } } },
+    {
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'virtualmachines',
+      name: 'e2e',
+      body: { spec: { runStrategy: 'Halted' } },
+    },
     // client-node 2 sends JSON patch by default; a merge patch needs the content type set explicitly.
     setHeaderOptions('Content-Type', 'application/merge-patch+json'),
   );

@@ -26,7 +26,11 @@ interface ExecResult {
 }
 
 /** Run through client-node's Exec (v5.channel.k8s.io) and collect both streams and the final status. */
-function runExec(pod: string, command: string[], options: { stdin?: string; tty?: boolean; container?: string } = {}): Promise<ExecResult> {
+function runExec(
+  pod: string,
+  command: string[],
+  options: { stdin?: string; tty?: boolean; container?: string } = {},
+): Promise<ExecResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -85,10 +89,17 @@ describe('pod exec (channel.k8s.io)', () => {
   });
 
   it('refuses before upgrading when the pod cannot be exec-ed into', async () => {
-    const path = (pod: string, query = 'command=hostname&stdout=true&container=main') => `/api/v1/namespaces/${NS}/pods/${pod}/exec?${query}`;
+    const path = (pod: string, query = 'command=hostname&stdout=true&container=main') =>
+      `/api/v1/namespaces/${NS}/pods/${pod}/exec?${query}`;
     const open = (p: string) => StreamSocket.open(wsUrl(cluster, p), ['v5.channel.k8s.io']).catch((e: unknown) => e);
-    expect(await open(path('nope'))).toMatchObject({ status: 404, body: { reason: 'NotFound', message: 'pods "nope" not found' } });
-    expect(await open(path('pending-0'))).toMatchObject({ status: 400, body: { message: 'pod pending-0 does not have a host assigned' } });
+    expect(await open(path('nope'))).toMatchObject({
+      status: 404,
+      body: { reason: 'NotFound', message: 'pods "nope" not found' },
+    });
+    expect(await open(path('pending-0'))).toMatchObject({
+      status: 400,
+      body: { message: 'pod pending-0 does not have a host assigned' },
+    });
     expect(await open(path('done-0'))).toMatchObject({
       status: 400,
       body: { message: 'cannot exec into a container in a completed pod; current phase is Succeeded' },
@@ -101,14 +112,17 @@ describe('pod exec (channel.k8s.io)', () => {
       status: 400,
       body: { message: 'container other is not valid for pod app-0' },
     });
-    expect(await open(path('app-0', 'stdout=true'))).toMatchObject({ status: 400, body: { message: 'you must specify at least 1 command' } });
+    expect(await open(path('app-0', 'stdout=true'))).toMatchObject({
+      status: 400,
+      body: { message: 'you must specify at least 1 command' },
+    });
   });
 
   it('negotiates the best offered protocol and frames v4 output with channel bytes', async () => {
-    const socket = await StreamSocket.open(wsUrl(cluster, `/api/v1/namespaces/${NS}/pods/app-0/exec?command=uname&command=-n&stdout=true&stderr=true`), [
-      'v4.channel.k8s.io',
-      'channel.k8s.io',
-    ]);
+    const socket = await StreamSocket.open(
+      wsUrl(cluster, `/api/v1/namespaces/${NS}/pods/app-0/exec?command=uname&command=-n&stdout=true&stderr=true`),
+      ['v4.channel.k8s.io', 'channel.k8s.io'],
+    );
     expect(socket.ws.protocol).toBe('v4.channel.k8s.io');
     const frame = await socket.read(1 + 'app-0\n'.length);
     expect(frame[0]).toBe(1);
@@ -120,9 +134,10 @@ describe('pod exec (channel.k8s.io)', () => {
   });
 
   it('v5: a resize message is accepted and closing stdin ([255, 0]) ends an interactive shell', async () => {
-    const socket = await StreamSocket.open(wsUrl(cluster, `/api/v1/namespaces/${NS}/pods/app-0/exec?command=sh&stdin=true&stdout=true&stderr=true`), [
-      'v5.channel.k8s.io',
-    ]);
+    const socket = await StreamSocket.open(
+      wsUrl(cluster, `/api/v1/namespaces/${NS}/pods/app-0/exec?command=sh&stdin=true&stdout=true&stderr=true`),
+      ['v5.channel.k8s.io'],
+    );
     expect(socket.ws.protocol).toBe('v5.channel.k8s.io');
     socket.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":100,"Height":30}')]));
     socket.send(Buffer.concat([Buffer.from([4]), Buffer.from('not json')]));

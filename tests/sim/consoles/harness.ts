@@ -14,7 +14,12 @@ export const VMIS = 'kubevirt.io/virtualmachineinstances';
 
 export async function startConsolesCluster(speed = 50): Promise<EmbeddedCluster> {
   const cluster = await startEmbeddedCluster({ fleet: 'empty', speed, modules: [consolesModule()] });
-  cluster.store.create('/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS }, status: { phase: 'Active' } });
+  cluster.store.create('/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NS },
+    status: { phase: 'Active' },
+  });
   return cluster;
 }
 
@@ -44,8 +49,21 @@ export function plantVmi(cluster: EmbeddedCluster, name: string, options: VmiOpt
     status: {
       phase,
       nodeName: 'node-1',
-      phaseTransitionTimestamps: phase === 'Running' ? [{ phase: 'Running', phaseTransitionTimestamp: timestamp(options.runningForMs ?? 3_600_000) }] : [],
-      interfaces: options.ip ? [{ name: 'default', interfaceName: 'eth0', ipAddress: options.ip, ipAddresses: [options.ip], mac: '52:54:00:3a:7b:01' }] : [],
+      phaseTransitionTimestamps:
+        phase === 'Running'
+          ? [{ phase: 'Running', phaseTransitionTimestamp: timestamp(options.runningForMs ?? 3_600_000) }]
+          : [],
+      interfaces: options.ip
+        ? [
+            {
+              name: 'default',
+              interfaceName: 'eth0',
+              ipAddress: options.ip,
+              ipAddresses: [options.ip],
+              mac: '52:54:00:3a:7b:01',
+            },
+          ]
+        : [],
     },
   });
 }
@@ -61,7 +79,10 @@ export function plantPod(cluster: EmbeddedCluster, name: string, phase = 'Runnin
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: NS },
-    spec: { nodeName: phase === 'Pending' ? undefined : 'node-1', containers: containers.map((c) => ({ name: c, image: 'docker.io/library/debian:12' })) },
+    spec: {
+      nodeName: phase === 'Pending' ? undefined : 'node-1',
+      containers: containers.map((c) => ({ name: c, image: 'docker.io/library/debian:12' })),
+    },
     status: { phase, podIP: '10.244.2.9', podIPs: [{ ip: '10.244.2.9' }], startTime: timestamp(60_000) },
   });
 }
@@ -94,7 +115,14 @@ export class StreamSocket {
       ws.once('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body: JSON.parse(body) as Record<string, unknown> })));
+        res.on('end', () =>
+          reject(
+            Object.assign(new Error(`HTTP ${res.statusCode}`), {
+              status: res.statusCode,
+              body: JSON.parse(body) as Record<string, unknown>,
+            }),
+          ),
+        );
       });
     });
   }
@@ -151,12 +179,24 @@ export class StreamSocket {
         }
         if (this.closed && !what.startsWith('close')) {
           clearTimeout(timer);
-          reject(new Error(`socket closed (${this.closed.code} ${this.closed.reason}) while waiting for ${what}; have ${JSON.stringify(this.buffer.toString('latin1'))}`));
+          reject(
+            new Error(
+              `socket closed (${this.closed.code} ${this.closed.reason}) while waiting for ${what}; have ${JSON.stringify(this.buffer.toString('latin1'))}`,
+            ),
+          );
           return true;
         }
         return false;
       };
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; have ${JSON.stringify(this.buffer.toString('latin1').slice(-300))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for ${what}; have ${JSON.stringify(this.buffer.toString('latin1').slice(-300))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       if (check()) return;
       const waiter = () => {
         if (!check()) this.waiters.push(waiter);
@@ -245,7 +285,13 @@ export class RfbTestClient {
     const update: RfbUpdate = { rects: [], bytes: 4 };
     for (let i = 0; i < count; i++) {
       const r = await this.stream.read(12, timeoutMs);
-      const rect = { x: r.readUInt16BE(0), y: r.readUInt16BE(2), w: r.readUInt16BE(4), h: r.readUInt16BE(6), encoding: r.readInt32BE(8) };
+      const rect = {
+        x: r.readUInt16BE(0),
+        y: r.readUInt16BE(2),
+        w: r.readUInt16BE(4),
+        h: r.readUInt16BE(6),
+        encoding: r.readInt32BE(8),
+      };
       update.rects.push(rect);
       update.bytes += 12;
       if (rect.encoding === 0) {
@@ -254,7 +300,8 @@ export class RfbTestClient {
         for (let y = 0; y < rect.h; y++) {
           for (let x = 0; x < rect.w; x++) {
             const o = (y * rect.w + x) * 4;
-            this.fb[(rect.y + y) * this.width + rect.x + x] = (pixels[o]! << 16) | (pixels[o + 1]! << 8) | pixels[o + 2]!;
+            this.fb[(rect.y + y) * this.width + rect.x + x] =
+              (pixels[o]! << 16) | (pixels[o + 1]! << 8) | pixels[o + 2]!;
           }
         }
       } else if (rect.encoding === 1) {
@@ -263,8 +310,10 @@ export class RfbTestClient {
         const sx = src.readUInt16BE(0);
         const sy = src.readUInt16BE(2);
         const copy = new Uint32Array(rect.w * rect.h);
-        for (let y = 0; y < rect.h; y++) for (let x = 0; x < rect.w; x++) copy[y * rect.w + x] = this.fb[(sy + y) * this.width + sx + x]!;
-        for (let y = 0; y < rect.h; y++) for (let x = 0; x < rect.w; x++) this.fb[(rect.y + y) * this.width + rect.x + x] = copy[y * rect.w + x]!;
+        for (let y = 0; y < rect.h; y++)
+          for (let x = 0; x < rect.w; x++) copy[y * rect.w + x] = this.fb[(sy + y) * this.width + sx + x]!;
+        for (let y = 0; y < rect.h; y++)
+          for (let x = 0; x < rect.w; x++) this.fb[(rect.y + y) * this.width + rect.x + x] = copy[y * rect.w + x]!;
       } else {
         throw new Error(`unexpected encoding ${rect.encoding}`);
       }
@@ -318,5 +367,7 @@ export function wsUrl(cluster: EmbeddedCluster, path: string): string {
   return cluster.url.replace(/^http/, 'ws') + path;
 }
 
-export const vncPath = (name: string, query = '') => `/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/${name}/vnc${query}`;
-export const consolePath = (name: string) => `/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/${name}/console`;
+export const vncPath = (name: string, query = '') =>
+  `/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/${name}/vnc${query}`;
+export const consolePath = (name: string) =>
+  `/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/${name}/console`;

@@ -78,15 +78,21 @@ function canvasStats(page: Page): Promise<{ width: number; height: number; lit: 
 it('noVNC 1.7 connects, shows the console, and the canvas follows typed keys and Ctrl-Alt-Del', async () => {
   const page = await browser.newPage();
   await page.goto(`${pageUrl}?ws=${encodeURIComponent(wsUrl(cluster, vncPath('web')))}`);
-  await page.waitForFunction(() => (window as unknown as { events: string[] }).events.includes('connect'), undefined, { timeout: 15_000 });
+  await page.waitForFunction(() => (window as unknown as { events: string[] }).events.includes('connect'), undefined, {
+    timeout: 15_000,
+  });
   const events = await page.evaluate(() => (window as unknown as { events: string[] }).events);
   expect(events).toContain('name:web');
-  await page.waitForFunction(() => {
-    const c = document.querySelector('#screen canvas') as HTMLCanvasElement | null;
-    if (!c || c.width !== 640) return false;
-    const d = c.getContext('2d')!.getImageData(0, 0, 640, 16).data;
-    return d.some((v, i) => i % 4 !== 3 && v > 0); // the status bar has been painted
-  }, undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => {
+      const c = document.querySelector('#screen canvas') as HTMLCanvasElement | null;
+      if (!c || c.width !== 640) return false;
+      const d = c.getContext('2d')!.getImageData(0, 0, 640, 16).data;
+      return d.some((v, i) => i % 4 !== 3 && v > 0); // the status bar has been painted
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
   const before = await canvasStats(page);
   expect([before.width, before.height]).toEqual([640, 400]);
   expect(before.lit).toBeGreaterThan(640 * 16);
@@ -102,6 +108,8 @@ it('noVNC 1.7 connects, shows the console, and the canvas follows typed keys and
   await page.evaluate(() => (window as unknown as { rfb: { sendCtrlAltDel(): void } }).rfb.sendCtrlAltDel());
   // The reboot clears the typed text and boots: the picture changes again and stays connected.
   await expect.poll(async () => (await canvasStats(page)).hash, { timeout: 10_000 }).not.toBe(typed.hash);
-  expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).not.toContain('disconnect:false');
+  expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).not.toContain(
+    'disconnect:false',
+  );
   await page.close();
 }, 60_000);

@@ -24,7 +24,13 @@ function feed(server: RfbServer, bytes: Buffer | number[]): void {
   for (const b of Buffer.from(bytes)) server.receive(Buffer.from([b]));
 }
 
-function pixelFormat(bpp: number, bigEndian: boolean, trueColour: boolean, shifts: [number, number, number], max = 255): number[] {
+function pixelFormat(
+  bpp: number,
+  bigEndian: boolean,
+  trueColour: boolean,
+  shifts: [number, number, number],
+  max = 255,
+): number[] {
   const b = Buffer.alloc(20);
   b.writeUInt8(0, 0);
   b.writeUInt8(bpp, 4);
@@ -153,7 +159,9 @@ describe('RfbServer', () => {
     const update = h.output();
     expect(update.readUInt16BE(2)).toBe(1);
     // The 'A' cell and the cursor moving right: one rect two cells wide on text row 1.
-    expect([update.readUInt16BE(4), update.readUInt16BE(6), update.readUInt16BE(8), update.readUInt16BE(10)]).toEqual([0, 16, 16, 16]);
+    expect([update.readUInt16BE(4), update.readUInt16BE(6), update.readUInt16BE(8), update.readUInt16BE(10)]).toEqual([
+      0, 16, 16, 16,
+    ]);
     expect(h.server.stats.updates).toBe(2);
   });
 });

@@ -54,7 +54,9 @@ describe('serial console subresource', () => {
     expect(await run(tty, 'uname -a')).toBe(
       'uname -a\r\nLinux web 6.14.0-63.fc42.x86_64 #1 SMP PREEMPT_DYNAMIC Mon Mar 24 19:53:37 UTC 2025 x86_64 GNU/Linux\r\n',
     );
-    expect(await run(tty, `echo "hello  $HOSTNAME" 'and $USER'`)).toBe(`echo "hello  $HOSTNAME" 'and $USER'\r\nhello  web and $USER\r\n`);
+    expect(await run(tty, `echo "hello  $HOSTNAME" 'and $USER'`)).toBe(
+      `echo "hello  $HOSTNAME" 'and $USER'\r\nhello  web and $USER\r\n`,
+    );
     expect(await run(tty, 'ls -a')).toBe('ls -a\r\n.  ..  .bash_logout  .bash_profile  .bashrc\r\n');
     expect(await run(tty, 'cd /etc && ls')).toContain('os-release');
     expect(await run(tty, 'cat hostname')).toBe('cat hostname\r\nweb\r\n');
@@ -85,7 +87,9 @@ describe('serial console subresource', () => {
     expect(await tty.readUntil(PROMPT)).toBe('whoami\r\nroot\r\n[root@editor ~]# ');
     tty.send('\x1b[A'); // arrow keys are swallowed, not echoed as garbage
     tty.send('exit\r');
-    expect(await tty.readUntil('editor login: ')).toBe('exit\r\nlogout\r\n\r\nFedora Linux 42 (Cloud Edition)\r\nKernel 6.14.0-63.fc42.x86_64 on an x86_64 (ttyS0)\r\n\r\neditor login: ');
+    expect(await tty.readUntil('editor login: ')).toBe(
+      'exit\r\nlogout\r\n\r\nFedora Linux 42 (Cloud Edition)\r\nKernel 6.14.0-63.fc42.x86_64 on an x86_64 (ttyS0)\r\n\r\neditor login: ',
+    );
     tty.close();
   });
 
@@ -108,7 +112,9 @@ describe('serial console subresource', () => {
     // Lines printed before the socket attached are gone (a serial port has no scrollback); the later ones arrive.
     expect(log).toContain('Reached target multi-user.target');
     expect(log).toContain('Cloud-init v. 24.4 finished');
-    expect(log).toContain('\r\nFedora Linux 42 (Cloud Edition)\r\nKernel 6.14.0-63.fc42.x86_64 on an x86_64 (ttyS0)\r\n\r\nfresh login: ');
+    expect(log).toContain(
+      '\r\nFedora Linux 42 (Cloud Edition)\r\nKernel 6.14.0-63.fc42.x86_64 on an x86_64 (ttyS0)\r\n\r\nfresh login: ',
+    );
     tty.close();
   });
 
@@ -116,7 +122,9 @@ describe('serial console subresource', () => {
     const tty = await login('frozen');
     const setPaused = (paused: boolean) =>
       cluster.store.mutate(VMIS, NS, 'frozen', (v) => {
-        (v.status as { conditions?: unknown[] }).conditions = paused ? [{ type: 'Paused', status: 'True', reason: 'PausedByUser' }] : [];
+        (v.status as { conditions?: unknown[] }).conditions = paused
+          ? [{ type: 'Paused', status: 'True', reason: 'PausedByUser' }]
+          : [];
       });
     setPaused(true);
     tty.send('hostname\r');
@@ -152,13 +160,20 @@ describe('serial console subresource', () => {
     });
     await expect(StreamSocket.open(wsUrl(cluster, consolePath('broken')))).rejects.toMatchObject({
       status: 409,
-      body: { reason: 'Conflict', message: 'Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "broken": VMI is in failed status' },
+      body: {
+        reason: 'Conflict',
+        message:
+          'Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "broken": VMI is in failed status',
+      },
     });
     await expect(StreamSocket.open(wsUrl(cluster, consolePath('noserial')))).rejects.toMatchObject({
       status: 400,
       body: { message: 'No serial consoles are present.' },
     });
-    await expect(StreamSocket.open(wsUrl(cluster, consolePath('absent')))).rejects.toMatchObject({ status: 404, body: { reason: 'NotFound' } });
+    await expect(StreamSocket.open(wsUrl(cluster, consolePath('absent')))).rejects.toMatchObject({
+      status: 404,
+      body: { reason: 'NotFound' },
+    });
     // A malformed escape in the path is a plain 404, not an exception in the upgrade handler.
     await expect(StreamSocket.open(wsUrl(cluster, consolePath('%zz')))).rejects.toMatchObject({ status: 404 });
   });

@@ -7,7 +7,14 @@ import { TextScreen } from '../../../src/sim/consoles/text-screen.js';
 
 const identity: GuestIdentity = {
   hostname: 'box',
-  os: { id: 'debian', name: 'Debian GNU/Linux', prettyName: 'Debian GNU/Linux 12 (bookworm)', versionId: '12', kernelRelease: '6.1.0-32-cloud-amd64', kernelVersion: '#1 SMP' },
+  os: {
+    id: 'debian',
+    name: 'Debian GNU/Linux',
+    prettyName: 'Debian GNU/Linux 12 (bookworm)',
+    versionId: '12',
+    kernelRelease: '6.1.0-32-cloud-amd64',
+    kernelVersion: '#1 SMP',
+  },
   defaultUser: 'debian',
   nics: [{ name: 'eth0', mac: '52:54:00:00:00:01', ips: ['10.0.0.5', 'fd00::5'] }],
   memoryMiB: 2048,
@@ -102,7 +109,12 @@ describe('shell commands', () => {
 describe('getty per distribution', () => {
   it('Debian and Ubuntu print their /etc/issue line and a user@host:~$ prompt', () => {
     let out = '';
-    const session = new TerminalSession({ identity: () => identity, tty: true, loginTty: 'ttyS0', write: (t) => (out += t) });
+    const session = new TerminalSession({
+      identity: () => identity,
+      tty: true,
+      loginTty: 'ttyS0',
+      write: (t) => (out += t),
+    });
     session.showLogin();
     expect(out).toBe('\r\nDebian GNU/Linux 12 (bookworm) box ttyS0\r\n\r\nbox login: ');
     session.input('debian\rpw\r');
@@ -116,7 +128,9 @@ describe('power commands in a container', () => {
   it('has no init system to ask, like systemctl inside a pod', () => {
     const sh = pipeShell();
     expect(sh.session.runScript('reboot')).toBe(1);
-    expect(sh.err()).toBe("System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n");
+    expect(sh.err()).toBe(
+      "System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n",
+    );
   });
 });
 

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCluster } from '../../../src/sim/index.js';
 import { TAKEOVER_CLOSE } from '../../../src/sim/consoles/index.js';
-import { NS, plantVmi, RfbTestClient, setVmiPhase, StreamSocket, vncPath, wsUrl, startConsolesCluster } from './harness.js';
+import {
+  NS,
+  plantVmi,
+  RfbTestClient,
+  setVmiPhase,
+  StreamSocket,
+  vncPath,
+  wsUrl,
+  startConsolesCluster,
+} from './harness.js';
 
 let cluster: EmbeddedCluster;
 
@@ -62,7 +71,7 @@ describe('VNC subresource (RFB 3.8)', () => {
     expect(client.stream.pending()).toBe(0);
     client.type('root');
     const update = await client.readUpdate();
-    expect(update.bytes).toBeLessThan(640 * 400 * 4 / 10);
+    expect(update.bytes).toBeLessThan((640 * 400 * 4) / 10);
     for (const r of update.rects) expect(r.h).toBeLessThanOrEqual(16);
     // Keys may arrive over more than one update; keep asking until the whole word is drawn.
     await client.updateUntil((t) => t.includes('typing login: root'));
@@ -92,8 +101,13 @@ describe('VNC subresource (RFB 3.8)', () => {
 
   it('preserveSession=true refuses with 503 while a session is active', async () => {
     const holder = await openRfb('web');
-    const refused = await StreamSocket.open(wsUrl(cluster, vncPath('web', '?preserveSession=true'))).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ status: 503, body: { reason: 'ServiceUnavailable', message: 'Active VNC connection. Request denied.' } });
+    const refused = await StreamSocket.open(wsUrl(cluster, vncPath('web', '?preserveSession=true'))).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      status: 503,
+      body: { reason: 'ServiceUnavailable', message: 'Active VNC connection. Request denied.' },
+    });
     expect(holder.stream.closed).toBeUndefined();
     holder.stream.close();
   });
@@ -109,7 +123,9 @@ describe('VNC subresource (RFB 3.8)', () => {
     client.key(0xffe9, false);
     client.key(0xffe3, false);
     // How much of the boot log is still on screen depends on how fast the client polls; its end always is.
-    const rebooted = await client.updateUntil((t) => t.includes('Reached target multi-user.target') && t.includes('reboot-me login:'));
+    const rebooted = await client.updateUntil(
+      (t) => t.includes('Reached target multi-user.target') && t.includes('reboot-me login:'),
+    );
     expect(rebooted).not.toContain('someone'); // the screen was cleared
     expect(rebooted).toContain('[  OK  ]');
     client.stream.close();
@@ -129,7 +145,10 @@ describe('VNC subresource (RFB 3.8)', () => {
     await new Promise((r) => setTimeout(r, 100));
     while (client.stream.pending() === 0) {
       client.requestUpdate(true);
-      const got = await Promise.race([client.readUpdate().then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
+      const got = await Promise.race([
+        client.readUpdate().then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 100)),
+      ]);
       if (!got) break;
     }
     const incremental = client.screenText();
@@ -150,7 +169,12 @@ describe('VNC subresource (RFB 3.8)', () => {
   it('refuses before upgrading: 404 for a missing VMI, 400 when not running or without graphics', async () => {
     await expect(StreamSocket.open(wsUrl(cluster, vncPath('nope')))).rejects.toMatchObject({
       status: 404,
-      body: { kind: 'Status', reason: 'NotFound', message: 'virtualmachineinstance.kubevirt.io "nope" not found', code: 404 },
+      body: {
+        kind: 'Status',
+        reason: 'NotFound',
+        message: 'virtualmachineinstance.kubevirt.io "nope" not found',
+        code: 404,
+      },
     });
     await expect(StreamSocket.open(wsUrl(cluster, vncPath('starting')))).rejects.toMatchObject({
       status: 400,
@@ -170,7 +194,9 @@ describe('VNC subresource (RFB 3.8)', () => {
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     expect(png.readUInt32BE(16)).toBe(640);
     expect(png.readUInt32BE(20)).toBe(400);
-    const missing = await fetch(`${cluster.url}/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/nope/vnc/screenshot`);
+    const missing = await fetch(
+      `${cluster.url}/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachineinstances/nope/vnc/screenshot`,
+    );
     expect(missing.status).toBe(404);
   });
 });

@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVm, eventually, getVm, getVmi, rawGet, startHarness, verb, vmBody, waitForStatus, type Harness, type Wire } from './harness.js';
+import {
+  createVm,
+  eventually,
+  getVm,
+  getVmi,
+  rawGet,
+  startHarness,
+  verb,
+  vmBody,
+  waitForStatus,
+  type Harness,
+  type Wire,
+} from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,7 +39,11 @@ describe('guest agent', () => {
 
     const info = await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET');
     expect(info.status).toBe(200);
-    expect(info.json).toMatchObject({ hostname: 'fed', os: { id: 'fedora', prettyName: 'Fedora Linux 42 (Cloud Edition)' }, guestAgentVersion: '9.2.0' });
+    expect(info.json).toMatchObject({
+      hostname: 'fed',
+      os: { id: 'fedora', prettyName: 'Fedora Linux 42 (Cloud Edition)' },
+      guestAgentVersion: '9.2.0',
+    });
     const users = await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'userlist', undefined, 'GET');
     expect(users.status).toBe(200);
     expect(users.json?.items[0]).toMatchObject({ userName: 'fedora' });
@@ -44,20 +60,28 @@ describe('guest agent', () => {
     for (const action of ['guestosinfo', 'userlist', 'filesystemlist']) {
       const res = await verb(h, 'virtualmachineinstances', 'tailvm', 'tiny', action, undefined, 'GET');
       expect(res.status).toBe(500);
-      expect(res.json?.message).toBe('Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "tiny": VMI does not have guest agent connected');
+      expect(res.json?.message).toBe(
+        'Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "tiny": VMI does not have guest agent connected',
+      );
     }
   });
 
   it('freezes and thaws filesystems through the agent and survives a soft reboot', async () => {
     expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'freeze', {})).status).toBe(200);
-    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus).toBe('frozen');
+    expect(
+      (await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus,
+    ).toBe('frozen');
     expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'unfreeze', {})).status).toBe(200);
-    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus).toBe('thawed');
+    expect(
+      (await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).json?.fsFreezeStatus,
+    ).toBe('thawed');
     expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'tiny', 'freeze', {})).status).toBe(409);
 
     const uid = (await getVmi(h, 'tailvm', 'fed')).metadata.uid as string;
     expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'softreboot', {})).status).toBe(200);
-    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).status).toBe(500);
+    expect((await verb(h, 'virtualmachineinstances', 'tailvm', 'fed', 'guestosinfo', undefined, 'GET')).status).toBe(
+      500,
+    );
     await eventually(async () => {
       const vmi = await getVmi(h, 'tailvm', 'fed');
       expect(vmi.metadata.uid).toBe(uid);

@@ -29,20 +29,44 @@ export async function getVm(h: Harness, namespace: string, name: string): Promis
 }
 
 export async function getVmi(h: Harness, namespace: string, name: string): Promise<Wire> {
-  return (await h.custom.getNamespacedCustomObject({ ...KV, namespace, plural: 'virtualmachineinstances', name })) as Wire;
+  return (await h.custom.getNamespacedCustomObject({
+    ...KV,
+    namespace,
+    plural: 'virtualmachineinstances',
+    name,
+  })) as Wire;
 }
 
 export async function listVmis(h: Harness, namespace: string): Promise<Wire[]> {
-  return ((await h.custom.listNamespacedCustomObject({ ...KV, namespace, plural: 'virtualmachineinstances' })) as Wire).items as Wire[];
+  return ((await h.custom.listNamespacedCustomObject({ ...KV, namespace, plural: 'virtualmachineinstances' })) as Wire)
+    .items as Wire[];
 }
 
 export async function createVm(h: Harness, body: Wire): Promise<Wire> {
-  return (await h.custom.createNamespacedCustomObject({ ...KV, namespace: body.metadata.namespace as string, plural: 'virtualmachines', body })) as Wire;
+  return (await h.custom.createNamespacedCustomObject({
+    ...KV,
+    namespace: body.metadata.namespace as string,
+    plural: 'virtualmachines',
+    body,
+  })) as Wire;
 }
 
 /** A Corral-style VM manifest with a containerDisk root. */
-export function vmBody(name: string, opts: { namespace?: string; image?: string; runStrategy?: string; nodeSelector?: Record<string, string>; memory?: string; sockets?: number; pvc?: string } = {}): Wire {
-  const volumes: Wire[] = [{ name: 'rootdisk', containerDisk: { image: opts.image ?? 'quay.io/containerdisks/fedora:42' } }];
+export function vmBody(
+  name: string,
+  opts: {
+    namespace?: string;
+    image?: string;
+    runStrategy?: string;
+    nodeSelector?: Record<string, string>;
+    memory?: string;
+    sockets?: number;
+    pvc?: string;
+  } = {},
+): Wire {
+  const volumes: Wire[] = [
+    { name: 'rootdisk', containerDisk: { image: opts.image ?? 'quay.io/containerdisks/fedora:42' } },
+  ];
   const disks: Wire[] = [{ name: 'rootdisk', disk: { bus: 'virtio' } }];
   if (opts.pvc) {
     volumes.push({ name: 'data', persistentVolumeClaim: { claimName: opts.pvc } });
@@ -81,11 +105,14 @@ export async function verb(
   body?: unknown,
   method = 'PUT',
 ): Promise<{ status: number; text: string; json: Wire | undefined }> {
-  const res = await fetch(`${h.url}/apis/subresources.kubevirt.io/v1/namespaces/${namespace}/${resource}/${name}/${action}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sim-admin-token' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const res = await fetch(
+    `${h.url}/apis/subresources.kubevirt.io/v1/namespaces/${namespace}/${resource}/${name}/${action}`,
+    {
+      method,
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sim-admin-token' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    },
+  );
   const text = await res.text();
   let json: Wire | undefined;
   try {
@@ -116,10 +143,17 @@ export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 8000):
   throw last;
 }
 
-export async function waitForStatus(h: Harness, namespace: string, name: string, printable: string, timeoutMs = 8000): Promise<Wire> {
+export async function waitForStatus(
+  h: Harness,
+  namespace: string,
+  name: string,
+  printable: string,
+  timeoutMs = 8000,
+): Promise<Wire> {
   return eventually(async () => {
     const vm = await getVm(h, namespace, name);
-    if (vm.status?.printableStatus !== printable) throw new Error(`${name} is ${String(vm.status?.printableStatus)}, waiting for ${printable}`);
+    if (vm.status?.printableStatus !== printable)
+      throw new Error(`${name} is ${String(vm.status?.printableStatus)}, waiting for ${printable}`);
     return vm;
   }, timeoutMs);
 }

@@ -1,6 +1,17 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVm, eventually, getVm, getVmi, startHarness, verb, vmBody, waitForStatus, type Harness, type Wire } from './harness.js';
+import {
+  createVm,
+  eventually,
+  getVm,
+  getVmi,
+  startHarness,
+  verb,
+  vmBody,
+  waitForStatus,
+  type Harness,
+  type Wire,
+} from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,7 +23,14 @@ afterAll(async () => {
 
 async function patchTemplate(name: string, domain: Wire): Promise<void> {
   await h.custom.patchNamespacedCustomObject(
-    { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachines', name, body: { spec: { template: { spec: { domain } } } } },
+    {
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: 'tailvm',
+      plural: 'virtualmachines',
+      name,
+      body: { spec: { template: { spec: { domain } } } },
+    },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
 }
@@ -44,7 +62,10 @@ describe('CPU and memory live updates (vmRolloutStrategy LiveUpdate)', () => {
     await patchTemplate('cpu', { cpu: { sockets: 8 } });
     const vm = await eventually(async () => {
       const v = await getVm(h, 'tailvm', 'cpu');
-      expect(condition(v, 'RestartRequired')).toMatchObject({ status: 'True', message: "CPU sockets updated in template spec to a value higher than what's available" });
+      expect(condition(v, 'RestartRequired')).toMatchObject({
+        status: 'True',
+        message: "CPU sockets updated in template spec to a value higher than what's available",
+      });
       return v;
     });
     expect(vm.status.observedGeneration).toBeLessThan(vm.status.desiredGeneration);
@@ -62,7 +83,9 @@ describe('CPU and memory live updates (vmRolloutStrategy LiveUpdate)', () => {
   it('flags a change of cores as not live-updatable', async () => {
     await patchTemplate('cpu', { cpu: { cores: 2 } });
     await eventually(async () => {
-      expect(condition(await getVm(h, 'tailvm', 'cpu'), 'RestartRequired')).toMatchObject({ message: 'a non-live-updatable field was changed in the template spec' });
+      expect(condition(await getVm(h, 'tailvm', 'cpu'), 'RestartRequired')).toMatchObject({
+        message: 'a non-live-updatable field was changed in the template spec',
+      });
     });
   });
 
@@ -78,7 +101,9 @@ describe('CPU and memory live updates (vmRolloutStrategy LiveUpdate)', () => {
     expect(condition(await getVm(h, 'tailvm', 'mem'), 'RestartRequired')).toBeUndefined();
     await patchTemplate('mem', { memory: { guest: '512Mi' } });
     await eventually(async () => {
-      expect(condition(await getVm(h, 'tailvm', 'mem'), 'RestartRequired')?.message).toContain('lower than the guest memory at boot');
+      expect(condition(await getVm(h, 'tailvm', 'mem'), 'RestartRequired')?.message).toContain(
+        'lower than the guest memory at boot',
+      );
     });
   });
 });
@@ -87,25 +112,46 @@ describe('volume hot-plug', () => {
   it('attaches a PVC through addvolume with an hp-volume pod and detaches it through removevolume', async () => {
     await h.core.createNamespacedPersistentVolumeClaim({
       namespace: 'tailvm',
-      body: { metadata: { name: 'hp-disk' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'longhorn', resources: { requests: { storage: '2Gi' } } } },
+      body: {
+        metadata: { name: 'hp-disk' },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'longhorn',
+          resources: { requests: { storage: '2Gi' } },
+        },
+      },
     });
     await createVm(h, vmBody('disks'));
     await waitForStatus(h, 'tailvm', 'disks', 'Running');
-    const options = { name: 'extra', disk: { disk: { bus: 'virtio' } }, volumeSource: { persistentVolumeClaim: { claimName: 'hp-disk' } } };
+    const options = {
+      name: 'extra',
+      disk: { disk: { bus: 'virtio' } },
+      volumeSource: { persistentVolumeClaim: { claimName: 'hp-disk' } },
+    };
     const add = await verb(h, 'virtualmachines', 'tailvm', 'disks', 'addvolume', options);
     expect(add.status).toBe(202);
     const vm = await getVm(h, 'tailvm', 'disks');
-    expect(vm.spec.template.spec.volumes).toContainEqual({ name: 'extra', persistentVolumeClaim: { claimName: 'hp-disk', hotpluggable: true } });
+    expect(vm.spec.template.spec.volumes).toContainEqual({
+      name: 'extra',
+      persistentVolumeClaim: { claimName: 'hp-disk', hotpluggable: true },
+    });
     expect(vm.spec.template.spec.domain.devices.disks).toContainEqual({ name: 'extra', disk: { bus: 'scsi' } });
     const entry = await eventually(async () => {
       const vmi = await getVmi(h, 'tailvm', 'disks');
       const status = (vmi.status.volumeStatus as Wire[]).find((v) => v.name === 'extra');
-      expect(status).toMatchObject({ phase: 'Ready', reason: 'VolumeReady', message: 'Successfully attach hotplugged volume extra to VM' });
+      expect(status).toMatchObject({
+        phase: 'Ready',
+        reason: 'VolumeReady',
+        message: 'Successfully attach hotplugged volume extra to VM',
+      });
       return status!;
     });
     expect(entry.target).toMatch(/^sd[a-z]$/);
     expect(entry.hotplugVolume.attachPodName).toMatch(/^hp-volume-[a-z0-9]{5}$/);
-    const hp = await h.core.readNamespacedPod({ namespace: 'tailvm', name: entry.hotplugVolume.attachPodName as string });
+    const hp = await h.core.readNamespacedPod({
+      namespace: 'tailvm',
+      name: entry.hotplugVolume.attachPodName as string,
+    });
     expect(hp.spec?.nodeName).toBe((await getVmi(h, 'tailvm', 'disks')).status.nodeName);
     expect(condition(await getVm(h, 'tailvm', 'disks'), 'RestartRequired')).toBeUndefined();
 

@@ -1,6 +1,18 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVm, eventually, getVm, getVmi, isGone, startHarness, verb, vmBody, waitForStatus, type Harness, type Wire } from './harness.js';
+import {
+  createVm,
+  eventually,
+  getVm,
+  getVmi,
+  isGone,
+  startHarness,
+  verb,
+  vmBody,
+  waitForStatus,
+  type Harness,
+  type Wire,
+} from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,19 +36,30 @@ describe('VM lifecycle', () => {
     expect(vm.metadata.finalizers).toContain('kubevirt.io/virtualMachineControllerFinalize');
     const vmi = await getVmi(h, 'tailvm', 'alpha');
     expect(vmi.status.phase).toBe('Running');
-    expect(vmi.status.phaseTransitionTimestamps.map((t: Wire) => t.phase)).toEqual(['Pending', 'Scheduling', 'Scheduled', 'Running']);
+    expect(vmi.status.phaseTransitionTimestamps.map((t: Wire) => t.phase)).toEqual([
+      'Pending',
+      'Scheduling',
+      'Scheduled',
+      'Running',
+    ]);
     expect(vmi.metadata.ownerReferences[0]).toMatchObject({ kind: 'VirtualMachine', name: 'alpha', controller: true });
     expect(vmi.metadata.labels['kubevirt.io/nodeName']).toBe(vmi.status.nodeName);
     const pod = await launcherPod('alpha');
     expect(pod.metadata.name).toMatch(/^virt-launcher-alpha-[a-z0-9]{5}$/);
-    expect(pod.metadata.labels).toMatchObject({ 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid });
+    expect(pod.metadata.labels).toMatchObject({
+      'kubevirt.io': 'virt-launcher',
+      'kubevirt.io/created-by': vmi.metadata.uid,
+    });
     expect(pod.spec.nodeName).toBe(vmi.status.nodeName);
     expect(pod.status.podIP).toMatch(/^10\.42\.\d+\.\d+$/);
     expect(vmi.status.interfaces[0]).toMatchObject({ name: 'default', ipAddress: pod.status.podIP });
     expect(vmi.status.interfaces[0].mac).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
     expect(vmi.status.launcherContainerImageVersion).toBe('quay.io/kubevirt/virt-launcher:v1.6.0');
     expect(vmi.status.currentCPUTopology).toEqual({ sockets: 1, cores: 1, threads: 1 });
-    const events = await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=alpha' });
+    const events = await h.core.listNamespacedEvent({
+      namespace: 'tailvm',
+      fieldSelector: 'involvedObject.name=alpha',
+    });
     const reasons = events.items.map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['SuccessfulCreate', 'Created', 'Started']));
   });
@@ -53,9 +76,14 @@ describe('VM lifecycle', () => {
     expect((await getVm(h, 'tailvm', 'alpha')).spec.runStrategy).toBe('Halted');
     const stopped = await waitForStatus(h, 'tailvm', 'alpha', 'Stopped');
     expect(stopped.status).toMatchObject({ ready: false, created: false });
-    expect(stopped.status.conditions.find((c: Wire) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'VMINotExists' });
+    expect(stopped.status.conditions.find((c: Wire) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'VMINotExists',
+    });
     expect(await isGone(getVmi(h, 'tailvm', 'alpha'))).toBe(true);
-    expect((await h.core.listNamespacedPod({ namespace: 'tailvm', labelSelector: 'vm.kubevirt.io/name=alpha' })).items).toHaveLength(0);
+    expect(
+      (await h.core.listNamespacedPod({ namespace: 'tailvm', labelSelector: 'vm.kubevirt.io/name=alpha' })).items,
+    ).toHaveLength(0);
 
     const stopAgain = await verb(h, 'virtualmachines', 'tailvm', 'alpha', 'stop', {});
     expect(stopAgain.status).toBe(409);
@@ -65,7 +93,9 @@ describe('VM lifecycle', () => {
     expect(start.status).toBe(202);
     expect(start.text).toBe('');
     await waitForStatus(h, 'tailvm', 'alpha', 'Running');
-    const reasons = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=alpha' })).items.map((e) => e.reason);
+    const reasons = (
+      await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=alpha' })
+    ).items.map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['SuccessfulDelete', 'ShuttingDown', 'Stopped']));
   });
 
@@ -89,7 +119,10 @@ describe('VM lifecycle', () => {
     const pause = await verb(h, 'virtualmachineinstances', 'tailvm', 'alpha', 'pause', {});
     expect(pause.status).toBe(200);
     const paused = await waitForStatus(h, 'tailvm', 'alpha', 'Paused');
-    expect(paused.status.conditions.find((c: Wire) => c.type === 'Paused')).toMatchObject({ status: 'True', reason: 'PausedByUser' });
+    expect(paused.status.conditions.find((c: Wire) => c.type === 'Paused')).toMatchObject({
+      status: 'True',
+      reason: 'PausedByUser',
+    });
     const twice = await verb(h, 'virtualmachineinstances', 'tailvm', 'alpha', 'pause', {});
     expect(twice.status).toBe(409);
     expect(twice.json?.message).toContain('VMI is already paused');
@@ -105,14 +138,18 @@ describe('VM lifecycle', () => {
     const vm = await waitForStatus(h, 'tailvm', 'pinned', 'ErrorUnschedulable');
     const scheduled = vm.status.conditions.find((c: Wire) => c.type === 'PodScheduled');
     expect(scheduled).toMatchObject({ status: 'False', reason: 'Unschedulable' });
-    expect(scheduled.message).toMatch(/^0\/3 nodes are available: 3 node\(s\) didn't match Pod's node affinity\/selector\./);
+    expect(scheduled.message).toMatch(
+      /^0\/3 nodes are available: 3 node\(s\) didn't match Pod's node affinity\/selector\./,
+    );
     expect((await getVmi(h, 'tailvm', 'pinned')).status.phase).toBe('Scheduling');
   });
 
   it('a VM larger than any node is unschedulable for memory, and stopping it cleans up', async () => {
     await createVm(h, vmBody('huge', { memory: '300Gi' }));
     const vm = await waitForStatus(h, 'tailvm', 'huge', 'ErrorUnschedulable');
-    expect(vm.status.conditions.find((c: Wire) => c.type === 'PodScheduled').message).toContain('3 Insufficient memory');
+    expect(vm.status.conditions.find((c: Wire) => c.type === 'PodScheduled').message).toContain(
+      '3 Insufficient memory',
+    );
     expect((await verb(h, 'virtualmachines', 'tailvm', 'huge', 'stop', {})).status).toBe(202);
     await waitForStatus(h, 'tailvm', 'huge', 'Stopped');
   });
@@ -128,7 +165,13 @@ describe('VM lifecycle', () => {
   });
 
   it('deleting a VM stops its VMI and drops the finalizer', async () => {
-    await h.custom.deleteNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachines', name: 'pinned' });
+    await h.custom.deleteNamespacedCustomObject({
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: 'tailvm',
+      plural: 'virtualmachines',
+      name: 'pinned',
+    });
     await eventually(async () => {
       expect(await isGone(getVm(h, 'tailvm', 'pinned'))).toBe(true);
       expect(await isGone(getVmi(h, 'tailvm', 'pinned'))).toBe(true);
@@ -138,7 +181,14 @@ describe('VM lifecycle', () => {
   it('a guest poweroff restarts a VM with runStrategy Always but leaves a Manual one stopped', async () => {
     const poweroff = (name: string) =>
       h.custom.patchNamespacedCustomObject(
-        { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachineinstances', name, body: { status: { phase: 'Succeeded' } } },
+        {
+          group: 'kubevirt.io',
+          version: 'v1',
+          namespace: 'tailvm',
+          plural: 'virtualmachineinstances',
+          name,
+          body: { status: { phase: 'Succeeded' } },
+        },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     const before = await getVmi(h, 'tailvm', 'alpha');
@@ -174,10 +224,19 @@ describe('VM lifecycle', () => {
       return vm;
     });
     expect(Date.parse(looping.status.startFailure.retryAfterTimestamp)).not.toBeNaN();
-    const events = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=crashy' })).items;
+    const events = (
+      await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=crashy' })
+    ).items;
     expect(events.some((e) => e.reason === 'FailedCreate' && e.type === 'Warning')).toBe(true);
     await h.custom.patchNamespacedCustomObject(
-      { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachines', name: 'crashy', body: { metadata: { annotations: { 'sim.corral.dev/fail-boot': null } } } },
+      {
+        group: 'kubevirt.io',
+        version: 'v1',
+        namespace: 'tailvm',
+        plural: 'virtualmachines',
+        name: 'crashy',
+        body: { metadata: { annotations: { 'sim.corral.dev/fail-boot': null } } },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     const running = await waitForStatus(h, 'tailvm', 'crashy', 'Running', 15_000);

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVm, eventually, getVmi, startHarness, verb, vmBody, waitForStatus, type Harness, type Wire } from './harness.js';
+import {
+  createVm,
+  eventually,
+  getVmi,
+  startHarness,
+  verb,
+  vmBody,
+  waitForStatus,
+  type Harness,
+  type Wire,
+} from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,12 +22,16 @@ afterAll(async () => {
 const VMIM = { group: 'kubevirt.io', version: 'v1', namespace: 'tailvm', plural: 'virtualmachineinstancemigrations' };
 
 async function migrations(vmi: string): Promise<Wire[]> {
-  const list = (await h.custom.listNamespacedCustomObject({ ...VMIM, labelSelector: `kubevirt.io/vmi-name=${vmi}` })) as Wire;
+  const list = (await h.custom.listNamespacedCustomObject({
+    ...VMIM,
+    labelSelector: `kubevirt.io/vmi-name=${vmi}`,
+  })) as Wire;
   return list.items as Wire[];
 }
 
 async function launchers(name: string): Promise<Wire[]> {
-  return (await h.core.listNamespacedPod({ namespace: 'tailvm', labelSelector: `vm.kubevirt.io/name=${name}` })).items as unknown as Wire[];
+  return (await h.core.listNamespacedPod({ namespace: 'tailvm', labelSelector: `vm.kubevirt.io/name=${name}` }))
+    .items as unknown as Wire[];
 }
 
 async function nodeVendor(node: string): Promise<string | undefined> {
@@ -46,13 +60,26 @@ describe('live migration', () => {
       return m!;
     });
     const phases = done.status.phaseTransitionTimestamps.map((t: Wire) => t.phase);
-    expect(phases).toEqual(['Pending', 'Scheduling', 'Scheduled', 'PreparingTarget', 'TargetReady', 'Running', 'Succeeded']);
+    expect(phases).toEqual([
+      'Pending',
+      'Scheduling',
+      'Scheduled',
+      'PreparingTarget',
+      'TargetReady',
+      'Running',
+      'Succeeded',
+    ]);
     const after = await getVmi(h, 'tailvm', 'mover');
     const target = after.status.nodeName as string;
     expect(target).not.toBe(source);
     expect(await nodeVendor(target)).toBe(await nodeVendor(source));
     expect(after.metadata.labels['kubevirt.io/nodeName']).toBe(target);
-    expect(after.status.migrationState).toMatchObject({ sourceNode: source, targetNode: target, completed: true, migrationUid: done.metadata.uid });
+    expect(after.status.migrationState).toMatchObject({
+      sourceNode: source,
+      targetNode: target,
+      completed: true,
+      migrationUid: done.metadata.uid,
+    });
     const pods = await eventually(async () => {
       const list = await launchers('mover');
       expect(list).toHaveLength(1);
@@ -70,7 +97,10 @@ describe('live migration', () => {
     expect((await verb(h, 'virtualmachines', 'tailvm', 'amd', 'migrate', {})).status).toBe(202);
     const target = await eventually(async () => {
       const pending = (await launchers('amd')).find((p) => p.metadata.labels['kubevirt.io/migrationJobUID']);
-      expect(pending?.status.conditions?.find((c: Wire) => c.type === 'PodScheduled')).toMatchObject({ status: 'False', reason: 'Unschedulable' });
+      expect(pending?.status.conditions?.find((c: Wire) => c.type === 'PodScheduled')).toMatchObject({
+        status: 'False',
+        reason: 'Unschedulable',
+      });
       return pending!;
     });
     expect(target.spec.nodeSelector['cpu-vendor.node.kubevirt.io/AMD']).toBe('true');
@@ -79,7 +109,9 @@ describe('live migration', () => {
 
     const second = await verb(h, 'virtualmachines', 'tailvm', 'amd', 'migrate', {});
     expect(second.status).toBe(500);
-    expect(second.json?.message).toContain(`in-flight migration detected. Active migration job (${vmim!.metadata.uid as string}) is currently already in progress for VMI amd.`);
+    expect(second.json?.message).toContain(
+      `in-flight migration detected. Active migration job (${vmim!.metadata.uid as string}) is currently already in progress for VMI amd.`,
+    );
 
     await h.custom.deleteNamespacedCustomObject({ ...VMIM, name: vmim!.metadata.name });
     await eventually(async () => {
@@ -92,11 +124,21 @@ describe('live migration', () => {
   it('refuses VMs with a ReadWriteOnce disk with the webhook denial (500)', async () => {
     await h.core.createNamespacedPersistentVolumeClaim({
       namespace: 'tailvm',
-      body: { metadata: { name: 'rwo-disk' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'longhorn', resources: { requests: { storage: '1Gi' } } } },
+      body: {
+        metadata: { name: 'rwo-disk' },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'longhorn',
+          resources: { requests: { storage: '1Gi' } },
+        },
+      },
     });
     await createVm(h, vmBody('pinned-disk', { pvc: 'rwo-disk' }));
     const vm = await waitForStatus(h, 'tailvm', 'pinned-disk', 'Running');
-    expect(vm.status.conditions.find((c: Wire) => c.type === 'LiveMigratable')).toMatchObject({ status: 'False', reason: 'DisksNotLiveMigratable' });
+    expect(vm.status.conditions.find((c: Wire) => c.type === 'LiveMigratable')).toMatchObject({
+      status: 'False',
+      reason: 'DisksNotLiveMigratable',
+    });
     const res = await verb(h, 'virtualmachines', 'tailvm', 'pinned-disk', 'migrate', {});
     expect(res.status).toBe(500);
     expect(res.json).toMatchObject({ kind: 'Status', code: 500, reason: 'InternalError' });
@@ -115,7 +157,15 @@ describe('live migration', () => {
   });
 
   it('fails a migration object created directly for a VMI that cannot migrate', async () => {
-    await h.custom.createNamespacedCustomObject({ ...VMIM, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata: { name: 'direct' }, spec: { vmiName: 'pinned-disk' } } });
+    await h.custom.createNamespacedCustomObject({
+      ...VMIM,
+      body: {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstanceMigration',
+        metadata: { name: 'direct' },
+        spec: { vmiName: 'pinned-disk' },
+      },
+    });
     const failed = await eventually(async () => {
       const m = (await h.custom.getNamespacedCustomObject({ ...VMIM, name: 'direct' })) as Wire;
       expect(m.status?.phase).toBe('Failed');

@@ -14,7 +14,13 @@ function ctPod(name: string, image: string, extra: Partial<V1Pod['spec']> = {}):
   return {
     metadata: { name, labels: { 'corral.dev/ct': 'true', 'corral.dev/ct-name': name } },
     spec: {
-      containers: [{ name: 'main', image, resources: { requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '1', memory: '512Mi' } } }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          resources: { requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+        },
+      ],
       ...extra,
     },
   };
@@ -33,15 +39,25 @@ describe('kubelet and scheduler for plain pods (Corral containers)', () => {
     expect(pod.status?.hostIP).toMatch(/^10\.0\.0\.1[1-3]$/);
     expect(pod.status?.containerStatuses?.[0]).toMatchObject({ name: 'main', ready: true, started: true });
     expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    const reasons = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=box' })).items.map((e) => e.reason);
+    const reasons = (
+      await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=box' })
+    ).items.map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['Scheduled', 'Started']));
   });
 
   it('gives every running pod its own IP', async () => {
-    await h.core.createNamespacedPod({ namespace: 'tailvm', body: ctPod('box2', 'docker.io/library/alpine:3.21', { nodeSelector: { 'kubernetes.io/hostname': 'corral-1' } }) });
-    await h.core.createNamespacedPod({ namespace: 'tailvm', body: ctPod('box3', 'docker.io/library/alpine:3.21', { nodeSelector: { 'kubernetes.io/hostname': 'corral-1' } }) });
+    await h.core.createNamespacedPod({
+      namespace: 'tailvm',
+      body: ctPod('box2', 'docker.io/library/alpine:3.21', { nodeSelector: { 'kubernetes.io/hostname': 'corral-1' } }),
+    });
+    await h.core.createNamespacedPod({
+      namespace: 'tailvm',
+      body: ctPod('box3', 'docker.io/library/alpine:3.21', { nodeSelector: { 'kubernetes.io/hostname': 'corral-1' } }),
+    });
     const ips = await eventually(async () => {
-      const pods = await Promise.all(['box2', 'box3'].map((name) => h.core.readNamespacedPod({ namespace: 'tailvm', name })));
+      const pods = await Promise.all(
+        ['box2', 'box3'].map((name) => h.core.readNamespacedPod({ namespace: 'tailvm', name })),
+      );
       for (const p of pods) expect(p.status?.phase).toBe('Running');
       return pods.map((p) => p.status?.podIP);
     }, 15_000);
@@ -59,19 +75,33 @@ describe('kubelet and scheduler for plain pods (Corral containers)', () => {
   });
 
   it('leaves a pod Pending with the scheduler message when no node fits', async () => {
-    await h.core.createNamespacedPod({ namespace: 'tailvm', body: ctPod('nowhere', 'docker.io/library/debian:bookworm', { nodeSelector: { 'kubernetes.io/hostname': 'corral-9' } }) });
+    await h.core.createNamespacedPod({
+      namespace: 'tailvm',
+      body: ctPod('nowhere', 'docker.io/library/debian:bookworm', {
+        nodeSelector: { 'kubernetes.io/hostname': 'corral-9' },
+      }),
+    });
     const pod = await eventually(async () => {
       const p = await h.core.readNamespacedPod({ namespace: 'tailvm', name: 'nowhere' });
-      expect(p.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({ status: 'False', reason: 'Unschedulable' });
+      expect(p.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({
+        status: 'False',
+        reason: 'Unschedulable',
+      });
       return p;
     });
     expect(pod.spec?.nodeName).toBeUndefined();
-    const events = (await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=nowhere' })).items;
-    expect(events.find((e) => e.reason === 'FailedScheduling')?.message).toContain("didn't match Pod's node affinity/selector");
+    const events = (
+      await h.core.listNamespacedEvent({ namespace: 'tailvm', fieldSelector: 'involvedObject.name=nowhere' })
+    ).items;
+    expect(events.find((e) => e.reason === 'FailedScheduling')?.message).toContain(
+      "didn't match Pod's node affinity/selector",
+    );
   });
 
   it('deleting a pod removes it', async () => {
     await h.core.deleteNamespacedPod({ namespace: 'tailvm', name: 'box' });
-    await eventually(async () => expect(await isGone(h.core.readNamespacedPod({ namespace: 'tailvm', name: 'box' }))).toBe(true));
+    await eventually(async () =>
+      expect(await isGone(h.core.readNamespacedPod({ namespace: 'tailvm', name: 'box' }))).toBe(true),
+    );
   });
 });

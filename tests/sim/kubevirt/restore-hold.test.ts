@@ -39,5 +39,7 @@ it('holds a VM with a restore in progress: start answers 409, no VMI until the r
   expect(await listVmis(h, 'default')).toEqual([]);
 
   setRestoreInProgress(undefined);
-  await eventually(async () => expect((await listVmis(h!, 'default')).map((v) => v.metadata.name)).toEqual(['restoring']));
+  await eventually(async () =>
+    expect((await listVmis(h!, 'default')).map((v) => v.metadata.name)).toEqual(['restoring']),
+  );
 });

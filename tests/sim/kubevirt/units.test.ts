@@ -6,16 +6,38 @@ import { sizingOf } from '../../../src/sim/kubevirt/sizing.js';
 import { printableStatus } from '../../../src/sim/kubevirt/vm-controller.js';
 import type { KObject } from '../../../src/sim/store/types.js';
 
-function obj(kind: string, name: string, rest: Record<string, unknown> = {}, labels: Record<string, string> = {}): KObject {
-  return { apiVersion: 'v1', kind, metadata: { name, uid: `${name}-uid`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z', labels }, ...rest };
+function obj(
+  kind: string,
+  name: string,
+  rest: Record<string, unknown> = {},
+  labels: Record<string, string> = {},
+): KObject {
+  return {
+    apiVersion: 'v1',
+    kind,
+    metadata: { name, uid: `${name}-uid`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z', labels },
+    ...rest,
+  };
 }
 
 function node(name: string, cpu: string, memory: string, labels: Record<string, string> = {}, ready = true): KObject {
-  return obj('Node', name, { status: { allocatable: { cpu, memory, pods: '110' }, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } }, { 'kubernetes.io/hostname': name, ...labels });
+  return obj(
+    'Node',
+    name,
+    {
+      status: {
+        allocatable: { cpu, memory, pods: '110' },
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+      },
+    },
+    { 'kubernetes.io/hostname': name, ...labels },
+  );
 }
 
 function pod(cpu: string, memory: string, spec: Record<string, unknown> = {}): KObject {
-  return obj('Pod', 'p', { spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu, memory } } }], ...spec } });
+  return obj('Pod', 'p', {
+    spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu, memory } } }], ...spec },
+  });
 }
 
 const idle = () => ({ cpuMillis: 0, memoryBytes: 0, pods: 0 });
@@ -34,7 +56,9 @@ describe('quantities', () => {
   });
 
   it('names the field of a malformed guest memory', () => {
-    expect(() => sizingOf({ memory: { guest: 'lots' } })).toThrow('spec.template.spec.domain.memory.guest: Invalid value: "lots"');
+    expect(() => sizingOf({ memory: { guest: 'lots' } })).toThrow(
+      'spec.template.spec.domain.memory.guest: Invalid value: "lots"',
+    );
   });
 });
 
@@ -56,7 +80,15 @@ describe('scheduler', () => {
 
   it('honours required node affinity (migration targets avoid the source node)', () => {
     const nodes = [node('a', '16', '64Gi'), node('b', '4', '8Gi')];
-    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['a'] }] }] } } };
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['a'] }] },
+          ],
+        },
+      },
+    };
     const result = schedule(pod('1', '1Gi', { affinity }), nodes, idle);
     expect('node' in result && result.node.metadata.name).toBe('b');
   });
@@ -93,13 +125,37 @@ describe('printableStatus precedence', () => {
     expect(printableStatus(vm({ runStrategy: 'Always' }), undefined, undefined)).toBe('Starting');
     expect(printableStatus(vm({ running: true }), vmi('Scheduling'), undefined)).toBe('Starting');
     expect(printableStatus(vm({ runStrategy: 'Always' }), vmi('Running'), undefined)).toBe('Running');
-    expect(printableStatus(vm({ runStrategy: 'Always' }), vmi('Running', [{ type: 'Paused', status: 'True' }]), undefined)).toBe('Paused');
+    expect(
+      printableStatus(vm({ runStrategy: 'Always' }), vmi('Running', [{ type: 'Paused', status: 'True' }]), undefined),
+    ).toBe('Paused');
     expect(printableStatus(vm({ runStrategy: 'Halted' }), vmi('Running'), undefined)).toBe('Stopping');
-    expect(printableStatus(vm({ runStrategy: 'Always' }, { deletionTimestamp: '2026-01-01T00:00:00Z' }), vmi('Running'), undefined)).toBe('Terminating');
-    expect(printableStatus(vm({ runStrategy: 'Always' }), vmi('Running', [], { migrationState: { completed: false } }), undefined)).toBe('Migrating');
-    expect(printableStatus(vm({ runStrategy: 'Always' }), vmi('Scheduling', [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }]), undefined)).toBe('ErrorUnschedulable');
-    expect(printableStatus(vm({ runStrategy: 'Always' }), undefined, { printable: 'Provisioning', message: '' })).toBe('Provisioning');
-    expect(printableStatus(vm({ runStrategy: 'Halted' }), undefined, { printable: 'ErrorPvcNotFound', message: '' })).toBe('Stopped');
+    expect(
+      printableStatus(
+        vm({ runStrategy: 'Always' }, { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+        vmi('Running'),
+        undefined,
+      ),
+    ).toBe('Terminating');
+    expect(
+      printableStatus(
+        vm({ runStrategy: 'Always' }),
+        vmi('Running', [], { migrationState: { completed: false } }),
+        undefined,
+      ),
+    ).toBe('Migrating');
+    expect(
+      printableStatus(
+        vm({ runStrategy: 'Always' }),
+        vmi('Scheduling', [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }]),
+        undefined,
+      ),
+    ).toBe('ErrorUnschedulable');
+    expect(printableStatus(vm({ runStrategy: 'Always' }), undefined, { printable: 'Provisioning', message: '' })).toBe(
+      'Provisioning',
+    );
+    expect(
+      printableStatus(vm({ runStrategy: 'Halted' }), undefined, { printable: 'ErrorPvcNotFound', message: '' }),
+    ).toBe('Stopped');
     expect(printableStatus(vm({ runStrategy: 'Manual' }), vmi('Succeeded'), undefined)).toBe('Stopped');
   });
 });

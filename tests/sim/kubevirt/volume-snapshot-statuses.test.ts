@@ -31,7 +31,11 @@ it('marks a PVC volume on a class without a VolumeSnapshotClass as not snapshot-
     const nfs = await getVm(h!, 'default', 'nfs-vm');
     expect(nfs.status?.volumeSnapshotStatuses).toEqual([
       { name: 'rootdisk', enabled: false, reason: 'Snapshot is not supported for this volumeSource type [rootdisk]' },
-      { name: 'data', enabled: false, reason: 'No VolumeSnapshotClass: Volume snapshots are not configured for this StorageClass [nfs] [data]' },
+      {
+        name: 'data',
+        enabled: false,
+        reason: 'No VolumeSnapshotClass: Volume snapshots are not configured for this StorageClass [nfs] [data]',
+      },
     ]);
     const longhorn = await getVm(h!, 'default', 'lh-vm');
     expect(longhorn.status?.volumeSnapshotStatuses).toEqual([

@@ -36,7 +36,10 @@ it('keeps the VMI from Running until its WaitForFirstConsumer DataVolume has Suc
   body.spec.dataVolumeTemplates = [
     {
       metadata: { name: 'wffc-root' },
-      spec: { source: { http: { url: GOOD_URL } }, storage: { storageClassName: 'local-wffc', resources: { requests: { storage: '10Gi' } } } },
+      spec: {
+        source: { http: { url: GOOD_URL } },
+        storage: { storageClassName: 'local-wffc', resources: { requests: { storage: '10Gi' } } },
+      },
     },
   ];
   await createVm(h, body);

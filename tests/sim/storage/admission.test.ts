@@ -13,11 +13,18 @@ afterEach(async () => {
 });
 
 function obj(apiVersion: string, kind: string, spec: Record<string, unknown>): KObject {
-  return { apiVersion, kind, metadata: { name: 'x', namespace: NS, uid: 'u', resourceVersion: '1', creationTimestamp: '' }, spec };
+  return {
+    apiVersion,
+    kind,
+    metadata: { name: 'x', namespace: NS, uid: 'u', resourceVersion: '1', creationTimestamp: '' },
+    spec,
+  };
 }
 
 /** Run every storage hook that sees the object's kind, as the HTTP layer does; the ApiError a hook throws, if any. */
-function admit(request: Omit<AdmissionRequest, 'group' | 'kind' | 'namespace' | 'name' | 'dryRun'>): ApiError | undefined {
+function admit(
+  request: Omit<AdmissionRequest, 'group' | 'kind' | 'namespace' | 'name' | 'dryRun'>,
+): ApiError | undefined {
   const o = (request.object ?? request.oldObject)!;
   const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '';
   try {
@@ -58,12 +65,22 @@ describe('storage admission', () => {
 
   it('refuses unsupported source kinds and spec changes of a snapshot', async () => {
     h = await startHarness();
-    const bad = admit({ operation: 'CREATE', object: obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', { source: { kind: 'Pod', name: 'p' } }) });
+    const bad = admit({
+      operation: 'CREATE',
+      object: obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', { source: { kind: 'Pod', name: 'p' } }),
+    });
     expect(bad?.details?.causes?.[0]?.field).toBe('spec.source.kind');
-    const cloneBad = admit({ operation: 'CREATE', object: obj('clone.kubevirt.io/v1beta1', 'VirtualMachineClone', { source: { kind: 'Pod', name: 'p' } }) });
+    const cloneBad = admit({
+      operation: 'CREATE',
+      object: obj('clone.kubevirt.io/v1beta1', 'VirtualMachineClone', { source: { kind: 'Pod', name: 'p' } }),
+    });
     expect(cloneBad?.code).toBe(422);
-    const before = obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'a' } });
-    const after = obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'b' } });
+    const before = obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', {
+      source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'a' },
+    });
+    const after = obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineSnapshot', {
+      source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'b' },
+    });
     expect(admit({ operation: 'UPDATE', object: after, oldObject: before })?.code).toBe(422);
     expect(admit({ operation: 'UPDATE', object: before, oldObject: before })).toBeUndefined();
   });
@@ -77,22 +94,52 @@ describe('storage admission', () => {
       spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' } },
     });
     const restore = (patches: unknown[]) =>
-      obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineRestore', { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }, virtualMachineSnapshotName: 'snap', patches });
-    expect(admit({ operation: 'CREATE', object: restore([JSON.stringify({ op: 'add', path: '/metadata/labels/x', value: 'y' })]) })).toBeUndefined();
-    expect(admit({ operation: 'CREATE', object: restore(['{not json']) })?.details?.causes?.[0]?.field).toBe('spec.patches[0]');
-    expect(admit({ operation: 'CREATE', object: restore([JSON.stringify({ op: 'move', path: '/a' })]) })?.code).toBe(422);
+      obj('snapshot.kubevirt.io/v1beta1', 'VirtualMachineRestore', {
+        target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' },
+        virtualMachineSnapshotName: 'snap',
+        patches,
+      });
+    expect(
+      admit({
+        operation: 'CREATE',
+        object: restore([JSON.stringify({ op: 'add', path: '/metadata/labels/x', value: 'y' })]),
+      }),
+    ).toBeUndefined();
+    expect(admit({ operation: 'CREATE', object: restore(['{not json']) })?.details?.causes?.[0]?.field).toBe(
+      'spec.patches[0]',
+    );
+    expect(admit({ operation: 'CREATE', object: restore([JSON.stringify({ op: 'move', path: '/a' })]) })?.code).toBe(
+      422,
+    );
   });
 
   it('checks DataVolume sources and sizes like CDI', async () => {
     h = await startHarness();
     const dv = (spec: Record<string, unknown>) => obj('cdi.kubevirt.io/v1beta1', 'DataVolume', spec);
     const size = { storage: { resources: { requests: { storage: '1Gi' } } } };
-    expect(admit({ operation: 'CREATE', object: dv({ source: { http: { url: 'https://a.example.org/x.img' } }, ...size }) })).toBeUndefined();
-    expect(admit({ operation: 'CREATE', object: dv({ source: { http: { url: 'https://a.example.org/x.img' }, blank: {} }, ...size }) })?.code).toBe(422);
-    expect(admit({ operation: 'CREATE', object: dv({ source: { registry: { url: 'quay.io/x:1' } }, ...size }) })?.details?.causes?.[0]?.field).toBe('spec.source.registry.url');
+    expect(
+      admit({ operation: 'CREATE', object: dv({ source: { http: { url: 'https://a.example.org/x.img' } }, ...size }) }),
+    ).toBeUndefined();
+    expect(
+      admit({
+        operation: 'CREATE',
+        object: dv({ source: { http: { url: 'https://a.example.org/x.img' }, blank: {} }, ...size }),
+      })?.code,
+    ).toBe(422);
+    expect(
+      admit({ operation: 'CREATE', object: dv({ source: { registry: { url: 'quay.io/x:1' } }, ...size }) })?.details
+        ?.causes?.[0]?.field,
+    ).toBe('spec.source.registry.url');
     expect(admit({ operation: 'CREATE', object: dv({ source: { blank: {} }, storage: {} }) })?.code).toBe(422);
-    expect(admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: {} }) })).toBeUndefined();
-    expect(admit({ operation: 'CREATE', object: dv({ source: { blank: {} }, storage: { resources: { requests: { storage: 'lots' } } } }) })?.code).toBe(422);
+    expect(
+      admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: {} }) }),
+    ).toBeUndefined();
+    expect(
+      admit({
+        operation: 'CREATE',
+        object: dv({ source: { blank: {} }, storage: { resources: { requests: { storage: 'lots' } } } }),
+      })?.code,
+    ).toBe(422);
     h.store.create(S.pvcs, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
@@ -101,6 +148,11 @@ describe('storage admission', () => {
     });
     const smaller = admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, ...size }) });
     expect(smaller?.message).toContain('smaller than the source');
-    expect(admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: { resources: { requests: { storage: '20Gi' } } } }) })).toBeUndefined();
+    expect(
+      admit({
+        operation: 'CREATE',
+        object: dv({ source: { pvc: { name: 'golden' } }, storage: { resources: { requests: { storage: '20Gi' } } } }),
+      }),
+    ).toBeUndefined();
   });
 });

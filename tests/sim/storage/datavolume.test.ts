@@ -18,8 +18,17 @@ function seed(store: Harness['store']): void {
   store.create(S.storageClasses, storageClass('longhorn', { allowVolumeExpansion: true }, true));
 }
 
-function dv(name: string, source: Record<string, unknown>, storage: Record<string, unknown> = { resources: { requests: { storage: '10Gi' } } }): NewObject {
-  return { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume', metadata: { name, namespace: NS }, spec: { source, storage } };
+function dv(
+  name: string,
+  source: Record<string, unknown>,
+  storage: Record<string, unknown> = { resources: { requests: { storage: '10Gi' } } },
+): NewObject {
+  return {
+    apiVersion: 'cdi.kubevirt.io/v1beta1',
+    kind: 'DataVolume',
+    metadata: { name, namespace: NS },
+    spec: { source, storage },
+  };
 }
 
 function progressOf(name: string): number {
@@ -53,10 +62,16 @@ describe('DataVolume import', () => {
     expect(st(done).progress).toBe('100.0%');
     expect(sawImporter).toBe(true);
     expect(h.store.get(S.pods, NS, 'importer-jammy')).toBeUndefined();
-    const conditions = Object.fromEntries((st(done).conditions as { type: string; status: string }[]).map((c) => [c.type, c.status]));
+    const conditions = Object.fromEntries(
+      (st(done).conditions as { type: string; status: string }[]).map((c) => [c.type, c.status]),
+    );
     expect(conditions).toEqual({ Bound: 'True', Ready: 'True', Running: 'False' });
     const claim = h.store.get(S.pvcs, NS, 'jammy');
-    expect(claim?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'DataVolume', uid: created.metadata.uid, controller: true });
+    expect(claim?.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'DataVolume',
+      uid: created.metadata.uid,
+      controller: true,
+    });
     expect(claim?.metadata.annotations).toMatchObject({
       [CDI_ANN.endpoint]: GOOD_URL,
       [CDI_ANN.source]: 'http',
@@ -76,13 +91,21 @@ describe('DataVolume import', () => {
     h = await startHarness({ speed: 40, seed });
     h.store.create(S.dataVolumes, dv('broken', { http: { url } }));
     // Wait for a moment between restarts (the importer runs again after its back-off, with Running=True).
-    const failed = await waitFor('a failed importer run', () => {
-      const o = h!.store.get(S.dataVolumes, NS, 'broken');
-      const running = (st(o).conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Running');
-      return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? o : undefined;
-    }, 20_000);
+    const failed = await waitFor(
+      'a failed importer run',
+      () => {
+        const o = h!.store.get(S.dataVolumes, NS, 'broken');
+        const running = (st(o).conditions as { type: string; status: string }[] | undefined)?.find(
+          (c) => c.type === 'Running',
+        );
+        return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? o : undefined;
+      },
+      20_000,
+    );
     expect(phaseOf(failed)).toBe('ImportInProgress');
-    const running = (st(failed).conditions as { type: string; status: string; reason?: string; message?: string }[]).find((c) => c.type === 'Running');
+    const running = (
+      st(failed).conditions as { type: string; status: string; reason?: string; message?: string }[]
+    ).find((c) => c.type === 'Running');
     expect(running).toMatchObject({ status: 'False', reason: 'Error' });
     expect(running?.message).toContain(text);
     expect(st(failed).progress).toBe('N/A');
@@ -110,15 +133,24 @@ describe('DataVolume import', () => {
   it('imports from a registry, and restarts for an image that does not exist', async () => {
     h = await startHarness({ speed: 40, seed });
     h.store.create(S.dataVolumes, dv('fedora', { registry: { url: 'docker://quay.io/containerdisks/fedora:42' } }));
-    h.store.create(S.dataVolumes, dv('ghost', { registry: { url: 'docker://quay.io/containerdisks/does-not-exist:1' } }));
+    h.store.create(
+      S.dataVolumes,
+      dv('ghost', { registry: { url: 'docker://quay.io/containerdisks/does-not-exist:1' } }),
+    );
     await waitFor('Succeeded', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'fedora')) === 'Succeeded', 20_000);
     expect(h.store.get(S.pvcs, NS, 'fedora')?.metadata.annotations?.[CDI_ANN.source]).toBe('registry');
     // Between restarts the importer runs again (Running=True, no message), so wait for a moment it has failed.
-    const failedRun = await waitFor('a failed importer run', () => {
-      const o = h!.store.get(S.dataVolumes, NS, 'ghost');
-      const running = (st(o).conditions as { type: string; status: string; message?: string }[] | undefined)?.find((c) => c.type === 'Running');
-      return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? running : undefined;
-    }, 20_000);
+    const failedRun = await waitFor(
+      'a failed importer run',
+      () => {
+        const o = h!.store.get(S.dataVolumes, NS, 'ghost');
+        const running = (st(o).conditions as { type: string; status: string; message?: string }[] | undefined)?.find(
+          (c) => c.type === 'Running',
+        );
+        return Number(st(o).restartCount) >= 1 && running?.status === 'False' ? running : undefined;
+      },
+      20_000,
+    );
     expect(failedRun.message).toContain('manifest unknown');
     expect(phaseOf(h.store.get(S.dataVolumes, NS, 'ghost'))).toBe('ImportInProgress');
   });
@@ -132,13 +164,16 @@ describe('DataVolume import', () => {
     });
     expect(phaseOf(h.store.get(S.pods, NS, 'cdi-upload-up'))).toBe('Running');
     expect(h.store.get(S.pvcs, NS, 'up')?.metadata.annotations?.[CDI_ANN.source]).toBe('upload');
-    expect((st(ready).conditions as { type: string; status: string }[]).find((c) => c.type === 'Running')?.status).toBe('True');
+    expect((st(ready).conditions as { type: string; status: string }[]).find((c) => c.type === 'Running')?.status).toBe(
+      'True',
+    );
   });
 
   it('waits in WaitForFirstConsumer on such a class', async () => {
     h = await startHarness({
       speed: 40,
-      seed: (store) => store.create(S.storageClasses, storageClass('local', { volumeBindingMode: 'WaitForFirstConsumer' }, true)),
+      seed: (store) =>
+        store.create(S.storageClasses, storageClass('local', { volumeBindingMode: 'WaitForFirstConsumer' }, true)),
     });
     h.store.create(S.dataVolumes, dv('later', { http: { url: GOOD_URL } }));
     await waitFor('WFFC', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'later')) === 'WaitForFirstConsumer');
@@ -153,15 +188,22 @@ describe('DataVolume clone', () => {
     h.store.create(S.pvcs, pvc('golden', '8Gi', 'longhorn'));
     await waitFor('golden bound', () => phaseOf(h!.store.get(S.pvcs, NS, 'golden')) === 'Bound');
     h.store.mutate(S.pvcs, NS, 'golden', (o) => {
-      o.metadata.annotations = { ...o.metadata.annotations, [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/golden.img' };
+      o.metadata.annotations = {
+        ...o.metadata.annotations,
+        [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/golden.img',
+      };
     });
     h.store.create(S.dataVolumes, dv('copy', { pvc: { namespace: NS, name: 'golden' } }, {}));
     const phases: string[] = [];
-    await waitFor('Succeeded', () => {
-      const phase = String(phaseOf(h!.store.get(S.dataVolumes, NS, 'copy')));
-      if (phases.at(-1) !== phase) phases.push(phase);
-      return phase === 'Succeeded';
-    }, 20_000);
+    await waitFor(
+      'Succeeded',
+      () => {
+        const phase = String(phaseOf(h!.store.get(S.dataVolumes, NS, 'copy')));
+        if (phases.at(-1) !== phase) phases.push(phase);
+        return phase === 'Succeeded';
+      },
+      20_000,
+    );
     expect(phases).toEqual(expect.arrayContaining(['CloneScheduled', 'CloneInProgress', 'Succeeded']));
     const claim = h.store.get(S.pvcs, NS, 'copy');
     expect(claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('http:https://example.org/golden.img');

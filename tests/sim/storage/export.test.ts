@@ -43,19 +43,30 @@ function vm(name: string, claim: string): NewObject {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
     metadata: { name, namespace: NS },
-    spec: { runStrategy: 'Halted', template: { spec: { volumes: [{ name: 'rootdisk', persistentVolumeClaim: { claimName: claim } }] } } },
+    spec: {
+      runStrategy: 'Halted',
+      template: { spec: { volumes: [{ name: 'rootdisk', persistentVolumeClaim: { claimName: claim } }] } },
+    },
   };
 }
 
 function vmExport(name: string, source: Record<string, unknown>): NewObject {
-  return { apiVersion: 'export.kubevirt.io/v1', kind: 'VirtualMachineExport', metadata: { name, namespace: NS }, spec: { source } };
+  return {
+    apiVersion: 'export.kubevirt.io/v1',
+    kind: 'VirtualMachineExport',
+    metadata: { name, namespace: NS },
+    spec: { source },
+  };
 }
 
 async function diskReady(): Promise<void> {
   h!.store.create(S.pvcs, pvc('web-rootdisk', '10Gi'));
   await waitFor('bound', () => phaseOf(h!.store.get(S.pvcs, NS, 'web-rootdisk')) === 'Bound');
   h!.store.mutate(S.pvcs, NS, 'web-rootdisk', (o) => {
-    o.metadata.annotations = { ...o.metadata.annotations, [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/web.img' };
+    o.metadata.annotations = {
+      ...o.metadata.annotations,
+      [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/web.img',
+    };
   });
 }
 
@@ -65,14 +76,20 @@ function token(): string {
 }
 
 async function ready(name: string): Promise<KObject> {
-  return waitFor('Ready', () => {
-    const o = h!.store.get(S.vmExports, NS, name);
-    return phaseOf(o) === 'Ready' ? o : undefined;
-  }, 15_000);
+  return waitFor(
+    'Ready',
+    () => {
+      const o = h!.store.get(S.vmExports, NS, name);
+      return phaseOf(o) === 'Ready' ? o : undefined;
+    },
+    15_000,
+  );
 }
 
 function linkOf(exp: KObject, format: string): string {
-  const volumes = (st(exp).links as { external: { volumes: { name: string; formats: { format: string; url: string }[] }[] } }).external.volumes;
+  const volumes = (
+    st(exp).links as { external: { volumes: { name: string; formats: { format: string; url: string }[] }[] } }
+  ).external.volumes;
   return volumes[0]!.formats.find((f) => f.format === format)!.url;
 }
 
@@ -95,7 +112,10 @@ describe('VirtualMachineExport', () => {
     const base = await startWithServer();
     await diskReady();
     h!.store.create(S.vms, vm('web', 'web-rootdisk'));
-    h!.store.create(S.vmExports, vmExport('web-export', { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }));
+    h!.store.create(
+      S.vmExports,
+      vmExport('web-export', { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }),
+    );
     const exp = await ready('web-export');
     expect(st(exp)).toMatchObject({
       serviceName: 'virt-export-web-export',
@@ -108,7 +128,9 @@ describe('VirtualMachineExport', () => {
     const rawUrl = linkOf(exp, 'raw');
     expect(rawUrl).toBe(`${base}/sim-export/${NS}/web-export/volumes/web-rootdisk/disk.img`);
 
-    const raw = Buffer.from(await (await fetch(rawUrl, { headers: { 'x-kubevirt-export-token': token() } })).arrayBuffer());
+    const raw = Buffer.from(
+      await (await fetch(rawUrl, { headers: { 'x-kubevirt-export-token': token() } })).arrayBuffer(),
+    );
     expect(raw.length).toBe(IMAGE_BYTES);
     expect(raw.readUInt16LE(510)).toBe(0xaa55);
     expect(raw.readUInt16LE(2048 * 512 + 1024 + 56)).toBe(0xef53);
@@ -123,7 +145,9 @@ describe('VirtualMachineExport', () => {
     expect((await fetch(`${rawUrl}?x-kubevirt-export-token=${encodeURIComponent(token())}`)).status).toBe(200);
     expect((await fetch(rawUrl)).status).toBe(401);
     expect((await fetch(rawUrl, { headers: { 'x-kubevirt-export-token': 'wrong' } })).status).toBe(401);
-    expect((await fetch(rawUrl.replace('web-rootdisk', 'nope'), { headers: { 'x-kubevirt-export-token': token() } })).status).toBe(404);
+    expect(
+      (await fetch(rawUrl.replace('web-rootdisk', 'nope'), { headers: { 'x-kubevirt-export-token': token() } })).status,
+    ).toBe(404);
   });
 
   it('stays Pending with PVCReady=False reason InUse while the VM runs, then becomes Ready once it stops', async () => {
@@ -137,10 +161,15 @@ describe('VirtualMachineExport', () => {
       spec: { volumes: [{ name: 'rootdisk', persistentVolumeClaim: { claimName: 'web-rootdisk' } }] },
       status: { phase: 'Running', nodeName: 'node-1' },
     });
-    h!.store.create(S.vmExports, vmExport('web-export', { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }));
+    h!.store.create(
+      S.vmExports,
+      vmExport('web-export', { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }),
+    );
     const pending = await waitFor('InUse', () => {
       const o = h!.store.get(S.vmExports, NS, 'web-export');
-      const c = (st(o).conditions as { type: string; reason?: string }[] | undefined)?.find((x) => x.type === 'PVCReady');
+      const c = (st(o).conditions as { type: string; reason?: string }[] | undefined)?.find(
+        (x) => x.type === 'PVCReady',
+      );
       return c?.reason === 'InUse' ? o : undefined;
     });
     expect(phaseOf(pending)).toBe('Pending');
@@ -167,10 +196,15 @@ describe('VirtualMachineExport', () => {
       metadata: { name: 'snap', namespace: NS },
       spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' } },
     });
-    h!.store.create(S.vmExports, vmExport('web-export', { apiGroup: 'snapshot.kubevirt.io', kind: 'VirtualMachineSnapshot', name: 'snap' }));
+    h!.store.create(
+      S.vmExports,
+      vmExport('web-export', { apiGroup: 'snapshot.kubevirt.io', kind: 'VirtualMachineSnapshot', name: 'snap' }),
+    );
     const exp = await ready('web-export');
     expect(st(exp).virtualMachineName).toBe('web');
-    const raw = Buffer.from(await (await fetch(linkOf(exp, 'raw'), { headers: { 'x-kubevirt-export-token': token() } })).arrayBuffer());
+    const raw = Buffer.from(
+      await (await fetch(linkOf(exp, 'raw'), { headers: { 'x-kubevirt-export-token': token() } })).arrayBuffer(),
+    );
     expect(raw.toString('utf8')).toContain('content: http:https://example.org/web.img');
   });
 
@@ -183,7 +217,10 @@ describe('VirtualMachineExport', () => {
   it('exports a PVC directly and is deleted at its TTL', async () => {
     await startWithServer();
     await diskReady();
-    h!.store.create(S.vmExports, { ...vmExport('pvc-export', { kind: 'PersistentVolumeClaim', name: 'web-rootdisk' }), spec: { source: { kind: 'PersistentVolumeClaim', name: 'web-rootdisk' }, ttlDuration: '30s' } });
+    h!.store.create(S.vmExports, {
+      ...vmExport('pvc-export', { kind: 'PersistentVolumeClaim', name: 'web-rootdisk' }),
+      spec: { source: { kind: 'PersistentVolumeClaim', name: 'web-rootdisk' }, ttlDuration: '30s' },
+    });
     const exp = await ready('pvc-export');
     expect(linkOf(exp, 'raw')).toContain('/volumes/web-rootdisk/disk.img');
     await waitFor('expired', () => !h!.store.get(S.vmExports, NS, 'pvc-export'), 15_000);

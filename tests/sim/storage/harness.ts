@@ -57,7 +57,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: { speed?: number; seed?: (store: ObjectStore) => void; baseUrl?: () => string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { speed?: number; seed?: (store: ObjectStore) => void; baseUrl?: () => string } = {},
+): Promise<Harness> {
   const store = new ObjectStore();
   for (const t of TYPES) store.register(t);
   store.create(S.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -65,7 +67,10 @@ export async function startHarness(options: { speed?: number; seed?: (store: Obj
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: 'node-1' },
-    status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: '192.168.1.11' }] },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True' }],
+      addresses: [{ type: 'InternalIP', address: '192.168.1.11' }],
+    },
   });
   options.seed?.(store);
   const clock = new SimClock(options.speed ?? 50);
@@ -101,12 +106,22 @@ export function storageClass(name: string, extra: Record<string, unknown> = {}, 
   };
 }
 
-export function pvc(name: string, size: string, storageClassName?: string, extra: Record<string, unknown> = {}): NewObject {
+export function pvc(
+  name: string,
+  size: string,
+  storageClassName?: string,
+  extra: Record<string, unknown> = {},
+): NewObject {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: NS },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, ...(storageClassName ? { storageClassName } : {}), ...extra },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: size } },
+      ...(storageClassName ? { storageClassName } : {}),
+      ...extra,
+    },
   };
 }
 

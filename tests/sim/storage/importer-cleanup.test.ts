@@ -28,7 +28,12 @@ it('removes the importer pod and the PVC when a DataVolume is deleted mid-import
     spec: { source: { http: { url: UNRESOLVABLE_URL } }, storage: { resources: { requests: { storage: '1Gi' } } } },
   });
   await waitFor('the importer pod', () => store.get(S.pods, NS, 'importer-stuck'), 20_000);
-  await waitFor('the import to run', () => (store.get(S.dataVolumes, NS, 'stuck')?.status as { phase?: string } | undefined)?.phase === 'ImportInProgress', 20_000);
+  await waitFor(
+    'the import to run',
+    () =>
+      (store.get(S.dataVolumes, NS, 'stuck')?.status as { phase?: string } | undefined)?.phase === 'ImportInProgress',
+    20_000,
+  );
   store.delete(S.dataVolumes, NS, 'stuck');
   await waitFor('the PVC to go', () => !store.get(S.pvcs, NS, 'stuck'), 20_000);
   expect(store.get(S.pods, NS, 'importer-stuck')).toBeUndefined();

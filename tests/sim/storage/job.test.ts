@@ -13,7 +13,11 @@ afterEach(async () => {
 
 const BIB = 'quay.io/centos-bootc/bootc-image-builder:latest';
 
-function job(name: string, container: Record<string, unknown>, extra: { backoffLimit?: number; annotations?: Record<string, string>; volumes?: unknown[] } = {}): NewObject {
+function job(
+  name: string,
+  container: Record<string, unknown>,
+  extra: { backoffLimit?: number; annotations?: Record<string, string>; volumes?: unknown[] } = {},
+): NewObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -29,7 +33,9 @@ function job(name: string, container: Record<string, unknown>, extra: { backoffL
 }
 
 function conditions(o: KObject | undefined): Record<string, string> {
-  return Object.fromEntries(((st(o).conditions as { type: string; status: string }[] | undefined) ?? []).map((c) => [c.type, c.status]));
+  return Object.fromEntries(
+    ((st(o).conditions as { type: string; status: string }[] | undefined) ?? []).map((c) => [c.type, c.status]),
+  );
 }
 
 function podsOf(name: string): KObject[] {
@@ -37,11 +43,15 @@ function podsOf(name: string): KObject[] {
 }
 
 async function finished(name: string): Promise<KObject> {
-  return waitFor('job finished', () => {
-    const o = h!.store.get(S.jobs, NS, name);
-    const c = conditions(o);
-    return c.Complete === 'True' || c.Failed === 'True' ? o : undefined;
-  }, 20_000);
+  return waitFor(
+    'job finished',
+    () => {
+      const o = h!.store.get(S.jobs, NS, name);
+      const c = conditions(o);
+      return c.Complete === 'True' || c.Failed === 'True' ? o : undefined;
+    },
+    20_000,
+  );
 }
 
 describe('Job controller', () => {
@@ -61,12 +71,21 @@ describe('Job controller', () => {
     const [pod] = podsOf('hello');
     expect(phaseOf(pod)).toBe('Succeeded');
     expect(pod?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Job', name: 'hello', controller: true });
-    expect(eventsFor(h.store, 'hello').map((e) => e.reason)).toEqual(expect.arrayContaining(['SuccessfulCreate', 'Completed']));
+    expect(eventsFor(h.store, 'hello').map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['SuccessfulCreate', 'Completed']),
+    );
   });
 
   it('retries a failing pod up to backoffLimit, then Failed/BackoffLimitExceeded', async () => {
     h = await startHarness();
-    h.store.create(S.jobs, job('flaky', { image: 'busybox' }, { backoffLimit: 1, annotations: { 'sim.corral.dev/run-seconds': '1', 'sim.corral.dev/exit-code': '3' } }));
+    h.store.create(
+      S.jobs,
+      job(
+        'flaky',
+        { image: 'busybox' },
+        { backoffLimit: 1, annotations: { 'sim.corral.dev/run-seconds': '1', 'sim.corral.dev/exit-code': '3' } },
+      ),
+    );
     const done = await finished('flaky');
     expect(conditions(done)).toMatchObject({ Failed: 'True' });
     expect(st(done).failed).toBe(2);
@@ -82,7 +101,12 @@ describe('Job pods and the kubelet', () => {
     // What the kubelet module writes for an image it cannot pull.
     h.store.mutate(S.pods, NS, pod.metadata.name, (p) => {
       (p.status as Record<string, unknown>).containerStatuses = [
-        { name: 'main', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'no such host' } } },
+        {
+          name: 'main',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: 'ErrImagePull', message: 'no such host' } },
+        },
       ];
     });
     await new Promise((r) => setTimeout(r, 600));
@@ -98,7 +122,9 @@ describe('bootc build Job', () => {
   const mounts = [{ name: 'output', mountPath: '/output' }];
 
   it('parses bootc-image-builder arguments', () => {
-    expect(parseBootcArgs(['build', '--type', 'raw', '--rootfs', 'xfs', 'quay.io/centos-bootc/centos-bootc:stream9'])).toEqual({
+    expect(
+      parseBootcArgs(['build', '--type', 'raw', '--rootfs', 'xfs', 'quay.io/centos-bootc/centos-bootc:stream9']),
+    ).toEqual({
       image: 'quay.io/centos-bootc/centos-bootc:stream9',
       type: 'raw',
     });
@@ -109,15 +135,22 @@ describe('bootc build Job', () => {
     h = await startHarness({ seed: (s) => s.create(S.storageClasses, storageClass('longhorn', {}, true)) });
     h.store.create(S.pvcs, pvc('web-disk', '20Gi'));
     const image = 'quay.io/centos-bootc/centos-bootc:stream9';
-    h.store.create(S.jobs, job('bootc-web', { image: BIB, args: ['build', '--type', 'qcow2', image], volumeMounts: mounts }, { volumes }));
+    h.store.create(
+      S.jobs,
+      job('bootc-web', { image: BIB, args: ['build', '--type', 'qcow2', image], volumeMounts: mounts }, { volumes }),
+    );
     const logs: string[] = [];
-    const done = await waitFor('done', () => {
-      const pod = podsOf('bootc-web')[0];
-      const text = pod ? podLogText(pod) : undefined;
-      if (text && logs.at(-1) !== text) logs.push(text);
-      const o = h!.store.get(S.jobs, NS, 'bootc-web');
-      return conditions(o).Complete === 'True' ? o : undefined;
-    }, 20_000);
+    const done = await waitFor(
+      'done',
+      () => {
+        const pod = podsOf('bootc-web')[0];
+        const text = pod ? podLogText(pod) : undefined;
+        if (text && logs.at(-1) !== text) logs.push(text);
+        const o = h!.store.get(S.jobs, NS, 'bootc-web');
+        return conditions(o).Complete === 'True' ? o : undefined;
+      },
+      20_000,
+    );
     expect(st(done).succeeded).toBe(1);
     // The log grew while the build ran.
     expect(logs.length).toBeGreaterThan(3);

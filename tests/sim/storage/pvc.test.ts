@@ -12,12 +12,15 @@ afterEach(async () => {
 
 function seedClasses(store: Harness['store']): void {
   store.create(S.storageClasses, storageClass('longhorn', { allowVolumeExpansion: true }, true));
-  store.create(S.storageClasses, storageClass('local-path', { provisioner: 'rancher.io/local-path', volumeBindingMode: 'WaitForFirstConsumer' }));
+  store.create(
+    S.storageClasses,
+    storageClass('local-path', { provisioner: 'rancher.io/local-path', volumeBindingMode: 'WaitForFirstConsumer' }),
+  );
 }
 
 function setRequest(store: Harness['store'], name: string, size: string): void {
   store.mutate(S.pvcs, NS, name, (o) => {
-    ((o.spec as { resources: { requests: Record<string, string> } }).resources.requests).storage = size;
+    (o.spec as { resources: { requests: Record<string, string> } }).resources.requests.storage = size;
   });
 }
 
@@ -34,7 +37,10 @@ describe('PVC binding', () => {
     expect(st(bound).capacity).toEqual({ storage: '10Gi' });
     expect(st(bound).accessModes).toEqual(['ReadWriteOnce']);
     const pv = h.store.get(S.pvs, undefined, `pvc-${created.metadata.uid}`);
-    expect(pv?.spec).toMatchObject({ capacity: { storage: '10Gi' }, claimRef: { name: 'data', namespace: NS, uid: created.metadata.uid } });
+    expect(pv?.spec).toMatchObject({
+      capacity: { storage: '10Gi' },
+      claimRef: { name: 'data', namespace: NS, uid: created.metadata.uid },
+    });
     expect(eventsFor(h.store, 'data').map((e) => e.reason)).toContain('ProvisioningSucceeded');
   });
 
@@ -48,7 +54,11 @@ describe('PVC binding', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'user', namespace: NS },
-      spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'local' } }] },
+      spec: {
+        nodeName: 'node-1',
+        containers: [{ name: 'c', image: 'busybox' }],
+        volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'local' } }],
+      },
     });
     const bound = await waitFor('bound', () => {
       const o = h!.store.get(S.pvcs, NS, 'local');
@@ -60,7 +70,9 @@ describe('PVC binding', () => {
   it('stays Pending with a Warning when the class does not exist', async () => {
     h = await startHarness({ seed: seedClasses });
     h.store.create(S.pvcs, pvc('orphan', '1Gi', 'nope'));
-    await waitFor('event', () => eventsFor(h!.store, 'orphan').find((e) => e.reason === 'ProvisioningFailed' && e.type === 'Warning'));
+    await waitFor('event', () =>
+      eventsFor(h!.store, 'orphan').find((e) => e.reason === 'ProvisioningFailed' && e.type === 'Warning'),
+    );
     expect(phaseOf(h.store.get(S.pvcs, NS, 'orphan'))).toBe('Pending');
   });
 
@@ -119,7 +131,11 @@ describe('PVC expansion', () => {
   });
 
   it('admitPvcUpdate answers 403 Forbidden / 422 Invalid as the apiserver does', () => {
-    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fixed', uid: 'u', resourceVersion: '1', creationTimestamp: '' } };
+    const sc = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'fixed', uid: 'u', resourceVersion: '1', creationTimestamp: '' },
+    };
     const expandable = { ...sc, allowVolumeExpansion: true };
     const claim = (size: string) => ({
       apiVersion: 'v1',

@@ -45,7 +45,10 @@ function vm(name: string, claim: string): NewObject {
         spec: {
           domain: {
             firmware: { uuid: '11111111-2222-3333-4444-555555555555' },
-            devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }], interfaces: [{ name: 'default', masquerade: {}, macAddress: MAC }] },
+            devices: {
+              disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }],
+              interfaces: [{ name: 'default', masquerade: {}, macAddress: MAC }],
+            },
           },
           networks: [{ name: 'default', pod: {} }],
           volumes: [
@@ -72,7 +75,10 @@ async function vmWithDisk(name = 'web'): Promise<void> {
   h!.store.create(S.pvcs, pvc(`${name}-rootdisk`, '10Gi', 'longhorn'));
   await waitFor('bound', () => phaseOf(h!.store.get(S.pvcs, NS, `${name}-rootdisk`)) === 'Bound');
   h!.store.mutate(S.pvcs, NS, `${name}-rootdisk`, (o) => {
-    o.metadata.annotations = { ...o.metadata.annotations, [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/web.img' };
+    o.metadata.annotations = {
+      ...o.metadata.annotations,
+      [DISK_CONTENT_ANNOTATION]: 'http:https://example.org/web.img',
+    };
   });
   h!.store.create(S.vms, vm(name, `${name}-rootdisk`));
 }
@@ -91,7 +97,11 @@ function restore(name: string, snap: string, extra: Record<string, unknown> = {}
     apiVersion: 'snapshot.kubevirt.io/v1beta1',
     kind: 'VirtualMachineRestore',
     metadata: { name, namespace: NS },
-    spec: { target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' }, virtualMachineSnapshotName: snap, ...extra },
+    spec: {
+      target: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name: 'web' },
+      virtualMachineSnapshotName: snap,
+      ...extra,
+    },
   };
 }
 
@@ -135,7 +145,10 @@ describe('VirtualMachineSnapshot', () => {
     expect(content?.metadata.ownerReferences?.[0]?.uid).toBe(uid);
     expect(st(content).readyToUse).toBe(true);
     const vs = h.store.get(S.volumeSnapshots, NS, `vmsnapshot-${uid}-volume-rootdisk`);
-    expect(vs?.spec).toEqual({ source: { persistentVolumeClaimName: 'web-rootdisk' }, volumeSnapshotClassName: 'longhorn-snapshot' });
+    expect(vs?.spec).toEqual({
+      source: { persistentVolumeClaimName: 'web-rootdisk' },
+      volumeSnapshotClassName: 'longhorn-snapshot',
+    });
     expect(st(vs)).toMatchObject({ readyToUse: true, restoreSize: '10Gi' });
     expect(vs?.metadata.ownerReferences?.[0]?.uid).toBe(content?.metadata.uid);
   });
@@ -160,8 +173,17 @@ describe('VirtualMachineSnapshot', () => {
     expect(String((st(failed).error as { message: string }).message)).toContain('No VolumeSnapshotClass');
     const statuses = volumeSnapshotStatuses(h.store, h.store.get(S.vms, NS, 'web')!);
     expect(statuses).toEqual([
-      { name: 'rootdisk', enabled: false, reason: 'No VolumeSnapshotClass: Volume snapshots are not configured for this StorageClass [longhorn] [rootdisk]' },
-      { name: 'cloudinitdisk', enabled: false, reason: 'Snapshot is not supported for this volumeSource type [cloudinitdisk]' },
+      {
+        name: 'rootdisk',
+        enabled: false,
+        reason:
+          'No VolumeSnapshotClass: Volume snapshots are not configured for this StorageClass [longhorn] [rootdisk]',
+      },
+      {
+        name: 'cloudinitdisk',
+        enabled: false,
+        reason: 'Snapshot is not supported for this volumeSource type [cloudinitdisk]',
+      },
     ]);
     expect(h.store.list(S.volumeSnapshots, NS)).toEqual([]);
   });
@@ -185,7 +207,8 @@ describe('VirtualMachineRestore', () => {
     await readySnapshot('snap');
     // Change the VM after the snapshot; the restore must bring the old spec back.
     h.store.mutate(S.vms, NS, 'web', (o) => {
-      ((o.spec as Record<string, unknown>).template as { spec: { domain: Record<string, unknown> } }).spec.domain.cpu = { cores: 8 };
+      ((o.spec as Record<string, unknown>).template as { spec: { domain: Record<string, unknown> } }).spec.domain.cpu =
+        { cores: 8 };
     });
     const created = h.store.create(S.vmRestores, restore('r1', 'snap'));
     const done = await waitFor('complete', () => {
@@ -193,11 +216,18 @@ describe('VirtualMachineRestore', () => {
       return st(o).complete === true ? o : undefined;
     });
     const newClaim = `restore-${created.metadata.uid}-rootdisk`;
-    expect(st(done).restores).toEqual([{ volumeName: 'rootdisk', persistentVolumeClaim: newClaim, volumeSnapshotName: expect.stringMatching(/^vmsnapshot-.*-volume-rootdisk$/) }]);
+    expect(st(done).restores).toEqual([
+      {
+        volumeName: 'rootdisk',
+        persistentVolumeClaim: newClaim,
+        volumeSnapshotName: expect.stringMatching(/^vmsnapshot-.*-volume-rootdisk$/),
+      },
+    ]);
     expect(typeof st(done).restoreTime).toBe('string');
     expect(conditionOf(done, 'Ready')).toMatchObject({ status: 'True', reason: 'Operation complete' });
     const restored = h.store.get(S.vms, NS, 'web')!;
-    const tmpl = (restored.spec as { template: { spec: { domain: Record<string, unknown>; volumes: unknown[] } } }).template.spec;
+    const tmpl = (restored.spec as { template: { spec: { domain: Record<string, unknown>; volumes: unknown[] } } })
+      .template.spec;
     expect(tmpl.domain.cpu).toBeUndefined();
     expect(tmpl.volumes[0]).toEqual({ name: 'rootdisk', persistentVolumeClaim: { claimName: newClaim } });
     expect(st(restored).restoreInProgress).toBeUndefined();
@@ -222,7 +252,10 @@ describe('VirtualMachineRestore', () => {
     expect(String(conditionOf(refused, 'Failure')?.message)).toContain('must be stopped');
 
     h.store.create(S.vmRestores, restore('later', 'snap'));
-    await waitFor('waiting', () => conditionOf(h!.store.get(S.vmRestores, NS, 'later'), 'Ready')?.reason === 'Waiting for target to be ready');
+    await waitFor(
+      'waiting',
+      () => conditionOf(h!.store.get(S.vmRestores, NS, 'later'), 'Ready')?.reason === 'Waiting for target to be ready',
+    );
     expect(st(h.store.get(S.vmRestores, NS, 'later')).restores).toBeUndefined();
     h.store.delete(S.vmis, NS, 'web');
     await waitFor('complete', () => st(h!.store.get(S.vmRestores, NS, 'later')).complete === true);
@@ -234,10 +267,18 @@ describe('VirtualMachineRestore patches', () => {
     h = await startHarness({ seed: (s) => seed(s) });
     await vmWithDisk();
     await readySnapshot('snap');
-    h.store.create(S.vmRestores, restore('patched', 'snap', { patches: [JSON.stringify({ op: 'add', path: '/metadata/labels/restored', value: 'yes' })] }));
+    h.store.create(
+      S.vmRestores,
+      restore('patched', 'snap', {
+        patches: [JSON.stringify({ op: 'add', path: '/metadata/labels/restored', value: 'yes' })],
+      }),
+    );
     await waitFor('complete', () => st(h!.store.get(S.vmRestores, NS, 'patched')).complete === true);
     expect(h.store.get(S.vms, NS, 'web')?.metadata.labels?.restored).toBe('yes');
-    h.store.create(S.vmRestores, restore('broken', 'snap', { patches: [JSON.stringify({ op: 'replace', path: '/spec/nope/deeper', value: 1 })] }));
+    h.store.create(
+      S.vmRestores,
+      restore('broken', 'snap', { patches: [JSON.stringify({ op: 'replace', path: '/spec/nope/deeper', value: 1 })] }),
+    );
     const failed = await waitFor('failed', () => {
       const o = h!.store.get(S.vmRestores, NS, 'broken');
       return conditionOf(o, 'Failure')?.status === 'True' ? o : undefined;
@@ -264,17 +305,34 @@ describe('VirtualMachineClone', () => {
     const unsubscribe = h.store.subscribe((ev) => {
       if (ev.key === S.vmClones && phases.at(-1) !== phaseOf(ev.object)) phases.push(phaseOf(ev.object));
     });
-    const done = await waitFor('Succeeded', () => {
-      const o = h!.store.get(S.vmClones, NS, 'c1');
-      return phaseOf(o) === 'Succeeded' ? o : undefined;
-    }, 15_000);
+    const done = await waitFor(
+      'Succeeded',
+      () => {
+        const o = h!.store.get(S.vmClones, NS, 'c1');
+        return phaseOf(o) === 'Succeeded' ? o : undefined;
+      },
+      15_000,
+    );
     unsubscribe();
-    expect(phases.filter(Boolean)).toEqual(['SnapshotInProgress', 'CreatingTargetVM', 'RestoreInProgress', 'Succeeded']);
+    expect(phases.filter(Boolean)).toEqual([
+      'SnapshotInProgress',
+      'CreatingTargetVM',
+      'RestoreInProgress',
+      'Succeeded',
+    ]);
     expect(st(done).targetName).toBe('web-clone');
     const clone = h.store.get(S.vms, NS, 'web-clone')!;
     expect(clone.metadata.labels).toEqual({ app: 'web' });
     expect(clone.metadata.annotations).toEqual({ note: 'keep' });
-    const spec = clone.spec as { runStrategy: string; template: { spec: { domain: { firmware: { uuid: string }; devices: { interfaces: { macAddress: string }[] } }; volumes: { persistentVolumeClaim?: { claimName: string } }[] } } };
+    const spec = clone.spec as {
+      runStrategy: string;
+      template: {
+        spec: {
+          domain: { firmware: { uuid: string }; devices: { interfaces: { macAddress: string }[] } };
+          volumes: { persistentVolumeClaim?: { claimName: string } }[];
+        };
+      };
+    };
     expect(spec.runStrategy).toBe('Halted');
     expect(spec.template.spec.domain.devices.interfaces[0]?.macAddress).toMatch(/^02(:[0-9a-f]{2}){5}$/);
     expect(spec.template.spec.domain.devices.interfaces[0]?.macAddress).not.toBe(MAC);

@@ -9,11 +9,20 @@ export function ConsoleHolder({ namespace, name, kind }: { namespace: string; na
   const session = useSession();
   const sessions = useQuery({ ...trpc.consoles.sessions.queryOptions({ namespace, name }), refetchInterval: 3000 });
   const holder = sessions.data?.[kind];
-  if (!holder) return <span className="console-holder" data-testid="console-holder">Nobody holds this console</span>;
+  if (!holder)
+    return (
+      <span className="console-holder" data-testid="console-holder">
+        Nobody holds this console
+      </span>
+    );
   const since = new Date(holder.since).toLocaleTimeString();
   const who = holder.login === session.login ? `${holder.displayName} (you)` : holder.displayName;
   return (
-    <span className="console-holder" data-testid="console-holder" title={`${holder.login}${holder.readOnly ? ', watching only' : ''}`}>
+    <span
+      className="console-holder"
+      data-testid="console-holder"
+      title={`${holder.login}${holder.readOnly ? ', watching only' : ''}`}
+    >
       Held by {who}
       {holder.readOnly ? ' (watching)' : ''} since {since}
     </span>

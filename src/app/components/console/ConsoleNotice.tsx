@@ -30,12 +30,19 @@ export function ConsoleNotice({ state, running, canTakeOver, onTakeOver, onRecon
   }
   if (!verdict) return null;
   const takeOver = canTakeOver && (verdict.kind === 'taken-over' || verdict.kind === 'in-use');
-  const tone = verdict.kind === 'refused' ? 'console-notice error' : verdict.kind === 'retry' ? 'console-notice' : 'console-notice warn';
+  const tone =
+    verdict.kind === 'refused'
+      ? 'console-notice error'
+      : verdict.kind === 'retry'
+        ? 'console-notice'
+        : 'console-notice warn';
   return (
     <div className={tone} role="alert" data-testid="console-notice" data-verdict={verdict.kind}>
       <span>
         {verdict.message}
-        {phase === 'waiting' && state.retryAt ? ` — reconnecting in ${Math.max(1, Math.round((state.retryAt - Date.now()) / 1000))} s…` : ''}
+        {phase === 'waiting' && state.retryAt
+          ? ` — reconnecting in ${Math.max(1, Math.round((state.retryAt - Date.now()) / 1000))} s…`
+          : ''}
       </span>
       <span className="header-spacer" />
       {takeOver && (

@@ -65,7 +65,13 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
     [RFBClass],
   );
 
-  const { state, reconnect, takeOver } = useConsoleConnection({ kind: 'vnc', namespace, name, enabled: running && RFBClass !== null, attach });
+  const { state, reconnect, takeOver } = useConsoleConnection({
+    kind: 'vnc',
+    namespace,
+    name,
+    enabled: running && RFBClass !== null,
+    attach,
+  });
 
   // Callers count as read-only until whoami answers: unlock the keyboard of the live session when it does.
   useEffect(() => {
@@ -85,7 +91,10 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
     const el = frameRef.current;
     if (!el) return;
     if (document.fullscreenElement) void document.exitFullscreen();
-    else el.requestFullscreen().catch((err: unknown) => setActionError(`Fullscreen refused: ${err instanceof Error ? err.message : String(err)}`));
+    else
+      el.requestFullscreen().catch((err: unknown) =>
+        setActionError(`Fullscreen refused: ${err instanceof Error ? err.message : String(err)}`),
+      );
   };
 
   const sendCombo = (id: string) => {
@@ -118,7 +127,13 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
   return (
     <section className="panel console-panel" data-testid="console-tab">
       <div className="console-toolbar" role="toolbar" aria-label="Console controls">
-        <button type="button" className="btn-small" aria-pressed={fit} onClick={toggleFit} title="Scale the screen to fit the window">
+        <button
+          type="button"
+          className="btn-small"
+          aria-pressed={fit}
+          onClick={toggleFit}
+          title="Scale the screen to fit the window"
+        >
           {fit ? 'Fit: on' : 'Fit: off'}
         </button>
         <button type="button" className="btn-small" onClick={fullscreen} title="Fullscreen (Esc leaves)">
@@ -144,26 +159,55 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
                 </option>
               ))}
             </select>
-            <button type="button" className="btn-small" disabled={!connected} onClick={() => void typeClipboard()} title="Type the clipboard text into the guest, key by key">
+            <button
+              type="button"
+              className="btn-small"
+              disabled={!connected}
+              onClick={() => void typeClipboard()}
+              title="Type the clipboard text into the guest, key by key"
+            >
               Type clipboard
             </button>
           </>
         )}
-        <button type="button" className="btn-small" onClick={() => reconnect(false)} title="Close and open the console again">
+        <button
+          type="button"
+          className="btn-small"
+          onClick={() => reconnect(false)}
+          title="Close and open the console again"
+        >
           Reconnect
         </button>
         <span className="header-spacer" />
         {desktop && <span className="console-desktop">{desktop}</span>}
         <ConsoleHolder namespace={namespace} name={name} kind="vnc" />
       </div>
-      <ConsoleNotice state={state} running={running} canTakeOver={!readOnly} onTakeOver={takeOver} onReconnect={() => reconnect(false)} />
-      {readOnly && loaded && <div className="console-notice">Read-only: you can watch this console; your keyboard and mouse are not sent.</div>}
+      <ConsoleNotice
+        state={state}
+        running={running}
+        canTakeOver={!readOnly}
+        onTakeOver={takeOver}
+        onReconnect={() => reconnect(false)}
+      />
+      {readOnly && loaded && (
+        <div className="console-notice">
+          Read-only: you can watch this console; your keyboard and mouse are not sent.
+        </div>
+      )}
       {actionError && (
         <div className="console-notice error" role="alert">
           {actionError}
         </div>
       )}
-      {pasteOpen && <PasteBox onType={(t) => { typeText(t); setPasteOpen(false); }} onCancel={() => setPasteOpen(false)} />}
+      {pasteOpen && (
+        <PasteBox
+          onType={(t) => {
+            typeText(t);
+            setPasteOpen(false);
+          }}
+          onCancel={() => setPasteOpen(false)}
+        />
+      )}
       <div ref={frameRef} className={`console-frame${fit ? ' fit' : ''}`} data-state={state.phase}>
         <div ref={screenRef} className="console-screen" data-testid="vnc-screen" />
       </div>

@@ -40,7 +40,10 @@ export function Multiview() {
       const raw = localStorage.getItem(STORAGE_KEY);
       if (raw) {
         const parsed = JSON.parse(raw) as Partial<Saved>;
-        setSaved({ count: SIZES.includes(parsed.count ?? 0) ? parsed.count! : 9, picked: Array.isArray(parsed.picked) ? parsed.picked.filter((p) => typeof p === 'string') : [] });
+        setSaved({
+          count: SIZES.includes(parsed.count ?? 0) ? parsed.count! : 9,
+          picked: Array.isArray(parsed.picked) ? parsed.picked.filter((p) => typeof p === 'string') : [],
+        });
       }
     } catch {
       // A corrupt saved choice just means the default view.
@@ -51,7 +54,8 @@ export function Multiview() {
     localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
   };
   const tiles = chooseTiles(running, saved.picked, saved.count);
-  const toggle = (k: string) => update({ ...saved, picked: saved.picked.includes(k) ? saved.picked.filter((p) => p !== k) : [...saved.picked, k] });
+  const toggle = (k: string) =>
+    update({ ...saved, picked: saved.picked.includes(k) ? saved.picked.filter((p) => p !== k) : [...saved.picked, k] });
 
   return (
     <div className="workbench" data-testid="multiview">
@@ -64,7 +68,11 @@ export function Multiview() {
       <div className="multiview-controls">
         <label>
           Tiles{' '}
-          <select value={saved.count} onChange={(e) => update({ ...saved, count: Number(e.target.value) })} aria-label="Number of tiles">
+          <select
+            value={saved.count}
+            onChange={(e) => update({ ...saved, count: Number(e.target.value) })}
+            aria-label="Number of tiles"
+          >
             {SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -84,7 +92,13 @@ export function Multiview() {
       {picking && (
         <div className="multiview-picker" role="group" aria-label="VMs to show">
           {running.map((vm) => (
-            <button key={keyOf(vm)} type="button" className="chip" aria-pressed={saved.picked.includes(keyOf(vm))} onClick={() => toggle(keyOf(vm))}>
+            <button
+              key={keyOf(vm)}
+              type="button"
+              className="chip"
+              aria-pressed={saved.picked.includes(keyOf(vm))}
+              onClick={() => toggle(keyOf(vm))}
+            >
               {keyOf(vm)}
             </button>
           ))}
@@ -127,7 +141,14 @@ function VncTile({ vm }: { vm: VmRow }) {
     },
     [RFBClass],
   );
-  const { state } = useConsoleConnection({ kind: 'vnc', namespace: vm.namespace, name: vm.name, enabled: vm.running && RFBClass !== null, watch: true, attach });
+  const { state } = useConsoleConnection({
+    kind: 'vnc',
+    namespace: vm.namespace,
+    name: vm.name,
+    enabled: vm.running && RFBClass !== null,
+    watch: true,
+    attach,
+  });
   const open = () => router.push(`/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}?tab=console`);
   const note = state.phase === 'open' ? '' : state.verdict ? state.verdict.message : 'Connecting…';
   return (

@@ -48,7 +48,13 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
   useEffect(() => {
     const host = hostRef.current;
     if (!mods || !host) return;
-    const term = new mods.Terminal({ convertEol: false, cursorBlink: true, scrollback: 10_000, fontSize: 14, theme: { background: '#0c0c0c' } });
+    const term = new mods.Terminal({
+      convertEol: false,
+      cursorBlink: true,
+      scrollback: 10_000,
+      fontSize: 14,
+      theme: { background: '#0c0c0c' },
+    });
     const fit = new mods.FitAddon();
     term.loadAddon(fit);
     term.open(host);
@@ -148,18 +154,40 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
   return (
     <section className="panel console-panel" data-testid="terminal-tab">
       <div className="console-toolbar" role="toolbar" aria-label="Terminal controls">
-        <button type="button" className="btn-small" onClick={copySelection} title="Copy the selected text (Ctrl+Shift+C)">
+        <button
+          type="button"
+          className="btn-small"
+          onClick={copySelection}
+          title="Copy the selected text (Ctrl+Shift+C)"
+        >
           Copy
         </button>
         {!readOnly && (
-          <button type="button" className="btn-small" disabled={state.phase !== 'open'} onClick={() => void paste()} title="Paste the clipboard (Ctrl+Shift+V)">
+          <button
+            type="button"
+            className="btn-small"
+            disabled={state.phase !== 'open'}
+            onClick={() => void paste()}
+            title="Paste the clipboard (Ctrl+Shift+V)"
+          >
             Paste
           </button>
         )}
-        <button type="button" className="btn-small" onClick={() => fitRef.current?.fit()} title="Fit the terminal to the window">
+        <button
+          type="button"
+          className="btn-small"
+          onClick={() => fitRef.current?.fit()}
+          title="Fit the terminal to the window"
+        >
           Fit
         </button>
-        <button type="button" className="btn-small" onClick={() => void download()} title="Download the last 256 KiB of serial output Corral relayed" data-testid="serial-download">
+        <button
+          type="button"
+          className="btn-small"
+          onClick={() => void download()}
+          title="Download the last 256 KiB of serial output Corral relayed"
+          data-testid="serial-download"
+        >
           Download log
         </button>
         {!readOnly && (
@@ -172,10 +200,17 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
       </div>
       {readOnly && loaded ? (
         <div className="console-notice error" role="alert" data-testid="console-notice">
-          Read-only: the serial console needs admin rights (your login is not in CORRAL_ADMINS). You can still download the retained log.
+          Read-only: the serial console needs admin rights (your login is not in CORRAL_ADMINS). You can still download
+          the retained log.
         </div>
       ) : readOnly ? null : (
-        <ConsoleNotice state={state} running={vm.running} canTakeOver onTakeOver={takeOver} onReconnect={() => reconnect(false)} />
+        <ConsoleNotice
+          state={state}
+          running={vm.running}
+          canTakeOver
+          onTakeOver={takeOver}
+          onReconnect={() => reconnect(false)}
+        />
       )}
       {downloadError && (
         <div className="console-notice error" role="alert">

@@ -4,17 +4,24 @@ import { KEY_COMBOS, KEYSYM, comboEvents, textKeysyms } from './keys';
 
 describe('consoleUrl', () => {
   it('builds ws/wss URLs with encoded names and modes', () => {
-    expect(consoleUrl({ protocol: 'http:', host: 'localhost:8006' }, 'vnc', 'tailvm', 'web')).toBe('ws://localhost:8006/api/vnc/tailvm/web');
-    expect(consoleUrl({ protocol: 'https:', host: 'corral.ts.net' }, 'serial', 'tailvm', 'db', { takeover: true })).toBe(
-      'wss://corral.ts.net/api/tty/tailvm/db?takeover=1',
+    expect(consoleUrl({ protocol: 'http:', host: 'localhost:8006' }, 'vnc', 'tailvm', 'web')).toBe(
+      'ws://localhost:8006/api/vnc/tailvm/web',
     );
-    expect(consoleUrl({ protocol: 'http:', host: 'h' }, 'vnc', 'a b', 'c', { watch: true })).toBe('ws://h/api/vnc/a%20b/c?watch=1');
+    expect(
+      consoleUrl({ protocol: 'https:', host: 'corral.ts.net' }, 'serial', 'tailvm', 'db', { takeover: true }),
+    ).toBe('wss://corral.ts.net/api/tty/tailvm/db?takeover=1');
+    expect(consoleUrl({ protocol: 'http:', host: 'h' }, 'vnc', 'a b', 'c', { watch: true })).toBe(
+      'ws://h/api/vnc/a%20b/c?watch=1',
+    );
   });
 });
 
 describe('classifyClose', () => {
   it('offers Take over for a taken-over or held console, stops on refusals, retries drops', () => {
-    expect(classifyClose(4001, 'Console taken over by Bob')).toEqual({ kind: 'taken-over', message: 'Console taken over by Bob' });
+    expect(classifyClose(4001, 'Console taken over by Bob')).toEqual({
+      kind: 'taken-over',
+      message: 'Console taken over by Bob',
+    });
     expect(classifyClose(4029, '').kind).toBe('in-use');
     expect(classifyClose(4003, 'Read-only').kind).toBe('refused');
     expect(classifyClose(4009, 'VM is Stopped').kind).toBe('not-running');
@@ -45,7 +52,14 @@ describe('key combinations', () => {
 
   it('presses in order and releases in reverse', () => {
     const cad = KEY_COMBOS.find((c) => c.id === 'ctrl-alt-del')!;
-    expect(comboEvents(cad).map((e) => `${e.down ? '+' : '-'}${e.keysym.toString(16)}`)).toEqual(['+ffe3', '+ffe9', '+ffff', '-ffff', '-ffe9', '-ffe3']);
+    expect(comboEvents(cad).map((e) => `${e.down ? '+' : '-'}${e.keysym.toString(16)}`)).toEqual([
+      '+ffe3',
+      '+ffe9',
+      '+ffff',
+      '-ffff',
+      '-ffe9',
+      '-ffe3',
+    ]);
   });
 });
 

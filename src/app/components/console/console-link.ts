@@ -47,7 +47,10 @@ export function classifyClose(code: number, reason: string): CloseVerdict {
     case 1001:
       return { kind: 'retry', message: reason || 'The server is restarting' };
     default:
-      return { kind: 'retry', message: reason || (code === 1006 ? 'Lost the connection to Corral' : `The console closed (${code})`) };
+      return {
+        kind: 'retry',
+        message: reason || (code === 1006 ? 'Lost the connection to Corral' : `The console closed (${code})`),
+      };
   }
 }
 

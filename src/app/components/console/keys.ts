@@ -34,7 +34,11 @@ function fKey(n: number): ComboKey {
 
 export const KEY_COMBOS: KeyCombo[] = [
   { id: 'ctrl-alt-del', label: 'Ctrl+Alt+Del', keys: [ctrl, alt, { keysym: KEYSYM.Delete, code: 'Delete' }] },
-  ...Array.from({ length: 12 }, (_, i) => ({ id: `ctrl-alt-f${i + 1}`, label: `Ctrl+Alt+F${i + 1}`, keys: [ctrl, alt, fKey(i + 1)] })),
+  ...Array.from({ length: 12 }, (_, i) => ({
+    id: `ctrl-alt-f${i + 1}`,
+    label: `Ctrl+Alt+F${i + 1}`,
+    keys: [ctrl, alt, fKey(i + 1)],
+  })),
   { id: 'alt-tab', label: 'Alt+Tab', keys: [alt, { keysym: KEYSYM.Tab, code: 'Tab' }] },
   { id: 'alt-f4', label: 'Alt+F4', keys: [alt, fKey(4)] },
   { id: 'esc', label: 'Esc', keys: [{ keysym: KEYSYM.Escape, code: 'Escape' }] },
@@ -44,7 +48,10 @@ export const KEY_COMBOS: KeyCombo[] = [
 
 /** The press/release sequence of a combination: press in order, release in reverse (like fingers do). */
 export function comboEvents(combo: KeyCombo): { keysym: number; code: string; down: boolean }[] {
-  return [...combo.keys.map((k) => ({ ...k, down: true })), ...[...combo.keys].reverse().map((k) => ({ ...k, down: false }))];
+  return [
+    ...combo.keys.map((k) => ({ ...k, down: true })),
+    ...[...combo.keys].reverse().map((k) => ({ ...k, down: false })),
+  ];
 }
 
 /**

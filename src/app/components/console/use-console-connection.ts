@@ -35,7 +35,12 @@ export function useConsoleConnection(options: ConsoleConnectionOptions) {
   const { kind, namespace, name, enabled, watch } = options;
   const attachRef = useRef(options.attach);
   attachRef.current = options.attach;
-  const [state, setState] = useState<ConsoleConnectionState>({ phase: 'connecting', verdict: null, retryAt: null, generation: 0 });
+  const [state, setState] = useState<ConsoleConnectionState>({
+    phase: 'connecting',
+    verdict: null,
+    retryAt: null,
+    generation: 0,
+  });
   const [request, setRequest] = useState({ n: 0, takeover: false });
   const attempt = useRef(0);
 

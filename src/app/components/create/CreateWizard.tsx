@@ -49,7 +49,19 @@ packages:
 runcmd:
   - systemctl enable --now qemu-guest-agent`;
 
-function Field({ id, label, error, hint, children }: { id: string; label: string; error?: string; hint?: string; children: ReactNode }) {
+function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  children: ReactNode;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -75,7 +87,10 @@ export function CreateWizard() {
   const [step, setStep] = useState<'source' | 'config'>('source');
   const [category, setCategory] = useState<Category>('all');
   const [touched, setTouched] = useState<Partial<Record<FormField, boolean>>>({});
-  const [serverErrors, setServerErrors] = useState<{ byField: Partial<Record<FormField, string>>; general: string[] }>({ byField: {}, general: [] });
+  const [serverErrors, setServerErrors] = useState<{ byField: Partial<Record<FormField, string>>; general: string[] }>({
+    byField: {},
+    general: [],
+  });
   const [bootcTask, setBootcTask] = useState<string | null>(null);
   const [preset, setPreset] = useState('medium');
   const [form, setForm] = useState<CreateForm>(DEFAULT_CREATE_FORM);
@@ -91,7 +106,10 @@ export function CreateWizard() {
     setForm((f) => ({ ...f, [key]: value }));
     setTouched((t) => ({ ...t, [key === 'sourceValue' ? 'source' : key]: true }));
     if (key in serverErrors.byField || (key === 'sourceValue' && serverErrors.byField.source))
-      setServerErrors((s) => ({ ...s, byField: { ...s.byField, [key === 'sourceValue' ? 'source' : key]: undefined } }));
+      setServerErrors((s) => ({
+        ...s,
+        byField: { ...s.byField, [key === 'sourceValue' ? 'source' : key]: undefined },
+      }));
   };
   /** A field's message: the server's (it has the last word) or, once touched, the local check's. */
   const errorOf = (field: FormField) => serverErrors.byField[field] ?? (touched[field] ? errors[field] : undefined);
@@ -99,11 +117,20 @@ export function CreateWizard() {
   const create = useMutation(
     trpc.vms.create.mutationOptions({
       onSuccess: (data) => {
-        if ('name' in data) router.push(`/vms/${encodeURIComponent(data.namespace)}/${encodeURIComponent(data.name)}?tab=summary`);
+        if ('name' in data)
+          router.push(`/vms/${encodeURIComponent(data.namespace)}/${encodeURIComponent(data.name)}?tab=summary`);
         else setBootcTask(data.task);
       },
       onError: (err) => {
-        const parsed = fieldErrors(err.message, [...FORM_FIELDS, 'image', 'containerDisk', 'import', 'iso', 'pvc', 'bootc']);
+        const parsed = fieldErrors(err.message, [
+          ...FORM_FIELDS,
+          'image',
+          'containerDisk',
+          'import',
+          'iso',
+          'pvc',
+          'bootc',
+        ]);
         const byField: Partial<Record<FormField, string>> = {};
         for (const [f, m] of Object.entries(parsed.byField)) {
           const field = formFieldOf(f);
@@ -154,12 +181,22 @@ export function CreateWizard() {
     <div className="workbench">
       <div className="page-head">
         <h1>Create VM</h1>
-        <ol className="steps" aria-label="Steps" style={{ listStyle: 'none', margin: 0, padding: 0, display: 'flex', gap: 8 }}>
-          <li className={step === 'source' ? 'active' : undefined} aria-current={step === 'source' ? 'step' : undefined}>
+        <ol
+          className="steps"
+          aria-label="Steps"
+          style={{ listStyle: 'none', margin: 0, padding: 0, display: 'flex', gap: 8 }}
+        >
+          <li
+            className={step === 'source' ? 'active' : undefined}
+            aria-current={step === 'source' ? 'step' : undefined}
+          >
             1 · Source
           </li>
           <li aria-hidden>›</li>
-          <li className={step === 'config' ? 'active' : undefined} aria-current={step === 'config' ? 'step' : undefined}>
+          <li
+            className={step === 'config' ? 'active' : undefined}
+            aria-current={step === 'config' ? 'step' : undefined}
+          >
             2 · Configuration
           </li>
         </ol>
@@ -195,12 +232,20 @@ export function CreateWizard() {
               <>
                 <div className="chips" role="group" aria-label="Catalog category">
                   {CATEGORIES.map((c) => (
-                    <button key={c.id} type="button" className="chip" aria-pressed={category === c.id} onClick={() => setCategory(c.id)}>
+                    <button
+                      key={c.id}
+                      type="button"
+                      className="chip"
+                      aria-pressed={category === c.id}
+                      onClick={() => setCategory(c.id)}
+                    >
                       {c.label}
                     </button>
                   ))}
                 </div>
-                {images.isError && <div className="inline-error">Could not load the catalog: {images.error.message}</div>}
+                {images.isError && (
+                  <div className="inline-error">Could not load the catalog: {images.error.message}</div>
+                )}
                 {images.isPending && <span className="page-sub">Loading the catalog…</span>}
                 <div className="catalog" data-testid="catalog">
                   {catalog.map((img) => (
@@ -224,7 +269,9 @@ export function CreateWizard() {
                       </span>
                     </button>
                   ))}
-                  {images.isSuccess && catalog.length === 0 && <span className="page-sub">No images in this category.</span>}
+                  {images.isSuccess && catalog.length === 0 && (
+                    <span className="page-sub">No images in this category.</span>
+                  )}
                 </div>
               </>
             ) : (
@@ -264,7 +311,8 @@ export function CreateWizard() {
         >
           <div className="panel-head">
             <h2>
-              {SOURCE_KINDS.find((s) => s.kind === form.source)?.label}: <span className="mono">{form.sourceValue}</span>
+              {SOURCE_KINDS.find((s) => s.kind === form.source)?.label}:{' '}
+              <span className="mono">{form.sourceValue}</span>
             </h2>
             <button type="button" className="btn-small btn-ghost" onClick={() => setStep('source')}>
               Change source
@@ -284,7 +332,12 @@ export function CreateWizard() {
                   autoComplete="off"
                 />
               </Field>
-              <Field id="namespace" label="Namespace" error={errorOf('namespace')} hint={`Created if missing; default ${defaultNamespace}`}>
+              <Field
+                id="namespace"
+                label="Namespace"
+                error={errorOf('namespace')}
+                hint={`Created if missing; default ${defaultNamespace}`}
+              >
                 <input
                   id="namespace"
                   list="namespaces"
@@ -327,10 +380,18 @@ export function CreateWizard() {
                       setForm((f) => ({ ...f, cpu: p.cpu, mem: p.mem, disk: p.disk }));
                     }}
                   >
-                    {p.label} <span className="page-sub">{p.cpu} vCPU · {p.mem}</span>
+                    {p.label}{' '}
+                    <span className="page-sub">
+                      {p.cpu} vCPU · {p.mem}
+                    </span>
                   </button>
                 ))}
-                <button type="button" aria-pressed={preset === 'custom' && !form.instancetype} disabled={!!form.instancetype} onClick={() => setPreset('custom')}>
+                <button
+                  type="button"
+                  aria-pressed={preset === 'custom' && !form.instancetype}
+                  disabled={!!form.instancetype}
+                  onClick={() => setPreset('custom')}
+                >
                   Custom
                 </button>
               </div>
@@ -369,7 +430,11 @@ export function CreateWizard() {
                 id="disk"
                 label="Disk"
                 error={errorOf('disk')}
-                hint={sourceHasDisk(form.source) ? 'Root disk size, e.g. 20Gi' : 'Not used: this source boots an ephemeral container disk'}
+                hint={
+                  sourceHasDisk(form.source)
+                    ? 'Root disk size, e.g. 20Gi'
+                    : 'Not used: this source boots an ephemeral container disk'
+                }
               >
                 <input
                   id="disk"
@@ -382,8 +447,17 @@ export function CreateWizard() {
                   aria-invalid={errorOf('disk') ? true : undefined}
                 />
               </Field>
-              <Field id="instancetype" label="Instancetype" error={errorOf('instancetype')} hint="Replaces vCPU and memory">
-                <select id="instancetype" value={form.instancetype} onChange={(e) => set('instancetype', e.target.value)}>
+              <Field
+                id="instancetype"
+                label="Instancetype"
+                error={errorOf('instancetype')}
+                hint="Replaces vCPU and memory"
+              >
+                <select
+                  id="instancetype"
+                  value={form.instancetype}
+                  onChange={(e) => set('instancetype', e.target.value)}
+                >
                   <option value="">None</option>
                   {types.data?.instancetypes.map((t) => (
                     <option key={t} value={t}>
@@ -404,7 +478,12 @@ export function CreateWizard() {
               </Field>
             </div>
             <div className="form-grid">
-              <Field id="sshKey" label="SSH public key" error={errorOf('sshKey')} hint="Optional; added for the image's default user">
+              <Field
+                id="sshKey"
+                label="SSH public key"
+                error={errorOf('sshKey')}
+                hint="Optional; added for the image's default user"
+              >
                 <textarea
                   id="sshKey"
                   rows={3}
@@ -416,7 +495,12 @@ export function CreateWizard() {
                   spellCheck={false}
                 />
               </Field>
-              <Field id="cloudInit" label="cloud-init user data" error={errorOf('cloudInit')} hint="Optional; stored in a Secret, never in the VM spec">
+              <Field
+                id="cloudInit"
+                label="cloud-init user data"
+                error={errorOf('cloudInit')}
+                hint="Optional; stored in a Secret, never in the VM spec"
+              >
                 <textarea
                   id="cloudInit"
                   rows={6}
@@ -428,14 +512,22 @@ export function CreateWizard() {
                 />
               </Field>
             </div>
-            {(serverErrors.general.length > 0 || (create.error && Object.keys(serverErrors.byField).length === 0 && serverErrors.general.length === 0)) && (
+            {(serverErrors.general.length > 0 ||
+              (create.error &&
+                Object.keys(serverErrors.byField).length === 0 &&
+                serverErrors.general.length === 0)) && (
               <div className="inline-error" role="alert" data-testid="create-error">
                 {serverErrors.general.join('; ') || create.error?.message}
               </div>
             )}
             <div className="wizard-foot">
               <label style={{ marginRight: 'auto', display: 'flex', gap: 6, alignItems: 'center' }}>
-                <input type="checkbox" checked={form.start} onChange={(e) => set('start', e.target.checked)} style={{ minHeight: 0 }} />
+                <input
+                  type="checkbox"
+                  checked={form.start}
+                  onChange={(e) => set('start', e.target.checked)}
+                  style={{ minHeight: 0 }}
+                />
                 Start after creation
               </label>
               <button type="button" onClick={() => setStep('source')}>

@@ -42,7 +42,13 @@ function markFor(logo: string) {
       return (
         <svg viewBox="0 0 32 32" width="26" height="26" aria-hidden>
           <circle cx="16" cy="16" r="12" fill="#3c6eb4" />
-          <path d="M14 26 V13 a4 4 0 0 1 4-4 h3 M10 17 h9" stroke="#fff" strokeWidth="3.2" fill="none" strokeLinecap="round" />
+          <path
+            d="M14 26 V13 a4 4 0 0 1 4-4 h3 M10 17 h9"
+            stroke="#fff"
+            strokeWidth="3.2"
+            fill="none"
+            strokeLinecap="round"
+          />
         </svg>
       );
     default:

@@ -59,7 +59,10 @@ export function DatacenterView() {
     }
     return { vms, templates, tags: [...tags.entries()].sort((a, b) => a[0].localeCompare(b[0])), running };
   }, [all, version]);
-  const filtered = useMemo(() => (isEmptyFilter(filter) ? vms : vms.filter((v) => matchesFilter(filter, v))), [vms, filter]);
+  const filtered = useMemo(
+    () => (isEmptyFilter(filter) ? vms : vms.filter((v) => matchesFilter(filter, v))),
+    [vms, filter],
+  );
   const rows = useSortedVms(filtered, sort);
   const nodes = state.nodes.list();
   const readyNodes = nodes.filter((n) => n.ready).length;
@@ -201,7 +204,8 @@ export function DatacenterView() {
             <div role="status" data-testid="bulk-results">
               <div className="panel-head">
                 <h2>
-                  {results.action}: {results.rows.filter((r) => r.ok).length} ok, {results.rows.filter((r) => !r.ok).length} failed
+                  {results.action}: {results.rows.filter((r) => r.ok).length} ok,{' '}
+                  {results.rows.filter((r) => !r.ok).length} failed
                 </h2>
                 <button type="button" className="btn-small btn-ghost" onClick={() => setResults(null)}>
                   Dismiss

@@ -95,7 +95,14 @@ export function NodeView() {
             <p>No VM runs on this node.</p>
           </div>
         ) : (
-          <VmTable rows={rows} sort={sort} onSort={setSort} selected={new Set()} onSelect={() => undefined} selectable={false} />
+          <VmTable
+            rows={rows}
+            sort={sort}
+            onSort={setSort}
+            selected={new Set()}
+            onSelect={() => undefined}
+            selectable={false}
+          />
         )}
       </section>
     </div>

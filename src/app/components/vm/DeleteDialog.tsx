@@ -11,7 +11,9 @@ export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; 
   const trpc = useTRPC();
   const router = useRouter();
   const [typed, setTyped] = useState('');
-  const plan = useQuery(trpc.vms.deletionPlan.queryOptions({ namespace: vm.namespace, name: vm.name }, { enabled: open, staleTime: 0 }));
+  const plan = useQuery(
+    trpc.vms.deletionPlan.queryOptions({ namespace: vm.namespace, name: vm.name }, { enabled: open, staleTime: 0 }),
+  );
   const remove = useMutation(
     trpc.vms.delete.mutationOptions({
       onSuccess: () => {

@@ -35,7 +35,9 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
               className="btn-primary"
               disabled={migrate.isPending}
               title={migrate.isPending ? 'The migration is being started' : undefined}
-              onClick={() => migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })}
+              onClick={() =>
+                migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })
+              }
             >
               {migrate.isPending ? 'Starting…' : 'Migrate'}
             </button>
@@ -48,7 +50,12 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
       </p>
       <div className="field">
         <label htmlFor="migrate-target">Target node</label>
-        <select id="migrate-target" value={target} onChange={(e) => setTarget(e.target.value)} disabled={migrate.isSuccess}>
+        <select
+          id="migrate-target"
+          value={target}
+          onChange={(e) => setTarget(e.target.value)}
+          disabled={migrate.isSuccess}
+        >
           <option value="">Let the scheduler choose</option>
           {nodes.map((n) => (
             <option key={n.name} value={n.name} disabled={!n.ready || !n.schedulable}>

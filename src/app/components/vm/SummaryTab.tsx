@@ -47,14 +47,30 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
               {vm.status}
             </dd>
             <dt>Node</dt>
-            <dd>{vm.node ? <Link href={`/nodes/${encodeURIComponent(vm.node)}`}>{vm.node}</Link> : '— (not running)'}</dd>
+            <dd>
+              {vm.node ? <Link href={`/nodes/${encodeURIComponent(vm.node)}`}>{vm.node}</Link> : '— (not running)'}
+            </dd>
             <dt>IP address</dt>
             <dd className="mono">{vm.ip || '—'}</dd>
             <dt>Live-migratable</dt>
-            <dd>{migratable === undefined ? (vm.running ? 'unknown' : '— (not running)') : migratable.ok ? 'yes' : `no: ${migratable.reason}`}</dd>
+            <dd>
+              {migratable === undefined
+                ? vm.running
+                  ? 'unknown'
+                  : '— (not running)'
+                : migratable.ok
+                  ? 'yes'
+                  : `no: ${migratable.reason}`}
+            </dd>
             <dt>Guest agent</dt>
             <dd>
-              {agent === true || vm.os ? `connected${vm.os ? ` · ${vm.os}` : ''}` : agent === false ? 'not connected' : vm.running ? 'not reported' : '—'}
+              {agent === true || vm.os
+                ? `connected${vm.os ? ` · ${vm.os}` : ''}`
+                : agent === false
+                  ? 'not connected'
+                  : vm.running
+                    ? 'not reported'
+                    : '—'}
             </dd>
             <dt>Run strategy</dt>
             <dd>{vm.runStrategy}</dd>

@@ -129,7 +129,12 @@ function VmToolbar({ vm }: { vm: VmRow }) {
       >
         Migrate
       </button>
-      <button type="button" className="btn-danger" title={`Delete ${vm.name} and its disks`} onClick={() => setDialog('delete')}>
+      <button
+        type="button"
+        className="btn-danger"
+        title={`Delete ${vm.name} and its disks`}
+        onClick={() => setDialog('delete')}
+      >
         Delete
       </button>
       {act.error && (

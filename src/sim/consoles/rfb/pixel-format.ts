@@ -77,7 +77,9 @@ export function paletteBytes(pf: PixelFormat): Buffer[] {
   const bytes = pf.bitsPerPixel / 8;
   return PALETTE.map(([r, g, b], index) => {
     const value = pf.trueColour
-      ? (scale(r, pf.redMax) << pf.redShift) | (scale(g, pf.greenMax) << pf.greenShift) | (scale(b, pf.blueMax) << pf.blueShift)
+      ? (scale(r, pf.redMax) << pf.redShift) |
+        (scale(g, pf.greenMax) << pf.greenShift) |
+        (scale(b, pf.blueMax) << pf.blueShift)
       : index;
     const out = Buffer.alloc(bytes);
     if (bytes === 1) out.writeUInt8(value & 0xff, 0);

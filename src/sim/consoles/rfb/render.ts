@@ -22,7 +22,10 @@ export interface Rect {
 function paletteRow(screen: TextScreen, py: number, x0: number, x1: number, target: Uint8Array): void {
   const row = (py / GLYPH_HEIGHT) | 0;
   const gy = py % GLYPH_HEIGHT;
-  const cursorCol = screen.cursorVisible && row === screen.cursorRow && gy >= GLYPH_HEIGHT - 2 ? Math.min(screen.cursorCol, COLS - 1) : -1;
+  const cursorCol =
+    screen.cursorVisible && row === screen.cursorRow && gy >= GLYPH_HEIGHT - 2
+      ? Math.min(screen.cursorCol, COLS - 1)
+      : -1;
   let i = 0;
   let px = x0;
   while (px < x1) {

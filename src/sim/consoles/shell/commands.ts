@@ -105,7 +105,12 @@ const COMMANDS: Record<string, Command> = {
     const objects = args.filter((a) => !a.startsWith('-'));
     const object = objects[0] ?? '';
     if (!['a', 'addr', 'address'].includes(object)) {
-      return fail(object ? `Object "${object}" is unknown, try "ip help".\n` : 'Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n', object ? 1 : 255);
+      return fail(
+        object
+          ? `Object "${object}" is unknown, try "ip help".\n`
+          : 'Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n',
+        object ? 1 : 255,
+      );
     }
     return ok(brief ? ipBrief(id) : ipAddr(id));
   },
@@ -128,7 +133,12 @@ const COMMANDS: Record<string, Command> = {
   clear: () => ({ ...ok('\x1b[H\x1b[2J'), action: 'clear' }),
   exit: (args) => {
     const code = args[0] === undefined ? undefined : Number.parseInt(args[0], 10);
-    return { stdout: '', stderr: '', status: code !== undefined && Number.isFinite(code) ? code & 0xff : 0, action: 'exit' };
+    return {
+      stdout: '',
+      stderr: '',
+      status: code !== undefined && Number.isFinite(code) ? code & 0xff : 0,
+      action: 'exit',
+    };
   },
   reboot: (_a, _id, s) => {
     if (s.user !== 'root') return fail('Call to Reboot failed: Access denied\n');
@@ -190,10 +200,19 @@ function ipAddr(id: GuestIdentity): string {
 }
 
 function ipBrief(id: GuestIdentity): string {
-  const line = (name: string, state: string, addrs: string[]) => `${name.padEnd(17)}${state.padEnd(15)}${addrs.join(' ')} \n`;
+  const line = (name: string, state: string, addrs: string[]) =>
+    `${name.padEnd(17)}${state.padEnd(15)}${addrs.join(' ')} \n`;
   return (
     line('lo', 'UNKNOWN', ['127.0.0.1/8', '::1/128']) +
-    id.nics.map((n) => line(n.name, 'UP', n.ips.map((ip) => `${ip}/${ip.includes(':') ? 64 : 24}`))).join('')
+    id.nics
+      .map((n) =>
+        line(
+          n.name,
+          'UP',
+          n.ips.map((ip) => `${ip}/${ip.includes(':') ? 64 : 24}`),
+        ),
+      )
+      .join('')
   );
 }
 

@@ -6,13 +6,48 @@
 import type { GuestIdentity } from '../guest-identity.js';
 
 const DIRECTORIES: Record<string, string[]> = {
-  '/': ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib64', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'tmp', 'usr', 'var'],
+  '/': [
+    'bin',
+    'boot',
+    'dev',
+    'etc',
+    'home',
+    'lib',
+    'lib64',
+    'media',
+    'mnt',
+    'opt',
+    'proc',
+    'root',
+    'run',
+    'sbin',
+    'srv',
+    'sys',
+    'tmp',
+    'usr',
+    'var',
+  ],
   '/etc': ['fstab', 'hostname', 'hosts', 'os-release', 'passwd', 'resolv.conf'],
   '/root': ['.bash_profile', '.bashrc'],
   '/usr': ['bin', 'lib', 'lib64', 'local', 'sbin', 'share'],
   '/var': ['cache', 'lib', 'log', 'tmp'],
 };
-const EMPTY_DIRS = ['/bin', '/boot', '/dev', '/lib', '/lib64', '/media', '/mnt', '/opt', '/proc', '/run', '/sbin', '/srv', '/sys', '/tmp'];
+const EMPTY_DIRS = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/lib',
+  '/lib64',
+  '/media',
+  '/mnt',
+  '/opt',
+  '/proc',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/tmp',
+];
 
 /** Absolute, normalised form of `path` seen from `cwd` (`~` is the user's home). */
 export function resolvePath(cwd: string, path: string, home: string): string {
@@ -28,8 +63,14 @@ export function resolvePath(cwd: string, path: string, home: string): string {
 }
 
 export function isDirectory(path: string, user: string): boolean {
-  return path in DIRECTORIES || EMPTY_DIRS.includes(path) || path.startsWith('/usr/') || path === '/home' || path === `/home/${user}`
-    || (path.startsWith('/var/') && path.split('/').length === 3);
+  return (
+    path in DIRECTORIES ||
+    EMPTY_DIRS.includes(path) ||
+    path.startsWith('/usr/') ||
+    path === '/home' ||
+    path === `/home/${user}` ||
+    (path.startsWith('/var/') && path.split('/').length === 3)
+  );
 }
 
 export function childrenOf(path: string, user: string): string[] {

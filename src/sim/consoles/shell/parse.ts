@@ -34,7 +34,8 @@ export function splitCommandList(line: string): CommandListItem[] {
   const endCommand = (next: CommandListItem['when']) => {
     endWord();
     if (words.length) items.push({ when, words });
-    else if (next !== 'always') throw new Error(`syntax error near unexpected token \`${next === 'and' ? '&&' : '||'}'`);
+    else if (next !== 'always')
+      throw new Error(`syntax error near unexpected token \`${next === 'and' ? '&&' : '||'}'`);
     words = [];
     when = next;
   };
@@ -43,7 +44,7 @@ export function splitCommandList(line: string): CommandListItem[] {
     if (c === ' ' || c === '\t') endWord();
     else if (c === "'") {
       const end = line.indexOf("'", i + 1);
-      if (end < 0) throw new Error('unexpected EOF while looking for matching `\'\'');
+      if (end < 0) throw new Error("unexpected EOF while looking for matching `''");
       push(line.slice(i + 1, end), false);
       i = end;
     } else if (c === '"') {
@@ -67,7 +68,9 @@ export function splitCommandList(line: string): CommandListItem[] {
       i++;
     } else if (c === '#' && !current) break;
     else if ('|&<>()`'.includes(c)) {
-      throw new Error(`'${c}': pipes, redirections, background jobs and subshells are not available in this simulated shell`);
+      throw new Error(
+        `'${c}': pipes, redirections, background jobs and subshells are not available in this simulated shell`,
+      );
     } else push(c, true);
   }
   endCommand('always');
@@ -78,7 +81,11 @@ export function splitCommandList(line: string): CommandListItem[] {
 export function expandWords(words: Word[], env: Record<string, string>): string[] {
   return words.map((w) =>
     w.parts
-      .map((p) => (p.expand ? p.text.replace(/\$(?:\{(\w+|\?)\}|(\w+|\?))/g, (_m, a?: string, b?: string) => env[(a ?? b)!] ?? '') : p.text))
+      .map((p) =>
+        p.expand
+          ? p.text.replace(/\$(?:\{(\w+|\?)\}|(\w+|\?))/g, (_m, a?: string, b?: string) => env[(a ?? b)!] ?? '')
+          : p.text,
+      )
       .join(''),
   );
 }

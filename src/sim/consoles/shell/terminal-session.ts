@@ -233,7 +233,12 @@ export class TerminalSession {
           return;
         }
         // What systemctl prints inside a container, where PID 1 is not systemd.
-        this.options.write(this.lines('System has not been booted with systemd as init system (PID 1). Can\'t operate.\nFailed to connect to bus: Host is down\n'), 'stderr');
+        this.options.write(
+          this.lines(
+            "System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n",
+          ),
+          'stderr',
+        );
         this.state.lastStatus = 1;
       }
     }
@@ -255,7 +260,8 @@ export class TerminalSession {
     const { user, cwd } = this.state;
     const home = homeOf(user);
     const sigil = user === 'root' ? '#' : '$';
-    if (!this.options.loginTty || debianFamily(this.options.identity())) return `${user}@${this.options.identity().hostname}:${cwd === home ? '~' : cwd}${sigil} `;
+    if (!this.options.loginTty || debianFamily(this.options.identity()))
+      return `${user}@${this.options.identity().hostname}:${cwd === home ? '~' : cwd}${sigil} `;
     const dir = cwd === home ? '~' : cwd === '/' ? '/' : (cwd.split('/').pop() ?? cwd);
     return `[${user}@${this.options.identity().hostname} ${dir}]${sigil} `;
   }
