@@ -40,7 +40,11 @@ export class ProxmoxState {
   readonly vmids: VmidIndex;
   readonly upids = new UpidRegistry();
   private readonly locks = new Map<string, Map<string, string>>();
-  private readonly deleted = new Set<string>();
+  /**
+   * VMs deleted through this API whose objects are still finalising, by `namespace/name` → the deleted VM's uid. The
+   * uid matters: a new VM may take the name as soon as the old object is gone, and must never be hidden by it.
+   */
+  private readonly deleted = new Map<string, string>();
   private readonly unsubscribers: (() => void)[] = [];
   /**
    * `/cluster/resources` qemu rows as JSON, split around `uptime` (the one field that changes by itself), so a
@@ -73,7 +77,8 @@ export class ProxmoxState {
         if (delta.op === 'delete') {
           this.deleted.delete(`${delta.namespace}/${delta.name}`);
           this.vmids.remove(delta);
-        } else if (!this.deleted.has(`${delta.vm.namespace}/${delta.vm.name}`)) {
+        } else if (!this.isDeleted(delta.vm)) {
+          this.deleted.delete(`${delta.vm.namespace}/${delta.vm.name}`); // a new VM under a deleted one's name
           this.vmids.upsert(sourceOf(delta.vm));
         }
       }),
@@ -171,11 +176,19 @@ export class ProxmoxState {
     return envelopeBuffer(json);
   }
 
-  /** Forget a VM at once after a successful delete; its cache entry may linger while finalisers run. */
-  markDeleted(ref: VmRef): void {
+  /**
+   * Forget a VM at once after a successful delete; its cache entry may linger while finalisers run. When the cache
+   * has already dropped it (or a new VM holds the name), there is nothing left to hide.
+   */
+  markDeleted(ref: VmRef, uid: string): void {
     this.version++;
-    this.deleted.add(`${ref.namespace}/${ref.name}`);
+    if (this.services.fleet.vmRow(ref.namespace, ref.name)?.uid !== uid) return;
+    this.deleted.set(`${ref.namespace}/${ref.name}`, uid);
     this.vmids.remove(ref);
+  }
+
+  private isDeleted(row: Pick<VmRow, 'namespace' | 'name' | 'uid'>): boolean {
+    return this.deleted.get(`${row.namespace}/${row.name}`) === row.uid;
   }
 
   parseVmid(text: string): number {
@@ -188,11 +201,8 @@ export class ProxmoxState {
   resolveVm(node: string, vmidText: string): ResolvedVm {
     const vmid = this.parseVmid(vmidText);
     const ref = this.vmids.refOf(vmid);
-    const row =
-      ref && !this.deleted.has(`${ref.namespace}/${ref.name}`)
-        ? this.services.fleet.vmRow(ref.namespace, ref.name)
-        : undefined;
-    if (!ref || !row) throw vmNotFound(node, vmid);
+    const row = ref ? this.services.fleet.vmRow(ref.namespace, ref.name) : undefined;
+    if (!ref || !row || this.isDeleted(row)) throw vmNotFound(node, vmid);
     return { vmid, ref, row };
   }
 
@@ -200,7 +210,7 @@ export class ProxmoxState {
   vmRowsWithIds(): { vmid: number; row: VmRow }[] {
     const out: { vmid: number; row: VmRow }[] = [];
     for (const row of this.services.fleet.vmRows()) {
-      if (this.deleted.has(`${row.namespace}/${row.name}`)) continue;
+      if (this.isDeleted(row)) continue;
       out.push({ vmid: this.vmids.vmidOf(row) ?? this.vmids.upsert(sourceOf(row)), row });
     }
     return out;

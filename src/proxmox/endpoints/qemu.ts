@@ -140,7 +140,7 @@ async function destroyVm(ctx: EndpointContext): Promise<string> {
   const node = ctx.state.vmNode(vm.row);
   const { task } = await corral(services.vms.delete(ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name));
   const id = upid(ctx, task, { vmid: vm.vmid, node });
-  ctx.state.markDeleted(vm.ref);
+  ctx.state.markDeleted(vm.ref, vm.row.uid);
   return id;
 }
 
