@@ -34,6 +34,11 @@ const GOALS: Record<PowerAction, Goal> = {
   unpause: running,
 };
 
+/** Shutting down: KubeVirt has been told to stop it and has not reported it stopped yet. */
+function isGoingDown(vm: KObject): boolean {
+  return ['Stopping', 'Terminating'].includes(printableStatus(vm));
+}
+
 /** Why the action cannot run now, in Corral's words (the translator rephrases for its clients). */
 export function powerRefusal(
   deps: DomainDeps,
@@ -96,20 +101,27 @@ export async function powerAction(
   action: PowerAction,
   options: { timeoutMs?: number; onTask?: (task: TaskHandle) => void } = {},
 ): Promise<string> {
-  const why = powerRefusal(deps, namespace, name, action);
-  if (why) throw new CorralError('CONFLICT', why);
   const vm = requireVm(deps, namespace, name);
+  const why = powerRefusal(deps, namespace, name, action);
+  // A stop of a VM already on its way down (its instance gone, its status not yet Stopped) joins that shutdown:
+  // Proxmox clients see such a VM as `running`, send a stop, and expect a task that ends once it is stopped.
+  const joinShutdown = why !== undefined && (action === 'stop' || action === 'shutdown') && isGoingDown(vm);
+  if (why && !joinShutdown) throw new CorralError('CONFLICT', why);
   const vmiBefore = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   const uidBefore = vmiBefore?.metadata.uid;
   const task = deps.journal.start(action, `${namespace}/${name}`, caller.identity.login);
   options.onTask?.(task);
-  try {
-    await invoke(deps, vm, action);
-  } catch (err) {
-    task.fail(err);
-    throw err;
+  if (joinShutdown) {
+    task.log(`VM is already ${printableStatus(vm)}: waiting for it to stop`);
+  } else {
+    try {
+      await invoke(deps, vm, action);
+    } catch (err) {
+      task.fail(err);
+      throw err;
+    }
+    task.log(`${action} requested`);
   }
-  task.log(`${action} requested`);
   const goal = GOALS[action];
   // A restart must see a new instance, otherwise the old one (still Running) satisfies "running" at once.
   const reached = (): boolean => {
