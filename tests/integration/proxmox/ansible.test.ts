@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, px, startProxmoxHarness, type ProxmoxHarness } from './harness';
+import { ADMIN_SECRET, createNetwork, px, startProxmoxHarness, type ProxmoxHarness } from './harness';
 
 const PLAYBOOK = fileURLToPath(new URL('./ansible_lifecycle.yml', import.meta.url));
 const VMID = 760;
@@ -21,18 +21,7 @@ beforeAll(async () => {
     metadata: { name: 'ubuntu-iso', namespace: 'tailvm' },
     spec: { accessModes: ['ReadOnlyMany'], resources: { requests: { storage: '1Gi' } } },
   });
-  // The second NIC's bridge names a Multus network, as any bridge but vmbr0 does.
-  const nad = await fetch(`${h.sim.url}/apis/k8s.cni.cncf.io/v1/namespaces/tailvm/network-attachment-definitions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      apiVersion: 'k8s.cni.cncf.io/v1',
-      kind: 'NetworkAttachmentDefinition',
-      metadata: { name: 'lan', namespace: 'tailvm' },
-      spec: { config: '{"cniVersion":"0.3.1","type":"bridge","bridge":"br0"}' },
-    }),
-  });
-  expect(nad.status).toBe(201);
+  await createNetwork(h, 'lan'); // the second NIC's bridge
 });
 afterAll(async () => {
   await h?.close();
@@ -41,6 +30,15 @@ afterAll(async () => {
 interface TaskResult {
   task: { name: string };
   hosts: { localhost: { changed?: boolean; failed?: boolean; msg?: string } & Record<string, unknown> };
+}
+
+/** The tasks of the JSON callback's first play; undefined when the output is not its JSON. */
+function tasksOf(stdout: string): TaskResult[] | undefined {
+  try {
+    return (JSON.parse(stdout) as { plays: { tasks: TaskResult[] }[] }).plays[0]?.tasks ?? [];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the playbook with the JSON callback; resolves with each task's result on localhost. */
@@ -66,12 +64,9 @@ function play(): Promise<TaskResult[]> {
         },
       },
       (err, stdout, stderr) => {
-        let tasks: TaskResult[] = [];
-        try {
-          tasks = (JSON.parse(stdout) as { plays: { tasks: TaskResult[] }[] }).plays[0]?.tasks ?? [];
-        } catch {
+        const tasks = tasksOf(stdout);
+        if (!tasks)
           return reject(new Error(`ansible-playbook printed no JSON (${err?.message ?? ''}):\n${stdout}\n${stderr}`));
-        }
         const failed = tasks.find((t) => t.hosts.localhost.failed);
         if (failed) return reject(new Error(`task "${failed.task.name}" failed: ${failed.hosts.localhost.msg ?? ''}`));
         if (err) return reject(new Error(`ansible-playbook failed: ${err.message}\n${stderr}`));
