@@ -5,6 +5,7 @@
  */
 import type { CorralServices } from '@/server/domain/services';
 import type { DiskPlan, NicPlan } from '@/server/domain/vm-hardware';
+import { missingNetworks } from '@/server/domain/vm-networks';
 import type { DiskExtras, Extras, NetExtras } from './extras';
 import type { Params } from './params';
 import { ISO_STORAGE, findStorage, resolveIso } from './storage-map';
@@ -250,6 +251,12 @@ export function translateNets(args: Params, namespace: string, name: string, exi
     extras[key] = { bridge, options: spec.options, ...(model !== spec.model ? { model: spec.model } : {}) };
   }
   return { plans, extras };
+}
+
+/** Refuses, keyed by `netN`, NICs whose bridge names no NetworkAttachmentDefinition — before anything is written. */
+export async function requireBridges(services: CorralServices, namespace: string, plans: NicPlan[]): Promise<void> {
+  const missing = await missingNetworks(services.deps, namespace, plans);
+  if (missing.length) throw paramError(Object.fromEntries(missing.map((m) => [m.nic, `bridge: ${m.message}`])));
 }
 
 /** Options stored verbatim (description, ostype, onboot, …), validated for the few PVE checks clients rely on. */

@@ -21,6 +21,7 @@ import {
   applyBootOrder,
   checkUnknown,
   mergeExtras,
+  requireBridges,
   storedOptions,
   tagsOf,
   translateDisks,
@@ -104,6 +105,7 @@ async function createVm(ctx: EndpointContext): Promise<string> {
   const disks = await translateDisks(services, args, name);
   applyBootOrder(disks.plans, args.string('boot'));
   const nets = translateNets(args, namespace, name);
+  await requireBridges(services, namespace, nets.plans);
   const labels: Record<string, string> = { [LABEL_VMID]: String(vmid) };
   for (const t of tags) labels[`${LABEL_TAG_PREFIX}${t}`] = 'true';
   if (args.bool('template')) labels[LABEL_TEMPLATE] = 'true';
@@ -228,6 +230,7 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     vm.ref.name,
     cctx.hw.nics.some((n) => n.network === 'pod' && !deletes.includes(slots.nets.get(n.name) ?? '')),
   );
+  await requireBridges(services, vm.ref.namespace, addedNets.plans);
   for (const k of netKeys) {
     const nicName = slotToNic.get(k);
     if (!nicName) continue;

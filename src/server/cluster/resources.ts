@@ -55,6 +55,12 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
     'virtualmachineclusterpreferences',
     false,
   ),
+  NetworkAttachmentDefinition: d(
+    'NetworkAttachmentDefinition',
+    'k8s.cni.cncf.io',
+    'v1',
+    'network-attachment-definitions',
+  ),
 };
 
 export function apiVersionOf(r: ResourceDescriptor): string {

@@ -55,7 +55,8 @@ export type Kind =
   | 'VirtualMachineClone'
   | 'VirtualMachineExport'
   | 'VirtualMachineClusterInstancetype'
-  | 'VirtualMachineClusterPreference';
+  | 'VirtualMachineClusterPreference'
+  | 'NetworkAttachmentDefinition';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {

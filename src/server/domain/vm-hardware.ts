@@ -12,6 +12,7 @@ import { quantityToNumber } from './quantity';
 import { runAsTask, type TaskHandle } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, asString, claimSize, templateSpec, vmVolumes, type VolumeRef } from './vm-facts';
+import { requireNetworks } from './vm-networks';
 import { buildDataVolume, ownedLabels, type DataVolumeSource } from './vm-spec';
 
 export type DiskBusName = 'virtio' | 'scsi' | 'sata';
@@ -296,6 +297,7 @@ export async function composeVm(
       'CONFLICT',
       `VM ${bp.namespace}/${bp.name} already exists; pick another name or delete it first`,
     );
+  await requireNetworks(deps, bp.namespace, bp.nics);
   const target = `${bp.namespace}/${bp.name}`;
   const task = deps.journal.start('create', target, caller.identity.login);
   onTask?.(task);
@@ -576,6 +578,7 @@ export async function changeNics(
     1
   )
     throw new CorralError('BAD_REQUEST', 'only one NIC can be on the pod network');
+  await requireNetworks(deps, namespace, add);
   const composed = asDict(
     asDict(
       asDict(

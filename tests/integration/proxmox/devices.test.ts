@@ -3,11 +3,12 @@
  * new disk (async, UPID), PUT …/config with a new NIC, delete=netN, PUT …/unlink, and refusals for what cannot change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
+import { ADMIN_SECRET, createNetwork, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
 
 let h: ProxmoxHarness;
 beforeAll(async () => {
   h = await startProxmoxHarness();
+  await createNetwork(h, 'lan');
 });
 afterAll(async () => {
   await h?.close();
@@ -38,6 +39,14 @@ describe('devices after create', () => {
     const podAgain = await api.put('/nodes/corral-1/qemu/600/config', { net1: 'virtio,bridge=vmbr0' });
     expect(podAgain.status).toBe(400);
     expect(podAgain.body.errors).toHaveProperty('net1');
+    // A bridge naming no network is refused before anything changes, not discovered when the VM next starts.
+    const typo = await api.put('/nodes/corral-1/qemu/600/config', { net1: 'virtio,bridge=lna', cores: 2 });
+    expect(typo.status).toBe(400);
+    expect(typo.body.errors).toEqual({
+      net1: expect.stringContaining("no NetworkAttachmentDefinition 'lna' in namespace tailvm") as unknown,
+    });
+    expect(await config()).toMatchObject({ cores: 1 });
+    expect((await config()).net1).toBeUndefined();
     expect((await api.put('/nodes/corral-1/qemu/600/config', { net1: 'e1000,bridge=lan,tag=5' })).body.data).toBeNull();
     await expect
       .poll(async () => (await config()).net1, { timeout: 10_000 })

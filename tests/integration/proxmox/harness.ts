@@ -127,3 +127,18 @@ export async function waitTask(
     await new Promise((r2) => setTimeout(r2, 100));
   }
 }
+
+/** A Multus network (NetworkAttachmentDefinition) in tailvm, which a NIC bridged to anything but vmbr0 names. */
+export async function createNetwork(h: ProxmoxHarness, name: string): Promise<void> {
+  const res = await fetch(`${h.sim.url}/apis/k8s.cni.cncf.io/v1/namespaces/tailvm/network-attachment-definitions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name, namespace: 'tailvm' },
+      spec: { config: JSON.stringify({ cniVersion: '0.3.1', type: 'bridge', bridge: 'br0' }) },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`creating network ${name}: ${res.status} ${await res.text()}`);
+}
