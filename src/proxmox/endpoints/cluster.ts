@@ -4,7 +4,7 @@ import type { Task } from '@/server/schemas/tasks';
 import { upidNode } from '../translate/upid';
 import { parseQuantity } from '../translate/size';
 import { pveState } from '../translate/status';
-import { isoVolumes, pveStorages, findStorage, ISO_STORAGE } from '../storage-map';
+import { isoVolumes, pveStorages, findStorage, ISO_STORAGE, type PveStorage } from '../storage-map';
 import { resourceRow } from '../vm-view';
 import { taskListRow, taskLog, taskStatus } from '../tasks';
 import { ProxmoxError, RawJson, paramError } from '../wire';
@@ -68,6 +68,28 @@ function nodeRow(n: NodeFacts): Record<string, unknown> {
     disk: 0,
     uptime: 0,
     level: '',
+  };
+}
+
+/** The storage named in the path, or PVE's error for an unknown one. */
+async function requireStorage(ctx: EndpointContext): Promise<PveStorage> {
+  const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
+  if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
+  return s;
+}
+
+/** A storage's status as the node lists it; sizes are 0 (a StorageClass has no capacity to report). */
+function storageStatus(s: PveStorage) {
+  return {
+    storage: s.storage,
+    type: s.type,
+    content: s.content,
+    shared: s.shared,
+    active: 1,
+    enabled: 1,
+    total: 0,
+    used: 0,
+    avail: 0,
   };
 }
 
@@ -268,8 +290,7 @@ export function registerCluster(table: Routes): void {
   });
   define(table, 'GET', '/storage/{storage}', {
     handle: async (ctx) => {
-      const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
-      if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
+      const s = await requireStorage(ctx);
       return { storage: s.storage, type: s.type, content: s.content, shared: s.shared };
     },
   });
@@ -280,45 +301,21 @@ export function registerCluster(table: Routes): void {
       const content = ctx.args.string('content');
       return (await pveStorages(ctx.state.services))
         .filter((s) => !content || s.content.split(',').includes(content))
-        .map((s) => ({
-          storage: s.storage,
-          type: s.type,
-          content: s.content,
-          shared: s.shared,
-          active: 1,
-          enabled: 1,
-          total: 0,
-          used: 0,
-          avail: 0,
-          used_fraction: 0,
-        }));
+        .map((s) => ({ ...storageStatus(s), used_fraction: 0 }));
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/status', {
     privilege: { name: 'Datastore.Audit', path: storageAcl },
     handle: async (ctx) => {
       requireNode(ctx);
-      const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
-      if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
-      return {
-        storage: s.storage,
-        type: s.type,
-        content: s.content,
-        shared: s.shared,
-        active: 1,
-        enabled: 1,
-        total: 0,
-        used: 0,
-        avail: 0,
-      };
+      return storageStatus(await requireStorage(ctx));
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content', {
     privilege: { name: 'Datastore.Audit', path: storageAcl },
     handle: async (ctx) => {
       requireNode(ctx);
-      const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
-      if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
+      const s = await requireStorage(ctx);
       const content = ctx.args.string('content');
       if (s.storage !== ISO_STORAGE || (content && content !== 'iso')) return [];
       return (await isoVolumes(ctx.state.services)).map((v) => ({

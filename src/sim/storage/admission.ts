@@ -23,6 +23,18 @@ function field(kind: string, group: string, obj: KObject, path: string, message:
   throw invalid(kind, group, obj.metadata.name, [{ field: path, message, ...(reason ? { reason } : {}) }]);
 }
 
+/** KubeVirt's admitters refuse a create while the feature gate the kind needs is off. */
+function requireGate(ctx: SimContext, gate: string, kind: string, group: string, obj: KObject, message: string): void {
+  if (!gates(ctx).enabled(gate)) field(kind, group, obj, 'spec', `Forbidden: ${message}`, 'FieldValueForbidden');
+}
+
+/** Snapshot and restore specs are immutable once created. */
+function refuseSpecChange(kind: string, group: string, request: AdmissionRequest, obj: KObject): void {
+  if (request.operation !== 'UPDATE' || !request.oldObject) return;
+  if (JSON.stringify(spec(request.oldObject)) === JSON.stringify(spec(obj))) return;
+  field(kind, group, obj, 'spec', 'Forbidden: spec in progress and cannot be modified', 'FieldValueForbidden');
+}
+
 const pvcResize: AdmissionHook = {
   kinds: [{ group: '', kind: 'PersistentVolumeClaim' }],
   admit(ctx, request: AdmissionRequest) {
@@ -107,30 +119,9 @@ const snapshots: AdmissionHook = {
     const snap = request.object;
     if (request.subresource || !snap) return;
     const group = 'snapshot.kubevirt.io';
-    if (
-      request.operation === 'UPDATE' &&
-      request.oldObject &&
-      JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(snap))
-    ) {
-      field(
-        'VirtualMachineSnapshot',
-        group,
-        snap,
-        'spec',
-        'Forbidden: spec in progress and cannot be modified',
-        'FieldValueForbidden',
-      );
-    }
+    refuseSpecChange('VirtualMachineSnapshot', group, request, snap);
     if (request.operation !== 'CREATE') return;
-    if (!gates(ctx).enabled('Snapshot'))
-      field(
-        'VirtualMachineSnapshot',
-        group,
-        snap,
-        'spec',
-        'Forbidden: snapshot feature gate not enabled',
-        'FieldValueForbidden',
-      );
+    requireGate(ctx, 'Snapshot', 'VirtualMachineSnapshot', group, snap, 'snapshot feature gate not enabled');
     requireVmSource('VirtualMachineSnapshot', group, snap, 'spec.source', rec(spec(snap).source));
   },
 };
@@ -142,30 +133,9 @@ const restores: AdmissionHook = {
     const restore = request.object;
     if (request.subresource || !restore) return;
     const group = 'snapshot.kubevirt.io';
-    if (
-      request.operation === 'UPDATE' &&
-      request.oldObject &&
-      JSON.stringify(spec(request.oldObject)) !== JSON.stringify(spec(restore))
-    ) {
-      field(
-        'VirtualMachineRestore',
-        group,
-        restore,
-        'spec',
-        'Forbidden: spec in progress and cannot be modified',
-        'FieldValueForbidden',
-      );
-    }
+    refuseSpecChange('VirtualMachineRestore', group, request, restore);
     if (request.operation !== 'CREATE') return;
-    if (!gates(ctx).enabled('Snapshot'))
-      field(
-        'VirtualMachineRestore',
-        group,
-        restore,
-        'spec',
-        'Forbidden: Snapshot/Restore feature gate not enabled',
-        'FieldValueForbidden',
-      );
+    requireGate(ctx, 'Snapshot', 'VirtualMachineRestore', group, restore, 'Snapshot/Restore feature gate not enabled');
     requireVmSource('VirtualMachineRestore', group, restore, 'spec.target', rec(spec(restore).target));
     for (const [i, patch] of (Array.isArray(spec(restore).patches)
       ? (spec(restore).patches as unknown[])
@@ -221,15 +191,7 @@ const clones: AdmissionHook = {
     const clone = request.object;
     if (request.operation !== 'CREATE' || request.subresource || !clone) return;
     const group = 'clone.kubevirt.io';
-    if (!gates(ctx).enabled('Snapshot'))
-      field(
-        'VirtualMachineClone',
-        group,
-        clone,
-        'spec',
-        'Forbidden: clone requires the Snapshot feature gate',
-        'FieldValueForbidden',
-      );
+    requireGate(ctx, 'Snapshot', 'VirtualMachineClone', group, clone, 'clone requires the Snapshot feature gate');
     const source = rec(spec(clone).source);
     if (source.kind !== 'VirtualMachine' && source.kind !== 'VirtualMachineSnapshot') {
       field(
@@ -262,15 +224,7 @@ const exportsHook: AdmissionHook = {
     const exp = request.object;
     if (request.operation !== 'CREATE' || request.subresource || !exp) return;
     const group = 'export.kubevirt.io';
-    if (!gates(ctx).enabled('VMExport'))
-      field(
-        'VirtualMachineExport',
-        group,
-        exp,
-        'spec',
-        'Forbidden: vm export feature gate not enabled',
-        'FieldValueForbidden',
-      );
+    requireGate(ctx, 'VMExport', 'VirtualMachineExport', group, exp, 'vm export feature gate not enabled');
     const source = rec(spec(exp).source);
     const ok =
       (source.kind === 'PersistentVolumeClaim' && !source.apiGroup) ||
