@@ -1,12 +1,22 @@
 /**
  * The `/api2/json/…` request handler: parse (query + form/JSON body), route, authenticate, check the privilege,
- * run the endpoint, answer in Proxmox's envelope. Unknown endpoints answer a Proxmox-shaped 501 and log one
- * `[proxmox-gap] METHOD PATH` line, so running a new tool against Corral lists exactly what it is missing.
+ * run the endpoint, answer in Proxmox's envelope. Unknown endpoints answer an unauthenticated caller 401 (as PVE
+ * does) and an authenticated one a Proxmox-shaped 501, logging `[proxmox-gap] METHOD PATH` once per method and
+ * path shape, so running a new tool against Corral lists exactly what it is missing without flooding the log.
+ * Errors shown to anyone but an Administrator have internal addresses redacted.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorralServices } from '@/server/domain/services';
-import { authenticate, parseAdmins, type AuthConfig, type RequestFacts } from './auth/authenticate';
+import {
+  authenticate,
+  parseAdmins,
+  relayedByProxy,
+  type AuthConfig,
+  type Principal,
+  type RequestFacts,
+} from './auth/authenticate';
+import { LoginLimiter } from './auth/login-limiter';
 import { hasPrivilege, requirePrivilege } from './auth/roles';
 import { TicketSigner } from './auth/tickets';
 import { parseGrants, type TokenGrant } from './auth/tokens';
@@ -16,6 +26,7 @@ import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerQemu } from './endpoints/qemu';
 import { registerSnapshots } from './endpoints/snapshots';
 import { Params, paramsFromJson } from './params';
+import { GapLog, redactError } from './redact';
 import { RouteTable, splitPath } from './routing';
 import { ProxmoxState } from './state';
 import { API_PREFIX, ProxmoxError, RawJson, notImplemented, sendData, sendError, sendRawData } from './wire';
@@ -29,6 +40,10 @@ export interface ProxmoxOptions {
   grants?: TokenGrant[];
   /** CORRAL_ADMINS; default: from the environment. */
   admins?: ReadonlySet<string>;
+  /** Hosts a browser page may write from in open mode besides loopback names; default: CORRAL_ALLOWED_HOSTS. */
+  allowedHosts?: ReadonlySet<string>;
+  /** Failed-login throttle; default: 5 failures a minute per source address and per user. */
+  limiter?: LoginLimiter;
   /** One line per event worth an operator's attention (gaps, relabels, unexpected failures). */
   log?: (line: string) => void;
 }
@@ -83,34 +98,63 @@ async function requestParams(req: IncomingMessage, url: URL): Promise<Params> {
   return query.merge(Params.fromSearch(new URLSearchParams(raw)));
 }
 
+/** CORRAL_ALLOWED_HOSTS as a set of lower-case host names (or host:port); unset or blank → undefined. */
+export function parseHosts(text: string | undefined): ReadonlySet<string> | undefined {
+  const list = (text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((h) => h.toLowerCase());
+  return list.length ? new Set(list) : undefined;
+}
+
+/**
+ * What authentication needs to know about a request. `forwarded`: relayed by a reverse proxy for another client,
+ * judged for now by the headers proxies add (X-Forwarded-For, Forwarded, X-Real-IP, Tailscale-User-Login).
+ */
+export function requestFacts(req: IncomingMessage, method = req.method ?? 'GET'): RequestFacts {
+  return {
+    method,
+    headers: req.headers,
+    forwarded: relayedByProxy(req.headers),
+    ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
+  };
+}
+
 export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
   const log = options.log ?? ((line: string) => console.log(line));
   const grants = options.grants ?? parseGrants(process.env.CORRAL_PROXMOX_TOKEN);
   const admins = options.admins ?? parseAdmins(process.env.CORRAL_ADMINS);
-  const auth: AuthConfig = { grants, signer: new TicketSigner(signerKey(grants)), ...(admins ? { admins } : {}) };
+  const allowedHosts = options.allowedHosts ?? parseHosts(process.env.CORRAL_ALLOWED_HOSTS);
+  const auth: AuthConfig = {
+    grants,
+    signer: new TicketSigner(signerKey(grants)),
+    limiter: options.limiter ?? new LoginLimiter({ log }),
+    ...(admins ? { admins } : {}),
+    ...(allowedHosts ? { allowedHosts } : {}),
+  };
   const state = new ProxmoxState(options.services, log);
   const routes = buildRoutes();
+  const gaps = new GapLog(log);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const rawUrl = req.url ?? '/';
+    let principal: Principal | undefined;
     try {
       const rawPath = rawUrl.split('?')[0] ?? '/';
       if (!rawPath.startsWith(API_PREFIX)) throw new ProxmoxError(404, `no such path '${rawPath}'`);
       const subPath = rawPath.slice(API_PREFIX.length) || '/';
       const segments = splitPath(subPath);
+      const facts = requestFacts(req, method);
       const match = routes.match(method, segments);
       if (!match) {
-        log(`[proxmox-gap] ${method} ${subPath}`);
+        // PVE checks credentials before it looks for the method; only authenticated callers reach the gap log.
+        principal = authenticate(auth, facts);
+        gaps.note(method, segments);
         throw notImplemented(method, subPath);
       }
-      const facts: RequestFacts = {
-        method,
-        headers: req.headers,
-        ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
-      };
       const endpoint = match.handler;
-      const principal = endpoint.public
+      principal = endpoint.public
         ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const }
         : authenticate(auth, facts);
       const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
@@ -125,7 +169,8 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
     } catch (err) {
       if (!(err instanceof ProxmoxError))
         log(`[proxmox] ${method} ${rawUrl} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      sendError(res, err);
+      // Internal addresses (the apiserver's URL or IP) are for Administrators and the log only.
+      sendError(res, principal?.role === 'Administrator' ? err : redactError(err));
     }
   };
 

@@ -7,9 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { authenticate, type Principal } from './auth/authenticate';
 import { hasPrivilege } from './auth/roles';
-import type { ProxmoxHandler } from './handler';
+import { requestFacts, type ProxmoxHandler } from './handler';
 import { createTermproxyTranslator, verifyTermTicket } from './termproxy';
-import { API_PREFIX, ProxmoxError, reasonPhrase, toProxmoxError } from './wire';
+import { redactError } from './redact';
+import { API_PREFIX, ProxmoxError, reasonPhrase } from './wire';
 
 export const VNC_TICKET_LIFETIME_S = 60;
 /** PVE's VNC ports start at 5900; the number only has to round-trip through the client. */
@@ -22,7 +23,8 @@ export function vncTicketFor(proxmox: Pick<ProxmoxHandler, 'auth'>, principal: P
 const VNC_PATH = /^\/nodes\/([^/]+)\/qemu\/(\d+)\/vncwebsocket$/;
 
 function refuse(socket: Duplex, err: unknown): void {
-  const pve = toProxmoxError(err);
+  // Refusals are answered before (or instead of) a session; nobody needs internal addresses in them.
+  const pve = redactError(err);
   const body = JSON.stringify({ data: null, message: `${pve.message}\n` });
   socket.end(
     `HTTP/1.1 ${pve.status} ${reasonPhrase(pve.message)}\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -49,11 +51,7 @@ export function vncUpgradeHandler(
           501,
           `Method 'GET ${url.pathname.slice(API_PREFIX.length)}' not implemented as a WebSocket`,
         );
-      const principal = authenticate(proxmox.auth, {
-        method: 'GET',
-        headers: req.headers,
-        ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
-      });
+      const principal = authenticate(proxmox.auth, requestFacts(req, 'GET'));
       if (!hasPrivilege(principal.role, 'VM.Console'))
         throw new ProxmoxError(403, `Permission check failed (/vms/${match[2]}, VM.Console)`);
       const vm = proxmox.state.resolveVm(decodeURIComponent(match[1] ?? ''), match[2] ?? '');

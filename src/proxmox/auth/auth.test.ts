@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProxmoxError } from '../wire';
-import { authenticate, isLoopback, login, parseAdmins, ticketFromCookie, type AuthConfig } from './authenticate';
+import {
+  authenticate,
+  isLoopback,
+  isLoopbackName,
+  login,
+  parseAdmins,
+  relayedByProxy,
+  ticketFromCookie,
+  type AuthConfig,
+} from './authenticate';
 import { capabilities, hasPrivilege, permissions, requirePrivilege } from './roles';
 import { TICKET_LIFETIME_S, TicketSigner } from './tickets';
 import { TokenConfigError, matchPassword, matchToken, parseGrants, parseTokenHeader, safeEqual } from './tokens';
 
 const ADMIN_SECRET = '5f0c2c64-6a53-4d7c-9d5b-2f3a1f0e9b11';
 const VIEWER_SECRET = '0b8e1c1d-2222-4c3c-8b7e-5a6f7e8d9c0b';
+const BOUND_SECRET = '7a1d2e3f-4b5c-4d6e-8f70-81a2b3c4d5e6';
 
 function status(fn: () => unknown): [number, string] {
   try {
@@ -207,21 +217,96 @@ describe('authenticate', () => {
   });
 
   it('caps callers not in CORRAL_ADMINS at Viewer', () => {
-    const gated: AuthConfig = { ...config, admins: parseAdmins('alice@github, root@pam') };
+    const gated: AuthConfig = {
+      ...config,
+      grants: parseGrants(`${ADMIN_SECRET} root@pam!ci=${BOUND_SECRET}`),
+      admins: parseAdmins('alice@github, root@pam'),
+    };
     const token = { authorization: `PVEAPIToken=ops@pve!x=${ADMIN_SECRET}` };
     expect(authenticate(gated, { ...remote, method: 'GET', headers: token }).role).toBe('Viewer');
-    expect(
-      authenticate(gated, { ...remote, method: 'GET', headers: { ...token, 'tailscale-user-login': 'alice@github' } })
-        .role,
-    ).toBe('Administrator');
+    // A grant bound to a listed user keeps its role.
     expect(
       authenticate(gated, {
         ...remote,
         method: 'GET',
-        headers: { authorization: `PVEAPIToken=root@pam!x=${ADMIN_SECRET}` },
+        headers: { authorization: `PVEAPIToken=root@pam!ci=${BOUND_SECRET}` },
       }).role,
     ).toBe('Administrator');
     expect(parseAdmins('  ')).toBeUndefined();
+  });
+
+  it('never lets identity headers or a claimed user name lift a role (issue 14)', () => {
+    const gated: AuthConfig = {
+      ...config,
+      grants: parseGrants(`${ADMIN_SECRET} root@pam!ci=${BOUND_SECRET} ro@pve!mon=${VIEWER_SECRET}:Viewer`),
+      admins: parseAdmins('alice@github, root@pam, ro@pve'),
+    };
+    const headers = (authorization: string) => ({
+      authorization,
+      'tailscale-user-login': 'alice@github',
+      'x-forwarded-user': 'alice@github',
+    });
+    // The attack: a non-admin token plus an admin's Tailscale login.
+    expect(
+      authenticate(gated, { ...remote, method: 'GET', headers: headers(`PVEAPIToken=ops@pve!x=${ADMIN_SECRET}`) }).role,
+    ).toBe('Viewer');
+    // The shared secret names whoever its holder likes: naming a listed user proves nothing.
+    for (const name of ['root@pam!x', 'alice@github!x'])
+      expect(
+        authenticate(gated, {
+          ...remote,
+          method: 'GET',
+          headers: { authorization: `PVEAPIToken=${name}=${ADMIN_SECRET}` },
+        }).role,
+      ).toBe('Viewer');
+    // Nor does a password login under a listed name with the shared secret; the ticket keeps the capped role.
+    const shared = login(gated, remote, { username: 'root@pam', password: ADMIN_SECRET });
+    expect(shared.role).toBe('Viewer');
+    const cookie = `PVEAuthCookie=${encodeURIComponent(shared.ticket)}`;
+    expect(
+      authenticate(gated, { ...remote, method: 'GET', headers: { cookie, 'tailscale-user-login': 'alice@github' } })
+        .role,
+    ).toBe('Viewer');
+    // A bound grant on the list keeps its grant's role, and never more: the Viewer token stays Viewer.
+    expect(login(gated, remote, { username: 'root@pam', password: BOUND_SECRET }).role).toBe('Administrator');
+    expect(
+      authenticate(gated, { ...remote, method: 'GET', headers: headers(`PVEAPIToken=ro@pve!mon=${VIEWER_SECRET}`) })
+        .role,
+    ).toBe('Viewer');
+    // Open mode on loopback: root@pam unless listed; a login under a listed name is no way around it.
+    const open: AuthConfig = { grants: [], signer, admins: parseAdmins('alice@github') };
+    const local = { remoteAddress: '127.0.0.1' };
+    expect(
+      authenticate(open, { ...local, method: 'GET', headers: { 'tailscale-user-login': 'alice@github' } }).role,
+    ).toBe('Viewer');
+    expect(login(open, local, { username: 'alice@github', password: 'x' }).role).toBe('Viewer');
+  });
+
+  it('treats a request relayed by a proxy as remote in open mode, and refuses rebinding origins', () => {
+    const open: AuthConfig = { grants: [], signer, allowedHosts: new Set(['corral.lan']) };
+    const local = { remoteAddress: '127.0.0.1' };
+    expect(status(() => authenticate(open, { ...local, method: 'GET', forwarded: true }))[0]).toBe(403);
+    expect(status(() => login(open, { ...local, forwarded: true }, { username: 'root@pam', password: 'x' }))[0]).toBe(
+      403,
+    );
+    expect(relayedByProxy({ 'x-forwarded-for': '203.0.113.9' })).toBe(true);
+    expect(relayedByProxy({ forwarded: 'for=203.0.113.9' })).toBe(true);
+    expect(relayedByProxy({ 'tailscale-user-login': 'alice@github' })).toBe(true);
+    expect(relayedByProxy({ host: 'localhost' })).toBe(false);
+    const write = (origin: string, host: string) => () =>
+      authenticate(open, { ...local, method: 'POST', headers: { origin, host } });
+    // DNS rebinding: the attacker's name resolves to 127.0.0.1, so Origin equals Host.
+    expect(status(write('http://rebind.attacker.example:8006', 'rebind.attacker.example:8006'))[0]).toBe(403);
+    expect(status(write('null', '127.0.0.1:8006'))[0]).toBe(403);
+    for (const [origin, host] of [
+      ['http://localhost:8006', 'localhost:8006'],
+      ['http://127.0.0.2:8006', '127.0.0.2:8006'],
+      ['http://[::1]:8006', '[::1]:8006'],
+      ['https://corral.lan', 'corral.lan'],
+    ] as const)
+      expect(write(origin, host)().role).toBe('Administrator');
+    expect(isLoopbackName('app.localhost')).toBe(true);
+    expect(isLoopbackName('localhost.attacker.example')).toBe(false);
   });
 
   it('recognises loopback addresses and percent-encoded cookies', () => {

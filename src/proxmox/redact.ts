@@ -1,0 +1,99 @@
+/**
+ * What a caller may learn from an error, and what the gap log records.
+ *
+ * Errors from the cluster layer can carry the apiserver's address ("connect ECONNREFUSED 10.0.0.1:6443",
+ * "request to https://10.96.0.1:443/apis/… failed"). Only an Administrator sees them as they are; for everybody
+ * else (and anonymous callers) URLs, IP addresses (with or without a port) and `name.domain:port` become
+ * "the cluster". The operator's log always has the full text.
+ */
+import { ProxmoxError, toProxmoxError } from './wire';
+
+const ADDRESS_PATTERNS: RegExp[] = [
+  // URLs of any scheme a client library prints (https://, http://, wss://, tcp://)
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>),]+/gi,
+  // [IPv6]:port, full IPv6, and compressed IPv6 (a '::'); MAC addresses (six 2-digit groups) stay
+  /\[[0-9a-f:.]+\](?::\d{1,5})?/gi,
+  /\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b/gi,
+  /(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?\b/gi,
+  // IPv4, with or without a port
+  /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g,
+  // host.domain:port (a dot is required, so `local-lvm:10` or a UPID is left alone)
+  /\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{1,5}\b/gi,
+];
+
+export function redactAddresses(text: string): string {
+  let out = text;
+  for (const re of ADDRESS_PATTERNS) out = out.replace(re, 'the cluster');
+  return out;
+}
+
+/** The error as a non-Administrator may see it. */
+export function redactError(err: unknown): ProxmoxError {
+  const pve = toProxmoxError(err);
+  const message = redactAddresses(pve.message);
+  const errors = pve.errors
+    ? Object.fromEntries(Object.entries(pve.errors).map(([k, v]) => [k, redactAddresses(v)]))
+    : undefined;
+  if (message === pve.message && JSON.stringify(errors) === JSON.stringify(pve.errors)) return pve;
+  return new ProxmoxError(pve.status, message, errors);
+}
+
+/**
+ * The shape of an unknown path for the gap log: ids (numbers, UPIDs, volume ids) and the names that follow
+ * `nodes`, `storage`, `snapshot`, `tasks`, … become placeholders, so one missing endpoint is one line however many
+ * VMs or nodes a client touches.
+ */
+const NAMED_AFTER: Record<string, string> = {
+  nodes: '{node}',
+  storage: '{storage}',
+  snapshot: '{snapname}',
+  tasks: '{upid}',
+  content: '{volume}',
+  pools: '{poolid}',
+  users: '{userid}',
+  groups: '{groupid}',
+  roles: '{roleid}',
+  domains: '{realm}',
+};
+
+const plain = (seg: string) => seg.length <= 40 && /^[A-Za-z0-9._-]+$/.test(seg);
+
+export function gapShape(segments: string[]): string {
+  const out: string[] = [];
+  segments.forEach((seg, i) => {
+    const prev = segments[i - 1];
+    if (prev !== undefined && NAMED_AFTER[prev] && i % 2 === 1) out.push(NAMED_AFTER[prev]);
+    else if (/^\d+$/.test(seg)) out.push('{id}');
+    else out.push(plain(seg) ? seg : '{arg}');
+  });
+  return `/${out.join('/')}`;
+}
+
+/** The path as logged: the client's own segments, except ones that are long or not plain (`{arg}`). */
+export function gapPath(segments: string[]): string {
+  return `/${segments.map((s) => (plain(s) ? s : '{arg}')).join('/')}`;
+}
+
+/** Remembers which gaps were logged: each METHOD + shape once, at most `max` of them. */
+export class GapLog {
+  private readonly seen = new Set<string>();
+  private full = false;
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly max = 500,
+  ) {}
+
+  /** Logs `[proxmox-gap] METHOD PATH` the first time this METHOD + path shape is seen. */
+  note(method: string, segments: string[]): void {
+    const key = `${method} ${gapShape(segments)}`;
+    if (this.seen.has(key)) return;
+    if (this.seen.size >= this.max) {
+      if (!this.full) this.log(`[proxmox-gap] (more than ${this.max} distinct gaps; no further ones are logged)`);
+      this.full = true;
+      return;
+    }
+    this.seen.add(key);
+    this.log(`[proxmox-gap] ${method} ${gapPath(segments)}`);
+  }
+}
