@@ -5,7 +5,9 @@
  *   --context NAME      a context of that kubeconfig
  *   --port N            listen port (default PORT or 8006)
  *   --host ADDR         listen address (default 0.0.0.0)
+ *   --open              without CORRAL_ADMINS, let callers from other machines change state too
  *   --cert FILE --key FILE  PEM certificate and key: serve HTTPS (TLS 1.2/1.3) instead of HTTP
+ *   --help              usage; an unknown flag or a bad value prints usage and exits 2
  * NODE_ENV=production serves the built UI (building it first when .next/BUILD_ID is missing); otherwise Next dev.
  */
 import { spawnSync } from 'node:child_process';
@@ -23,32 +25,64 @@ if (major < 22 || (major === 22 && minor < 19)) {
 }
 
 const root = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  args: process.argv.slice(2).filter((a) => a !== 'web'),
-  options: {
-    demo: { type: 'boolean', default: process.env.CORRAL_DEMO === '1' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    port: { type: 'string', default: process.env.PORT ?? '8006' },
-    host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
-    'no-ui': { type: 'boolean', default: false },
-    cert: { type: 'string' },
-    key: { type: 'string' },
-  },
-  strict: true,
-});
+
+const USAGE = `usage: corral web [options]
+
+  --demo              run against the embedded demo cluster (no Kubernetes needed)
+  --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
+  --context NAME      kubeconfig context (default: current-context)
+  --port N            listen port (default $PORT or 8006)
+  --host ADDR         listen address (default $HOST or 0.0.0.0, every interface)
+  --open              without CORRAL_ADMINS, callers from other machines may change state too
+                      (default: only callers on this machine may; also CORRAL_OPEN=1)
+  --cert, --key       PEM certificate and key: serve HTTPS, TLS 1.3 available (proxmoxer and Terraform need it)
+  --no-ui             serve the API only
+  --help              this text
+
+Security settings (CORRAL_ADMINS, CORRAL_TRUSTED_PROXIES, CORRAL_ALLOWED_HOSTS, limits): docs/security.md`;
+
+function usageError(message: string): never {
+  console.error(`corral web: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2).filter((a) => a !== 'web'),
+      options: {
+        demo: { type: 'boolean', default: process.env.CORRAL_DEMO === '1' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        port: { type: 'string', default: process.env.PORT ?? '8006' },
+        host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
+        open: { type: 'boolean', default: /^(1|true|yes)$/i.test(process.env.CORRAL_OPEN ?? '') },
+        'no-ui': { type: 'boolean', default: false },
+        cert: { type: 'string' },
+        key: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    // parseArgs explains unknown flags and missing values well; the stack trace adds nothing.
+    return usageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+const { values } = parseCommandLine();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const port = Number(values.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`--port: not a port number: ${values.port}`);
-  process.exit(2);
-}
+if (!/^\d+$/.test(values.port) || !Number.isInteger(port) || port > 65535)
+  usageError(`--port: not a port number: ${values.port}`);
 const dev = process.env.NODE_ENV !== 'production';
 
-if (!!values.cert !== !!values.key) {
-  console.error('--cert and --key go together');
-  process.exit(2);
-}
+if (!!values.cert !== !!values.key) usageError('--cert and --key go together');
 function readPem(flag: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
@@ -95,6 +129,7 @@ async function main(): Promise<void> {
     demo: values.demo,
     port,
     host: values.host,
+    open: values.open,
     next: values['no-ui'] ? false : { dev, dir: root },
     ...(tls ? { tls } : {}),
   });
@@ -102,7 +137,9 @@ async function main(): Promise<void> {
   const where = values.demo
     ? 'the embedded demo cluster'
     : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
-  console.log(`[corral] listening on ${tls ? 'https' : 'http'}://localhost:${corral.port} — ${where}`);
+  const shownHost = values.host === '0.0.0.0' || values.host === '::' ? 'localhost' : values.host;
+  console.log(`[corral] listening on ${tls ? 'https' : 'http'}://${shownHost}:${corral.port} — ${where}`);
+  console.log(`[corral] ${corral.accessMode}`);
 
   let stopping = false;
   const stop = (signal: string) => {

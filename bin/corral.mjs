@@ -10,13 +10,15 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
-const usage = `usage: corral web [--port N] [--host ADDR] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
+const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
        corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
   --context NAME      kubeconfig context (default: current-context)
   --port N            listen port (default $PORT or 8006)
+  --host ADDR         listen address (default $HOST or 0.0.0.0)
+  --open              without CORRAL_ADMINS, callers from other machines may change state too
   --cert, --key       PEM certificate and key: serve HTTPS, TLS 1.3 available (proxmoxer and Terraform need it)
   --no-ui             serve the API only`;
 

@@ -43,3 +43,18 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+const ADDRESS_PATTERNS: RegExp[] = [
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s'",)]+/gi, // URLs: https://10.0.0.1:6443/apis/…
+  /\[[0-9a-f:.]+\](?::\d+)?/gi, // [fd00::1]:6443
+  /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, // 10.0.0.1:6443
+  /\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}\b/gi, // kubernetes.default.svc:443
+];
+
+/**
+ * The message with network addresses replaced, for callers who may not learn the cluster's internals (anonymous and
+ * read-only callers): "connect ECONNREFUSED 10.0.0.1:6443" becomes "connect ECONNREFUSED <address>".
+ */
+export function redactAddresses(message: string): string {
+  return ADDRESS_PATTERNS.reduce((m, re) => m.replace(re, '<address>'), message);
+}

@@ -1,26 +1,32 @@
 /**
  * The REST surface under /api, generated from the procedures by trpc-to-openapi (stack-notes §2):
- * - bodies are pre-parsed here (malformed JSON → 400; an empty body is `{}`, so `POST …/start` needs no body),
- * - every state-changing request passes the cross-site guard first (403),
+ * - every state-changing request passes the cross-site guard first (403), before its body is read,
+ * - bodies are read with the size limit enforced while streaming (413), then pre-parsed here (malformed JSON → 400;
+ *   an empty body is `{}`, so `POST …/start` needs no body),
+ * - JSON bodies are never coerced: the adapter's string→number/boolean coercion is switched off (strict-input.ts),
  * - every error body is rewritten to exactly `{"error": "<message>"}` in a `res.end` wrapper,
  * - success statuses come from each procedure's `successStatus` meta (or ctx.responseStatus, e.g. bootc's 202),
  * - `GET /api/vms` is answered from the fleet view's cached JSON (same rows as the procedure, no re-serialisation).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buffer } from 'node:stream/consumers';
 import type { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
+import type { Identity } from './domain/identity';
 import type { CorralServices } from './domain/services';
+import { redactAddresses } from './errors';
 import { crossSiteRefusal } from './http-guards';
+import { BodyTooLarge, DEFAULT_LIMITS, readBodyLimited } from './http/limits';
 import { identityFor } from './identity-http';
 import { appRouter } from './routers/_app';
+import { refuseAdapterCoercion } from './strict-input';
 import type { Context, Meta } from './trpc';
 import { createContextInner, zodMessage } from './trpc';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+// Before the adapter is created: it would otherwise switch on coercion in the shared schemas at the first request.
+refuseAdapterCoercion(appRouter);
 
-type ApiRequest = IncomingMessage & { body?: unknown; apiError?: TRPCError };
+type ApiRequest = IncomingMessage & { body?: unknown; apiError?: TRPCError; identity?: Identity };
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
 
@@ -28,10 +34,11 @@ export function successStatusOf(path: string): number {
   return procedures[path]?._def.meta?.successStatus ?? 200;
 }
 
-export function messageOf(err: TRPCError | undefined): string {
+/** The error's message; network addresses are removed for callers who are not admins (docs/security.md). */
+export function messageOf(err: TRPCError | undefined, identity?: Identity): string {
   if (!err) return 'Request failed';
   if (err.cause instanceof ZodError) return zodMessage(err.cause);
-  return err.message;
+  return identity?.admin ? err.message : redactAddresses(err.message);
 }
 
 export function sendJsonError(res: ServerResponse, status: number, message: string): void {
@@ -44,15 +51,19 @@ export function sendJsonError(res: ServerResponse, status: number, message: stri
   res.end(JSON.stringify({ error: message }));
 }
 
-export function createRestHandler(services: CorralServices) {
+export function createRestHandler(services: CorralServices, options: { maxBodyBytes?: number } = {}) {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
   const handler = createOpenApiNodeHttpHandler<typeof appRouter, IncomingMessage, ServerResponse>({
     router: appRouter,
-    createContext: ({ req }): Context =>
-      createContextInner({
+    createContext: ({ req }): Context => {
+      const identity = identityFor(req, services);
+      (req as ApiRequest).identity = identity;
+      return createContextInner({
         services,
-        identity: identityFor(req, services),
+        identity,
         http: { method: req.method ?? 'GET', headers: req.headers },
-      }),
+      });
+    },
     responseMeta: ({ paths, errors, ctx }) => {
       if (errors.length > 0 || !paths?.[0]) return {};
       return { status: (ctx as Context | undefined)?.responseStatus ?? successStatusOf(paths[0]) };
@@ -74,45 +85,49 @@ export function createRestHandler(services: CorralServices) {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {
-      let raw = '';
-      if (method !== 'DELETE') {
-        try {
-          raw = await readBody(req);
-        } catch (err) {
-          sendJsonError(res, 413, (err as Error).message);
-          return;
-        }
-      }
+      const hasBody =
+        method !== 'DELETE' &&
+        (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
       // A body-less action (`POST …/start`, `DELETE …`) counts as `{}`; anything with a body must say it is JSON.
-      if (!raw.trim()) req.headers['content-type'] ??= 'application/json';
+      if (!hasBody) req.headers['content-type'] ??= 'application/json';
       const refusal = crossSiteRefusal(req.headers);
       if (refusal) {
+        res.setHeader('Connection', 'close');
         sendJsonError(res, 403, refusal);
         return;
       }
-      if (method !== 'DELETE') {
+      let raw = '';
+      if (hasBody) {
         try {
-          req.body = raw.trim() ? JSON.parse(raw) : {};
+          raw = (await readBodyLimited(req, maxBodyBytes)).toString('utf8');
+        } catch (err) {
+          if (!(err instanceof BodyTooLarge)) throw err;
+          res.setHeader('Connection', 'close');
+          sendJsonError(res, 413, err.message);
+          return;
+        }
+      }
+      if (method !== 'DELETE') {
+        let body: unknown;
+        try {
+          body = raw.trim() ? JSON.parse(raw) : {};
         } catch {
           sendJsonError(res, 400, 'Malformed JSON body');
           return;
         }
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          sendJsonError(res, 400, 'the request body must be a JSON object');
+          return;
+        }
+        req.body = body;
       }
     }
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
     res.end = ((chunk?: unknown, ...rest: unknown[]) =>
       end(
-        res.statusCode >= 400 ? JSON.stringify({ error: messageOf(req.apiError) }) : chunk,
+        res.statusCode >= 400 ? JSON.stringify({ error: messageOf(req.apiError, req.identity) }) : chunk,
         ...rest,
       )) as typeof res.end;
     await handler(req, res);
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new Error(`request body larger than ${MAX_BODY_BYTES} bytes`);
-  const body = await buffer(req);
-  if (body.length > MAX_BODY_BYTES) throw new Error(`request body larger than ${MAX_BODY_BYTES} bytes`);
-  return body.toString('utf8');
 }

@@ -12,7 +12,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
-import { identityFor } from './identity-http';
+import type { HttpLimits } from './http/limits';
+import { trustConfig, type TrustConfig } from './http/trust';
+import { accessModeLine, identityFor } from './identity-http';
 
 export interface CorralHost {
   http: CorralHttpServer;
@@ -26,7 +28,12 @@ export interface StartOptions {
   demo?: boolean;
   clusterName?: string;
   port?: number;
+  /** Listen address (default 127.0.0.1; `corral web` passes 0.0.0.0 unless --host says otherwise). */
   host?: string;
+  /** `--open`: without CORRAL_ADMINS, callers from other machines may change state too (default CORRAL_OPEN). */
+  open?: boolean;
+  /** Overrides of the request limits (docs/security.md). */
+  limits?: Partial<HttpLimits>;
   /** Serve the Next.js UI (false in API-only tests). */
   next?: { dev: boolean; dir: string } | false;
   /** Attach plug-ins found on disk (default true). */
@@ -47,6 +54,9 @@ export interface RunningCorral {
   http: CorralHttpServer;
   services: CorralServices;
   cluster: KubeCluster;
+  trust: TrustConfig;
+  /** Who may change state and whom identity headers are believed from, for the startup log. */
+  accessMode: string;
   close(): Promise<void>;
 }
 
@@ -105,8 +115,14 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     .waitForSync(options.syncTimeoutMs ?? 60_000)
     .catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
-  const http = createCorralHttpServer({ services, ...(options.tls ? { tls: options.tls } : {}) });
-  const hostname = options.host ?? '0.0.0.0';
+  const hostname = options.host ?? '127.0.0.1';
+  const trust = trustConfig({ listenHost: hostname, ...(options.open !== undefined ? { open: options.open } : {}) });
+  const http = createCorralHttpServer({
+    services,
+    trust,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
     http.server.listen(options.port ?? 8006, hostname, () => {
@@ -126,6 +142,8 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     http,
     services,
     cluster,
+    trust,
+    accessMode: accessModeLine(trust),
     async close() {
       services.close();
       await http.close();

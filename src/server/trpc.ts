@@ -8,7 +8,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
-import { CorralError, type CorralErrorCode } from './errors';
+import { CorralError, redactAddresses, type CorralErrorCode } from './errors';
 import type { Identity } from './domain/identity';
 import type { CorralServices } from './domain/services';
 import { crossSiteRefusal } from './http-guards';
@@ -60,10 +60,17 @@ const t = initTRPC
   .context<Context>()
   .create({
     transformer: superjson,
-    errorFormatter: ({ shape, error }) => ({
+    errorFormatter: ({ shape, error, ctx }) => ({
       ...shape,
-      message: error.cause instanceof ZodError ? zodMessage(error.cause) : shape.message,
+      message:
+        error.cause instanceof ZodError
+          ? zodMessage(error.cause)
+          : ctx?.identity.admin
+            ? shape.message
+            : redactAddresses(shape.message),
     }),
+    // SSE subscriptions ping inside the server's idle time-out, so an idle live feed is never cut (http/limits.ts).
+    sse: { ping: { enabled: true, intervalMs: 20_000 } },
   });
 
 const mapErrors = t.middleware(async ({ next }) => {
@@ -89,7 +96,9 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.identity.admin) {
     throw new TRPCError({
       code: 'FORBIDDEN',
-      message: `${ctx.identity.login} is read-only: only logins in CORRAL_ADMINS may change state`,
+      message:
+        ctx.identity.readOnlyReason ??
+        `${ctx.identity.login} is read-only: only logins in CORRAL_ADMINS may change state`,
     });
   }
   return next();

@@ -7,6 +7,8 @@ export interface Identity {
   name: string;
   admin: boolean;
   enforced: boolean;
+  /** Why a caller is read-only when CORRAL_ADMINS is not what decided it (e.g. remote callers of an exposed server). */
+  readOnlyReason?: string;
 }
 
 export type AdminPolicy = { enforced: false } | { enforced: true; admins: ReadonlySet<string> };

@@ -100,6 +100,13 @@ export class TaskJournal {
       .map((e) => e.task);
   }
 
+  /** The newest task of `action` on `target`, if the journal still holds one. */
+  latest(action: string, target: string): Task | undefined {
+    let found: Task | undefined;
+    for (const e of this.entries.values()) if (e.task.action === action && e.task.target === target) found = e.task;
+    return found;
+  }
+
   subscribe(listener: (task: Task) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -126,7 +126,17 @@ export async function deleteVm(
   namespace: string,
   name: string,
 ): Promise<{ task: string; removed: string[] }> {
-  requireVm(deps, namespace, name); // 404 before a task is recorded
+  const vm = requireVm(deps, namespace, name); // 404 before a task is recorded
+  if (vm.metadata.deletionTimestamp) {
+    // Deleting again is only useful to retry a delete that failed part-way; otherwise it would claim a second time
+    // to have deleted what is merely still terminating.
+    const last = deps.journal.latest('delete', `${namespace}/${name}`);
+    if (last?.status !== 'error')
+      throw new CorralError(
+        'CONFLICT',
+        `VM ${namespace}/${name} is already being deleted${last ? ` (task ${last.id})` : ''}; it disappears once KubeVirt has finished`,
+      );
+  }
   return runAsTask(deps.journal, 'delete', `${namespace}/${name}`, caller.identity.login, async (task) => {
     const plan = await deletionPlan(deps, namespace, name);
     const removed: string[] = [];

@@ -3,6 +3,9 @@
  * /trpc/* tRPC (superjson, SSE subscriptions), /api2/json/* → the Proxmox handler once mounted, everything else →
  * Next.js. WebSocket upgrades are routed by path prefix to registered handlers (consoles register /api/vnc/ and
  * /api/tty/); in dev, /_next/ upgrades go to Next's HMR through a private "upgrade bus" server, others are closed.
+ *
+ * Every request and upgrade passes the front door first (docs/security.md): Host allow-list (421), URL length
+ * (414), identity headers dropped unless the peer is a trusted proxy, and the limits of http/limits.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -15,6 +18,16 @@ import { createRestHandler, sendJsonError } from '../rest';
 import { appRouter } from '../routers/_app';
 import { createContextInner } from '../trpc';
 import { API_DOCS_HTML } from './api-docs';
+import { applyServerLimits, resolveLimits, serverOptions, type HttpLimits } from './limits';
+import {
+  assessRequest,
+  hostAllowed,
+  IDENTITY_HEADERS,
+  rememberTrust,
+  trustConfig,
+  type RequestTrust,
+  type TrustConfig,
+} from './trust';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -38,11 +51,50 @@ export interface CorralHttpOptions {
   extraReadiness?: () => string | undefined;
   /** PEM certificate and key: serve HTTPS (TLS 1.2 and 1.3) instead of plain HTTP on the one port. */
   tls?: { cert: string; key: string };
+  /** Trusted proxies, allowed hosts, exposure (default: from the environment, listening on loopback). */
+  trust?: TrustConfig;
+  /** Overrides of the request limits (defaults and CORRAL_* variables otherwise). */
+  limits?: Partial<HttpLimits>;
+}
+
+const ignoredIdentityPeers = new Set<string>();
+
+/**
+ * The checks every request and upgrade passes before any handler: a refusal (status + message), or undefined with
+ * the request's trust recorded and identity headers from untrusted peers removed (logged once per peer).
+ */
+function frontDoor(
+  req: IncomingMessage,
+  trust: TrustConfig,
+  limits: HttpLimits,
+): { status: number; message: string } | undefined {
+  if (!hostAllowed(trust, req.headers.host))
+    return {
+      status: 421,
+      message: `this server does not answer to Host ${JSON.stringify(req.headers.host ?? '')}; add it to CORRAL_ALLOWED_HOSTS`,
+    };
+  if ((req.url ?? '').length > limits.maxUrlBytes)
+    return { status: 414, message: `request URL longer than ${limits.maxUrlBytes} bytes` };
+  const assessed: RequestTrust = assessRequest(trust, req.socket.remoteAddress, req.headers);
+  if (!assessed.trustedPeer) {
+    const sent = IDENTITY_HEADERS.filter((h) => req.headers[h] !== undefined);
+    for (const h of sent) delete req.headers[h];
+    if (sent.length && !ignoredIdentityPeers.has(assessed.peer) && ignoredIdentityPeers.size < 1000) {
+      ignoredIdentityPeers.add(assessed.peer);
+      console.warn(
+        `[corral] ignoring ${sent.join(', ')} from ${assessed.peer}: not a trusted proxy (CORRAL_TRUSTED_PROXIES)`,
+      );
+    }
+  }
+  rememberTrust(req, assessed);
+  return undefined;
 }
 
 export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpServer {
   const { services } = options;
-  const rest = createRestHandler(services);
+  const trust = options.trust ?? trustConfig({ listenHost: '127.0.0.1' });
+  const limits = resolveLimits(options.limits);
+  const rest = createRestHandler(services, { maxBodyBytes: limits.maxBodyBytes });
   const upgrades: { prefix: string; handler: UpgradeHandler }[] = [];
   const sockets = new Set<Duplex>();
   let proxmox: RequestHandler | undefined;
@@ -51,6 +103,13 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
   let openapi: string | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const refusal = frontDoor(req, trust, limits);
+    if (refusal) {
+      res.setHeader('Connection', 'close');
+      sendJsonError(res, refusal.status, refusal.message);
+      return;
+    }
     const url = req.url ?? '/';
     const path = url.split('?')[0] ?? '/';
     if (path === '/healthz') {
@@ -91,7 +150,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
         req,
         res,
         path: path.slice('/trpc/'.length),
-        maxBodySize: 1024 * 1024,
+        maxBodySize: limits.maxBodyBytes,
         createContext: () =>
           createContextInner({
             services,
@@ -110,7 +169,16 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       await rest(req, res);
       return;
     }
-    if (fallback) return fallback(req, res);
+    if (fallback) {
+      // The UI is pages and assets: nothing under it reads a request body, so nothing may send one.
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('Allow', 'GET, HEAD');
+        res.setHeader('Connection', 'close');
+        sendJsonError(res, 405, `${req.method ?? ''} is not allowed here`);
+        return;
+      }
+      return fallback(req, res);
+    }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
   };
 
@@ -124,14 +192,32 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
   // because Proxmox clients read their errors from the reason phrase, which HTTP/2 does not have.
   const server: Server = options.tls
     ? createHttpsServer(
-        { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' },
+        {
+          cert: options.tls.cert,
+          key: options.tls.key,
+          minVersion: 'TLSv1.2',
+          maxVersion: 'TLSv1.3',
+          ...serverOptions(limits),
+        },
         onRequest,
       )
-    : createServer(onRequest);
+    : createServer(serverOptions(limits), onRequest);
+  applyServerLimits(server, limits);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const refusal = frontDoor(req, trust, limits);
+    if (refusal) {
+      const body = JSON.stringify({ error: refusal.message });
+      const reason = refusal.status === 421 ? 'Misdirected Request' : 'URI Too Long';
+      socket.end(
+        `HTTP/1.1 ${refusal.status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      return;
+    }
     const path = (req.url ?? '').split('?')[0] ?? '';
     const match = upgrades.find((u) => path.startsWith(u.prefix));
     if (match) return match.handler(req, socket, head);

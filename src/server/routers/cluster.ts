@@ -1,5 +1,6 @@
 /** Cluster-level reads: nodes, images, instancetypes, tasks, identity and capabilities. */
 import { z } from 'zod';
+import { NoInput } from '../schemas/common';
 import { CatalogImage } from '../schemas/images';
 import { NodeDetail, NodeNameInput, NodeRow } from '../schemas/nodes';
 import { Capabilities, InstanceTypes, WhoAmI } from '../schemas/system';
@@ -16,7 +17,7 @@ export const nodesRouter = router({
         summary: 'Cluster nodes with readiness, roles, kubelet and arch',
       },
     })
-    .input(z.void())
+    .input(NoInput)
     .output(z.array(NodeRow))
     .query(({ ctx }) => ctx.services.nodes.list()),
   get: publicProcedure
@@ -38,7 +39,7 @@ export const imagesRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/images', tags: ['images'], summary: 'The curated catalog plus custom sources' },
     })
-    .input(z.void())
+    .input(NoInput)
     .output(z.array(CatalogImage))
     .query(({ ctx }) => ctx.services.images.list()),
 });
@@ -53,7 +54,7 @@ export const instancetypesRouter = router({
         summary: 'Cluster instancetypes and preferences',
       },
     })
-    .input(z.void())
+    .input(NoInput)
     .output(InstanceTypes)
     .query(({ ctx }) => ctx.services.instancetypes()),
 });
@@ -75,7 +76,7 @@ export const whoami = publicProcedure
   .meta({
     openapi: { method: 'GET', path: '/whoami', tags: ['cluster'], summary: "The caller's identity and privilege" },
   })
-  .input(z.void())
+  .input(NoInput)
   .output(WhoAmI)
   .query(({ ctx }) => ({
     ...ctx.identity,
@@ -92,6 +93,6 @@ export const capabilities = publicProcedure
       summary: 'Cluster capability flags; demo: true on the embedded cluster',
     },
   })
-  .input(z.void())
+  .input(NoInput)
   .output(Capabilities)
   .query(({ ctx }) => ctx.services.capabilities());

@@ -1,28 +1,90 @@
-/** Shared primitives for every DTO: names, sizes, counts. One definition, one error message per rule. */
+/**
+ * Shared primitives for every DTO: names, sizes, counts. One definition, one error message per rule.
+ *
+ * Input rules (docs/security.md "Strict input"): every input object is strict (an unknown field is a 400 naming it —
+ * use `z.strictObject`), JSON bodies are never coerced (`"false"` is not a boolean), query-string numbers and
+ * booleans are parsed explicitly (`queryInt`, `queryBool`), names are DNS-1123, sizes are bounded.
+ * src/server/strict-input.test.ts walks every procedure and holds them to this.
+ */
 import { z } from 'zod';
+import { normalizeSize, quantityToNumber } from '../domain/quantity';
 
-/** A Kubernetes object name as Corral accepts it for VMs and namespaces. */
+/** A DNS-1123 label: what Kubernetes accepts as a namespace, and Corral as a VM name. */
 export const K8sName = z
   .string()
   .min(1, 'must not be empty')
   .max(63, 'must be at most 63 characters')
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must match [a-z0-9][a-z0-9-]* (lower-case letters, digits and dashes)');
+  .regex(
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/,
+    'must be a DNS-1123 label: lower-case letters, digits and dashes, starting and ending with a letter or digit',
+  );
 
 export const Namespace = K8sName;
 
-/** `4G`, `4Gi`, `512Mi`, `1.5T`: decimal suffixes are taken as their binary counterparts (see docs/server.md). */
-export const Quantity = z
+/** A DNS-1123 subdomain: node, instancetype, StorageClass and other object names. */
+export const K8sSubdomain = z
   .string()
-  .regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P|k)$/, 'must be a size like 4G or 4Gi (units K, M, G, T, P, Ki … Pi)');
+  .min(1, 'must not be empty')
+  .max(253, 'must be at most 253 characters')
+  .regex(
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/,
+    'must be a DNS-1123 subdomain: lower-case letters, digits, dashes and dots',
+  );
 
+/** `4G`, `4Gi`, `512Mi`, `1.5T`: decimal suffixes are taken as their binary counterparts (see docs/server.md). */
+const SIZE = /^\d{1,15}(\.\d{1,6})?(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P|k)$/;
+export const Quantity = z.string().regex(SIZE, 'must be a size like 4G or 4Gi (units K, M, G, T, P, Ki … Pi)');
+
+/** A size between `min` and `max` (both like `64Mi`), as the cluster will read it once normalised. */
+export function boundedSize(min: string, max: string) {
+  const [lo, hi] = [quantityToNumber(min), quantityToNumber(max)];
+  return Quantity.refine((q) => {
+    if (!SIZE.test(q)) return true; // the format check above has said what is wrong
+    const bytes = quantityToNumber(normalizeSize(q));
+    return bytes >= lo && bytes <= hi;
+  }, `must be between ${min} and ${max}`);
+}
+
+/** Guest memory: 64Mi – 4Ti. */
+export const MemorySize = boundedSize('64Mi', '4Ti');
+/** A disk: 1Gi – 64Ti. */
+export const DiskSize = boundedSize('1Gi', '64Ti');
+
+export const MAX_CPUS = 512;
 export const CpuCount = z
   .number()
   .int('must be a whole number')
   .min(1, 'must be at least 1')
-  .max(128, 'must be at most 128');
+  .max(MAX_CPUS, `must be at most ${MAX_CPUS}`);
+
+/** A whole number from a query string (`?limit=5`) or a number over tRPC; `""`, `abc` and `1e3` are refused. */
+export function queryInt(min: number, max: number) {
+  return z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d{1,15}$/, 'must be a whole number')
+        .transform(Number),
+    ])
+    .pipe(
+      z.number().int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
+    );
+}
+
+/** A boolean from a query string: true/false/1/0 (or a boolean over tRPC); anything else is refused, never truthy. */
+export const queryBool = z.union([
+  z.boolean(),
+  z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
+    .transform((v) => v === 'true' || v === '1'),
+]);
+
+/** The input of a procedure that takes none: no body fields, no query parameters. */
+export const NoInput = z.strictObject({}).optional();
 
 /** Path parameters identifying one VM. */
-export const VmRef = z.object({ namespace: Namespace, name: K8sName });
+export const VmRef = z.strictObject({ namespace: Namespace, name: K8sName });
 export type VmRef = z.infer<typeof VmRef>;
 
 export const StatusOk = z.object({ status: z.literal('ok') });

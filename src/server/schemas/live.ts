@@ -8,7 +8,9 @@ import type { Task } from './tasks';
 import type { VmRow } from './vms';
 
 export const LiveFleetInput = z
-  .object({ lastEventId: z.string().nullish().describe('resume after this event id (EventSource Last-Event-ID)') })
+  .strictObject({
+    lastEventId: z.string().max(200).nullish().describe('resume after this event id (EventSource Last-Event-ID)'),
+  })
   .optional();
 
 export type FleetEvent =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { K8sSubdomain } from './common';
 import { VmRow } from './vms';
 
 export const NodeRow = z.object({
@@ -17,4 +18,4 @@ export const NodeRow = z.object({
 export type NodeRow = z.infer<typeof NodeRow>;
 
 export const NodeDetail = NodeRow.extend({ vmRows: z.array(VmRow) });
-export const NodeNameInput = z.object({ name: z.string().min(1).max(253) });
+export const NodeNameInput = z.strictObject({ name: K8sSubdomain });

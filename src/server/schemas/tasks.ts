@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './common';
 
 export const TaskStatus = z.enum(['running', 'done', 'error']);
 
@@ -16,7 +17,7 @@ export const Task = z.object({
 });
 export type Task = z.infer<typeof Task>;
 
-export const TaskIdInput = z.object({ id: z.string().min(1).max(200) });
+export const TaskIdInput = z.strictObject({ id: z.string().min(1).max(200) });
 export const TaskListInput = z
-  .object({ limit: z.number().int().min(1).max(1000).optional().describe('newest first; default 100') })
+  .strictObject({ limit: queryInt(1, 1000).optional().describe('newest first; default 100') })
   .optional();

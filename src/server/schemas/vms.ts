@@ -1,6 +1,6 @@
 /** DTOs of the VM lifecycle API (api.md "VM lifecycle"). Outputs are plain JSON: REST ignores superjson. */
 import { z } from 'zod';
-import { CpuCount, K8sName, Namespace, Quantity, VmRef } from './common';
+import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, VmRef } from './common';
 
 export const VmRow = z.object({
   name: z.string(),
@@ -28,10 +28,10 @@ export const VmRow = z.object({
 export type VmRow = z.infer<typeof VmRow>;
 
 export const VmListInput = z
-  .object({
+  .strictObject({
     namespace: Namespace.optional().describe('only this namespace'),
-    tag: z.string().optional().describe('only VMs carrying this tag'),
-    node: z.string().optional().describe('only VMs placed on this node'),
+    tag: z.string().max(63).optional().describe('only VMs carrying this tag'),
+    node: K8sSubdomain.optional().describe('only VMs placed on this node'),
   })
   .optional();
 
@@ -46,12 +46,12 @@ const imageRef = z
   .regex(/^[^\s]+$/, 'must be an image reference without spaces');
 
 export const VmCreateInput = z
-  .object({
+  .strictObject({
     name: K8sName,
     namespace: Namespace.optional().describe('defaults to tailvm (CORRAL_NAMESPACE)'),
     cpu: CpuCount.optional().describe('default 2'),
-    mem: Quantity.optional().describe('default 4G'),
-    disk: Quantity.optional().describe('default 20G'),
+    mem: MemorySize.optional().describe('default 4G; 64Mi – 4Ti'),
+    disk: DiskSize.optional().describe('default 20G; 1Gi – 64Ti'),
     containerDisk: imageRef.optional().describe('source: OCI containerdisk URI'),
     image: z.string().min(1).max(253).optional().describe('source: catalog entry name (GET /api/images)'),
     import: url('qcow2/raw image').optional().describe('source: CDI import into DataVolume <vm>-disk'),
@@ -63,10 +63,10 @@ export const VmCreateInput = z
       .max(16384)
       .regex(/^(ssh|ecdsa|sk)-\S+ \S+/, 'must be an SSH public key')
       .optional(),
-    node: z.string().min(1).max(253).optional().describe('schedule on this node'),
+    node: K8sSubdomain.optional().describe('schedule on this node'),
     cloudInit: z.string().max(65536).optional().describe('cloud-init user-data (stored in a Secret)'),
-    instancetype: z.string().min(1).max(253).optional(),
-    preference: z.string().min(1).max(253).optional(),
+    instancetype: K8sSubdomain.optional(),
+    preference: K8sSubdomain.optional(),
     start: z
       .boolean()
       .optional()
@@ -114,7 +114,10 @@ export const VmActionInput = VmRef.extend({
 });
 
 export const VmMigrateInput = VmRef.extend({
-  targetNode: z.string().max(253).optional().describe('empty lets the scheduler choose'),
+  targetNode: z
+    .union([z.literal(''), K8sSubdomain])
+    .optional()
+    .describe('empty lets the scheduler choose'),
 });
 
 export const Tag = z

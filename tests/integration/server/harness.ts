@@ -3,7 +3,7 @@
  * loopback ports, plus small HTTP helpers that return status + parsed body.
  */
 import { startEmbeddedCluster, type EmbeddedCluster, type FleetName } from '@/sim/index';
-import { startCorral, type RunningCorral } from '@/server/start';
+import { startCorral, type RunningCorral, type StartOptions } from '@/server/start';
 
 export interface Harness {
   sim: EmbeddedCluster;
@@ -34,7 +34,14 @@ async function reply(res: Response): Promise<Reply> {
 }
 
 export async function startHarness(
-  options: { fleet?: FleetName; speed?: number; requestTimeoutMs?: number; unreachableAfterMs?: number } = {},
+  options: {
+    fleet?: FleetName;
+    speed?: number;
+    requestTimeoutMs?: number;
+    unreachableAfterMs?: number;
+    /** More startCorral options (limits, open, host). */
+    corral?: Pick<StartOptions, 'limits' | 'open' | 'host'>;
+  } = {},
 ): Promise<Harness> {
   const sim = await startEmbeddedCluster({ port: 0, fleet: options.fleet ?? 'empty', speed: options.speed ?? 50 });
   const corral = await startCorral({
@@ -47,6 +54,7 @@ export async function startHarness(
     requestTimeoutMs: options.requestTimeoutMs ?? 2000,
     unreachableAfterMs: options.unreachableAfterMs,
     config: { pollMs: 50, waitTimeoutMs: 30_000 },
+    ...options.corral,
   });
   await corral.cluster.cache.waitForSync(20_000);
   const url = corral.url;
