@@ -44,7 +44,10 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
         <span
           className="badge badge-readonly"
           data-testid="readonly-badge"
-          title={`CORRAL_ADMINS is set and ${session.login || 'this caller'} is not on it: changes are disabled`}
+          title={
+            session.readOnlyReason ??
+            `CORRAL_ADMINS is set and ${session.login || 'this caller'} is not on it: changes are disabled`
+          }
         >
           read-only
         </span>

@@ -14,6 +14,7 @@ export function useSession() {
     name: who.data?.name ?? '',
     admin,
     enforced: who.data?.enforced ?? false,
+    readOnlyReason: who.data?.readOnlyReason,
     /** Read-only: an allowlist exists and the caller is not on it. Until whoami answers, assume read-only so
      *  controls never flash up for a caller who may not use them. */
     readOnly: !who.isSuccess || !admin,

@@ -5,6 +5,10 @@ export const WhoAmI = z.object({
   name: z.string(),
   admin: z.boolean(),
   enforced: z.boolean().describe('true when CORRAL_ADMINS is set'),
+  readOnlyReason: z
+    .string()
+    .optional()
+    .describe('why a caller is read-only when CORRAL_ADMINS did not decide it (a remote caller of an exposed server)'),
   demo: z.boolean().describe('true against the embedded demo cluster'),
   cluster: z.string(),
 });
