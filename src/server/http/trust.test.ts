@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { identityFor, REMOTE_READ_ONLY } from '../identity-http';
 import { assessRequest, hostAllowed, hostOf, parseCidrs, rememberTrust, trustConfig, TrustConfigError } from './trust';
@@ -85,9 +86,10 @@ describe('Host allow-list', () => {
     expect(hostAllowed(trustConfig({ listenHost: '0.0.0.0', env: { CORRAL_ALLOWED_HOSTS: '*' } }), 'x.y')).toBe(true);
   });
 
-  it('defaults to the machine name and its addresses when unset', () => {
-    const config = trustConfig({ listenHost: '192.0.2.10', env: {} });
+  it('always answers the machine name and its listen address, with or without a list', () => {
+    const config = trustConfig({ listenHost: '192.0.2.10', env: { CORRAL_ALLOWED_HOSTS: 'corral.lan' } });
     expect(hostAllowed(config, '192.0.2.10:8006')).toBe(true);
+    expect(hostAllowed(config, hostname())).toBe(true);
     expect(hostAllowed(config, 'rebind.attacker.example')).toBe(false);
   });
 });

@@ -7,8 +7,9 @@
  * - A caller is *local* when its peer is loopback and nothing says it relays somebody else (no forwarding or
  *   identity headers). When Corral listens beyond loopback with no CORRAL_ADMINS, only local callers may change
  *   state unless the operator opened it (`--open`, CORRAL_OPEN=1).
- * - The Host allow-list (CORRAL_ALLOWED_HOSTS) closes DNS rebinding: a page on an attacker's name that resolves to
- *   this machine sends that name as Host, and is answered 421 before any handler runs.
+ * - The Host allow-list closes DNS rebinding: a page on an attacker's name that resolves to this machine sends that
+ *   name as Host, and is answered 421 before any handler runs. Loopback names, the machine's own name and
+ *   addresses are always answered; CORRAL_ALLOWED_HOSTS adds the names users reach Corral by.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
@@ -88,7 +89,7 @@ export function hostOf(header: string | undefined): string {
   return /^[a-z0-9.-]+$/.test(name) ? name : '';
 }
 
-function defaultHosts(listenHost: string): string[] {
+function ownHosts(listenHost: string): string[] {
   const hosts = [hostname()];
   const short = hostname().split('.')[0];
   if (short) hosts.push(short);
@@ -116,7 +117,9 @@ export function trustConfig(options: TrustOptions): TrustConfig {
     .split(/[\s,]+/)
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  const entries = [...LOOPBACK_NAMES, ...(listed.length ? listed : defaultHosts(options.listenHost))];
+  // The machine's own names and addresses are always answered (Kubernetes probes send the pod IP as Host); no
+  // rebinding page can use them, since its Host is the attacker's name. CORRAL_ALLOWED_HOSTS adds to them.
+  const entries = [...LOOPBACK_NAMES, ...ownHosts(options.listenHost), ...listed];
   const hosts = new Set<string>();
   const suffixes: string[] = [];
   for (const e of entries) {
