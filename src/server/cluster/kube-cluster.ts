@@ -36,7 +36,7 @@ export class KubeCluster implements ClusterPort {
     options: KubeClusterOptions = {},
   ) {
     this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 5_000);
-    this.cache = new WatchCache(kubeConfig, this.http, options);
+    this.cache = new WatchCache(this.http, options);
     this.metrics = new MetricsSampler(this.http, options.metricsIntervalMs);
     const context = kubeConfig.getCurrentContext();
     const cluster = kubeConfig.getCurrentCluster();
@@ -56,13 +56,23 @@ export class KubeCluster implements ClusterPort {
     await this.cache.waitForSync(syncTimeoutMs);
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.metrics.stop();
-    return this.cache.stop();
+    await this.cache.stop();
+    await this.http.close();
   }
 
+  /**
+   * What /readyz reports: the cache has listed every kind, and neither the apiserver heartbeat nor any watch has
+   * been down for longer than the grace period (`unreachableAfterMs`, default 30 s). See watch-cache.ts.
+   */
   isReady(): boolean {
     return this.cache.ready();
+  }
+
+  /** Why the cluster is not ready (empty when it is): one entry per failing heartbeat or watch. */
+  readinessProblems(): string[] {
+    return this.cache.problems();
   }
 
   onChange(listener: (event: ChangeEvent) => void): () => void {

@@ -1,22 +1,25 @@
 /**
- * The ONE watch-driven cache: a client-node ListWatch per kind (VMs, VMIs, virt-launcher pods, nodes, PVCs,
+ * The ONE watch-driven cache: a list-then-watch informer per kind (VMs, VMIs, virt-launcher pods, nodes, PVCs,
  * DataVolumes, migrations), with Corral's own indexes on top (namespace/name, node, label, owning VM).
  *
- * client-node informers STOP after any error other than 410/timeout (kube-sim-spec §7), so each informer is
- * restarted here with exponential backoff (1 s … 30 s). The cache keeps serving the last known state while a
- * watch is down; readiness turns false when an informer has been failing for longer than `unreachableAfterMs`.
+ * Recovery (issue 14; docs/server.md "Watch recovery"): each informer is one loop that lists only when it has no
+ * resourceVersion (at start and after 410 Gone / an in-stream ERROR 410), otherwise watches from the last
+ * resourceVersion it saw (events and bookmarks). A watch carries `timeoutSeconds`, so the apiserver ends it
+ * cleanly every few minutes, and a client-side idle timer aborts a stream that stays silent past that; a watch
+ * request that gets no response headers within `watchConnectTimeoutMs` is aborted too. Every attempt owns an
+ * AbortController that is aborted when the attempt ends, whatever ended it, so a request that is given up on never
+ * keeps its socket. Failures back off exponentially with jitter (1 s doubling to 30 s, each delay drawn from its
+ * upper half); a clean end of a watch that delivered something reconnects at once. A heartbeat (`GET /version`)
+ * tells a silent, hung apiserver from a quiet one; when it answers again after failing, every informer that is
+ * waiting (backing off, or stuck in a request sent during the outage) is retried at once, so recovery does not
+ * wait out a long back-off. The cache keeps serving the last known state throughout; `ready()` turns false while
+ * the heartbeat or any watch has been down for longer than `unreachableAfterMs`.
  */
-import {
-  type KubernetesListObject,
-  type KubernetesObject,
-  ListWatch,
-  Watch,
-  type KubeConfig,
-} from '@kubernetes/client-node';
 import type { CachedKind, ChangeEvent, ChangeType, ClusterCache, KObject } from '../domain/cluster-port';
 import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
 import type { KubeHttp } from './kube-http';
+import { fromKubeResponse } from './errors';
 import { RESOURCES, resourcePath } from './resources';
 
 /** Only virt-launcher pods matter to Corral; watching every pod of a big cluster would waste memory. */
@@ -115,23 +118,74 @@ function vmsOf(o: KObject): string[] {
   return [...out];
 }
 
+/** Why a watch attempt ended without an error: the apiserver closed the stream (timeoutSeconds, or dropped). */
+class WatchGone extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WatchGone';
+  }
+}
+
 interface InformerState {
   kind: CachedKind;
-  informer: ListWatch<KubernetesObject>;
+  /** Collection path and label selector (query-encoded, '' for none). */
+  path: string;
+  selector: string;
   synced: boolean;
-  failingSince: number | undefined;
+  /** The resourceVersion to resume from; '' means the next attempt lists first. */
+  resourceVersion: string;
+  /** Epoch ms since when this kind has had no open watch (undefined while one is open or never needed). */
+  downSince: number | undefined;
+  /** Epoch ms of the last byte received on the current watch. */
+  lastDataAt: number;
+  /** The current watch has its response headers (it is streaming). */
+  streaming: boolean;
   lastError: string;
-  backoffMs: number;
+  /** Consecutive failed attempts (drives the back-off). */
+  failures: number;
+  /** Bumped per attempt: callbacks of an older attempt are ignored. */
+  attempt: number;
+  /** Aborts the current attempt's request (list or watch). */
+  abort: AbortController | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The cluster does not serve this kind (CRD not installed): empty, looked at again now and then. */
+  absent: boolean;
+  /** Counters for diagnostics and tests. */
+  stats: { lists: number; watches: number; failures: number };
 }
 
 export interface WatchCacheOptions {
-  /** Readiness turns false after an informer has failed for this long (default 30 s). */
+  /** Readiness turns false after the heartbeat or a watch has been down for this long (default 30 s). */
   unreachableAfterMs?: number;
+  /** First retry delay after a failure (default 1 s); each further failure doubles it. */
+  minBackoffMs?: number;
+  /** Longest retry delay (default 30 s). */
   maxBackoffMs?: number;
-  /** Interval of the apiserver heartbeat (default min(5 s, unreachableAfterMs / 3)). */
+  /** Interval of the apiserver heartbeat (default min(5 s, unreachableAfterMs / 3)); 1 s while it fails. */
   heartbeatMs?: number;
+  /** `timeoutSeconds` asked of the apiserver for each watch (default 300; each watch draws 1–1.25× of it). */
+  watchTimeoutSeconds?: number;
+  /** A watch silent for this long after its server-side timeout should have ended it is aborted (default 30 s). */
+  watchIdleSlackMs?: number;
+  /** A watch request without response headers after this long is aborted (default 10 s). */
+  watchConnectTimeoutMs?: number;
+  /** Time-out of each list request (default 60 s). */
+  listTimeoutMs?: number;
   log?: (line: string) => void;
+  /** Random source for jitter (tests). */
+  random?: () => number;
+}
+
+/** Per-kind state for /readyz reasons, logs and tests. */
+export interface WatchStatus {
+  kind: CachedKind;
+  synced: boolean;
+  streaming: boolean;
+  downForMs: number;
+  failures: number;
+  lastError: string;
+  lists: number;
+  watches: number;
 }
 
 export class WatchCache implements ClusterCache {
@@ -140,57 +194,67 @@ export class WatchCache implements ClusterCache {
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   private stopped = false;
   private readonly unreachableAfterMs: number;
+  private readonly minBackoffMs: number;
   private readonly maxBackoffMs: number;
-  private readonly log: (line: string) => void;
   private readonly heartbeatMs: number;
-  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private readonly watchTimeoutSeconds: number;
+  private readonly watchIdleSlackMs: number;
+  private readonly watchConnectTimeoutMs: number;
+  private readonly listTimeoutMs: number;
+  private readonly log: (line: string) => void;
+  private readonly random: () => number;
+  private heartbeat: ReturnType<typeof setTimeout> | undefined;
+  private heartbeatAbort: AbortController | undefined;
   /** Set while the heartbeat fails: a hanging apiserver leaves watches silent rather than erroring. */
   private heartbeatFailingSince: number | undefined;
 
   constructor(
-    private readonly kc: KubeConfig,
     private readonly http: KubeHttp,
     options: WatchCacheOptions = {},
   ) {
     this.unreachableAfterMs = options.unreachableAfterMs ?? 30_000;
-    this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
-    this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
+    this.minBackoffMs = options.minBackoffMs ?? 1000;
+    this.maxBackoffMs = Math.max(this.minBackoffMs, options.maxBackoffMs ?? 30_000);
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.min(5000, Math.floor(this.unreachableAfterMs / 3)));
+    this.watchTimeoutSeconds = Math.max(1, Math.round(options.watchTimeoutSeconds ?? 300));
+    this.watchIdleSlackMs = options.watchIdleSlackMs ?? 30_000;
+    this.watchConnectTimeoutMs = options.watchConnectTimeoutMs ?? 10_000;
+    this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
+    this.random = options.random ?? Math.random;
   }
 
   /** Starts every informer; resolves when each has either listed once or failed its first attempt. */
   async start(): Promise<void> {
-    const watch = new Watch(this.kc);
-    await Promise.all(CACHED_KINDS.map((kind) => this.startInformer(kind, watch)));
-    this.heartbeat = setInterval(() => void this.beat(), this.heartbeatMs);
-    this.heartbeat.unref?.();
-  }
-
-  private async beat(): Promise<void> {
-    try {
-      await this.http.request({
-        method: 'GET',
-        path: '/version',
-        what: 'heartbeat',
-        timeoutMs: Math.max(500, this.heartbeatMs),
-      });
-      if (this.heartbeatFailingSince !== undefined) {
-        this.log('the apiserver answers again; restarting watches');
-        this.heartbeatFailingSince = undefined;
-        // Watches opened while it hung may still be waiting for an answer that never comes (client-node only
-        // gives up after 30 s of silence): restart them all from their last resourceVersion.
-        for (const state of this.informers) {
-          if (state.timer) clearTimeout(state.timer);
-          state.timer = undefined;
-          await state.informer.stop();
-          if (!this.stopped) void this.run(state, true);
-        }
-      }
-    } catch (err) {
-      if (this.heartbeatFailingSince === undefined)
-        this.log(`the apiserver does not answer: ${err instanceof Error ? err.message : String(err)}`);
-      this.heartbeatFailingSince ??= Date.now();
+    this.stopped = false;
+    const firsts: Promise<void>[] = [];
+    for (const kind of CACHED_KINDS) {
+      const r = RESOURCES[kind];
+      const selector = LABEL_SELECTORS[kind];
+      const state: InformerState = {
+        kind,
+        path: resourcePath(r),
+        selector: selector ? encodeURIComponent(selector) : '',
+        synced: false,
+        resourceVersion: '',
+        downSince: Date.now(),
+        lastDataAt: 0,
+        streaming: false,
+        lastError: '',
+        failures: 0,
+        attempt: 0,
+        abort: undefined,
+        timer: undefined,
+        absent: false,
+        stats: { lists: 0, watches: 0, failures: 0 },
+      };
+      this.informers.push(state);
+      let first: () => void = () => {};
+      firsts.push(new Promise<void>((resolve) => (first = resolve)));
+      void this.run(state, first);
     }
+    await Promise.all(firsts);
+    this.scheduleBeat(this.heartbeatMs);
   }
 
   /** Resolves once every informer has listed (or rejects after `timeoutMs`). */
@@ -207,17 +271,36 @@ export class WatchCache implements ClusterCache {
     return this.informers.length === CACHED_KINDS.length && this.informers.every((i) => i.synced);
   }
 
-  /** Synced and no informer failing for longer than the grace period. */
+  /** Synced, and neither the heartbeat nor any watch down for longer than the grace period. */
   ready(now = Date.now()): boolean {
     const ok = (since: number | undefined) => since === undefined || now - since < this.unreachableAfterMs;
-    return this.synced() && ok(this.heartbeatFailingSince) && this.informers.every((i) => ok(i.failingSince));
+    return this.synced() && ok(this.heartbeatFailingSince) && this.informers.every((i) => ok(i.downSince));
   }
 
-  problems(): string[] {
+  problems(now = Date.now()): string[] {
     const beat = this.heartbeatFailingSince === undefined ? [] : ['apiserver: heartbeat failing'];
     return beat.concat(
-      this.informers.filter((i) => i.lastError && i.failingSince !== undefined).map((i) => `${i.kind}: ${i.lastError}`),
+      this.informers
+        .filter((i) => i.downSince !== undefined && (i.lastError || !i.synced))
+        .map(
+          (i) =>
+            `${i.kind}: ${i.lastError || 'not listed yet'} (down ${Math.round((now - (i.downSince ?? now)) / 1000)} s)`,
+        ),
     );
+  }
+
+  /** One line per watched kind. */
+  status(now = Date.now()): WatchStatus[] {
+    return this.informers.map((i) => ({
+      kind: i.kind,
+      synced: i.synced,
+      streaming: i.streaming,
+      downForMs: i.downSince === undefined ? 0 : now - i.downSince,
+      failures: i.failures,
+      lastError: i.lastError,
+      lists: i.stats.lists,
+      watches: i.stats.watches,
+    }));
   }
 
   onChange(listener: (e: ChangeEvent) => void): () => void {
@@ -225,13 +308,18 @@ export class WatchCache implements ClusterCache {
     return () => this.listeners.delete(listener);
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopped = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeatAbort?.abort();
     for (const i of this.informers) {
       if (i.timer) clearTimeout(i.timer);
-      await i.informer.stop();
+      i.timer = undefined;
+      i.attempt++;
+      i.abort?.abort();
+      i.abort = undefined;
     }
+    return Promise.resolve();
   }
 
   get(kind: CachedKind, namespace: string | undefined, name: string): KObject | undefined {
@@ -276,102 +364,312 @@ export class WatchCache implements ClusterCache {
     return idx;
   }
 
-  private async startInformer(kind: CachedKind, watch: Watch): Promise<void> {
-    const r = RESOURCES[kind];
-    const selector = LABEL_SELECTORS[kind];
-    const path = resourcePath(r);
-    const listFn = async () => {
-      const query = selector ? `?labelSelector=${encodeURIComponent(selector)}` : '';
-      const list = await this.http.request<KubernetesListObject<KubernetesObject>>({
-        method: 'GET',
-        path: `${path}${query}`,
-        what: `listing ${r.plural}`,
-        timeoutMs: 60_000,
-      });
-      state.synced = true;
-      return list;
-    };
-    const informer = new ListWatch<KubernetesObject>(path, watch, listFn, false, selector);
-    const state: InformerState = {
-      kind,
-      informer,
-      synced: false,
-      failingSince: undefined,
-      lastError: '',
-      backoffMs: 0,
-      timer: undefined,
-    };
-    this.informers.push(state);
-    const emit = (type: ChangeType) => (obj: KubernetesObject) => {
-      const o = obj as unknown as KObject;
-      if (type === 'DELETED') this.index(kind).drop(o);
-      else this.index(kind).put(o);
-      this.healthy(state);
-      const event: ChangeEvent = { kind, type, object: o };
-      for (const l of this.listeners) l(event);
-    };
-    informer.on('add', emit('ADDED'));
-    informer.on('update', emit('MODIFIED'));
-    informer.on('delete', emit('DELETED'));
-    informer.on('error', (err: unknown) => this.failed(state, err));
-    await this.run(state);
-  }
+  // ---- heartbeat ----------------------------------------------------------------------------------------------
 
-  private async run(state: InformerState, probe = false): Promise<void> {
-    try {
-      if (probe) {
-        // A restart first proves the apiserver answers for this kind (a one-item list): the informer's own
-        // 'connect' fires before its watch request is even sent, so it cannot tell recovery from another failure.
-        await this.http.request({
-          method: 'GET',
-          path: `${resourcePath(RESOURCES[state.kind])}?limit=1`,
-          what: `probing ${RESOURCES[state.kind].plural}`,
-        });
-        this.healthy(state);
-      }
-      await state.informer.start();
-    } catch (err) {
-      this.failed(state, err);
-    }
-  }
-
-  private healthy(state: InformerState): void {
-    if (state.failingSince !== undefined) this.log(`watch on ${state.kind} recovered`);
-    state.failingSince = undefined;
-    state.lastError = '';
-    state.backoffMs = 0;
-  }
-
-  /** client-node stopped this informer: restart it after a growing delay, keeping the cached objects. */
-  private failed(state: InformerState, err: unknown): void {
+  private scheduleBeat(delayMs: number): void {
     if (this.stopped) return;
-    if (err instanceof CorralError && err.code === 'NOT_FOUND') {
-      // The kind's CRD is not installed (e.g. a cluster without CDI): that is an empty kind, not an outage.
-      // Count it as synced and look again now and then, in case it gets installed.
-      if (!state.synced)
-        this.log(`${state.kind} is not served by this cluster (CRD not installed); treating it as empty`);
-      state.synced = true;
-      state.failingSince = undefined;
-      state.lastError = '';
-      state.backoffMs = this.maxBackoffMs;
-      if (state.timer) clearTimeout(state.timer);
-      state.timer = setTimeout(() => {
-        state.timer = undefined;
-        if (!this.stopped) void this.run(state, false);
-      }, this.maxBackoffMs * 2);
-      state.timer.unref?.();
-      return;
+    this.heartbeat = setTimeout(() => void this.beat(), delayMs);
+    this.heartbeat.unref?.();
+  }
+
+  private async beat(): Promise<void> {
+    const failing = this.heartbeatFailingSince !== undefined;
+    try {
+      this.heartbeatAbort = new AbortController();
+      await this.http.request({
+        method: 'GET',
+        path: '/version',
+        what: 'heartbeat',
+        signal: this.heartbeatAbort.signal,
+        // While failing, a short time-out: a request sent into a hang must not delay noticing the recovery.
+        timeoutMs: failing ? Math.min(2000, Math.max(500, this.heartbeatMs)) : Math.max(500, this.heartbeatMs),
+      });
+      if (this.stopped) return;
+      const outageStart = this.heartbeatFailingSince;
+      if (outageStart !== undefined) {
+        this.log('the apiserver answers again; retrying the watches that are down');
+        this.heartbeatFailingSince = undefined;
+        this.kick(outageStart);
+      }
+    } catch (err) {
+      if (this.stopped) return;
+      if (!failing) this.log(`the apiserver does not answer: ${err instanceof Error ? err.message : String(err)}`);
+      this.heartbeatFailingSince ??= Date.now();
     }
-    const message = err instanceof Error ? err.message : String((err as { message?: unknown })?.message ?? err);
-    state.failingSince ??= Date.now();
-    if (message !== state.lastError) this.log(`watch on ${state.kind} failed (${message}); retrying`);
-    state.lastError = message;
-    state.backoffMs = Math.min(state.backoffMs ? state.backoffMs * 2 : 1000, this.maxBackoffMs);
+    this.scheduleBeat(this.heartbeatFailingSince === undefined ? this.heartbeatMs : Math.min(1000, this.heartbeatMs));
+  }
+
+  /**
+   * The apiserver answers again: retry now every informer that is waiting out a back-off or stuck in a request
+   * sent during the outage (a hung apiserver never answers those). Streams that delivered nothing since before
+   * the outage are restarted from their resourceVersion too: over a real network partition they are dead.
+   */
+  private kick(outageStart: number): void {
+    for (const state of this.informers) {
+      if (state.absent) continue;
+      const stuck = !state.streaming || state.lastDataAt < outageStart;
+      if (!stuck && state.timer === undefined) continue;
+      this.restart(state, Math.floor(this.random() * 250));
+    }
+  }
+
+  // ---- informer loop ------------------------------------------------------------------------------------------
+
+  /** Ends the current attempt (aborting its request) and starts another after `delayMs`. */
+  private restart(state: InformerState, delayMs: number): void {
+    state.attempt++;
+    state.abort?.abort();
+    state.abort = undefined;
+    state.streaming = false;
+    this.schedule(state, delayMs);
+  }
+
+  private schedule(state: InformerState, delayMs: number): void {
     if (state.timer) clearTimeout(state.timer);
-    state.timer = setTimeout(() => {
+    state.timer = undefined;
+    if (this.stopped) return;
+    const go = () => {
       state.timer = undefined;
-      if (!this.stopped) void this.run(state, true);
-    }, state.backoffMs);
+      if (!this.stopped) void this.run(state);
+    };
+    if (delayMs <= 0) return void queueMicrotask(go);
+    state.timer = setTimeout(go, delayMs);
     state.timer.unref?.();
+  }
+
+  private backoff(failures: number): number {
+    const ceiling = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** Math.max(0, failures - 1));
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+
+  /** One attempt: list if needed, then one watch until it ends. Schedules the next attempt itself. */
+  private async run(state: InformerState, firstDone?: () => void): Promise<void> {
+    const attempt = ++state.attempt;
+    state.abort?.abort();
+    const ac = new AbortController();
+    state.abort = ac;
+    state.streaming = false;
+    const current = () => state.attempt === attempt && !this.stopped;
+    let listed = false;
+    const started = Date.now();
+    try {
+      if (!state.resourceVersion) {
+        await this.relist(state, ac.signal);
+        listed = true;
+        firstDone?.();
+      }
+      if (!current()) return;
+      const delivered = await this.watch(state, ac, current);
+      // A clean end (server-side timeout, or the apiserver dropped the stream): resume at once — unless the
+      // stream ended without delivering anything, which a misbehaving proxy could repeat in a tight loop.
+      if (!current()) return;
+      this.wentDown(state);
+      if (delivered || Date.now() - started >= 1000) {
+        state.failures = 0;
+        this.schedule(state, Math.floor(this.random() * 100));
+      } else this.failed(state, new Error('the watch ended without delivering anything'));
+    } catch (err) {
+      firstDone?.();
+      if (!current()) return;
+      this.wentDown(state);
+      if (err instanceof WatchGone) {
+        // 410: the resourceVersion is too old to resume from; list again (at once, unless we just listed).
+        state.resourceVersion = '';
+        if (!listed) {
+          this.log(`watch on ${state.kind}: ${err.message}; listing again`);
+          this.schedule(state, 0);
+          return;
+        }
+      }
+      if (err instanceof CorralError && err.code === 'NOT_FOUND' && (!state.synced || state.absent) && !listed) {
+        this.absentKind(state);
+        return;
+      }
+      this.failed(state, err);
+    } finally {
+      // Whatever ended the attempt, its request (and socket) goes with it.
+      ac.abort();
+      if (state.abort === ac) state.abort = undefined;
+    }
+  }
+
+  private wentDown(state: InformerState): void {
+    state.streaming = false;
+    state.downSince ??= Date.now();
+  }
+
+  private failed(state: InformerState, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    state.failures++;
+    state.stats.failures++;
+    const delay = this.backoff(state.failures);
+    if (message !== state.lastError)
+      this.log(`watch on ${state.kind} failed (${message}); retrying in ${(delay / 1000).toFixed(1)} s, backing off`);
+    state.lastError = message;
+    this.schedule(state, delay);
+  }
+
+  /** The kind's CRD is not installed (e.g. a cluster without CDI): an empty kind, not an outage. */
+  private absentKind(state: InformerState): void {
+    if (!state.absent)
+      this.log(`${state.kind} is not served by this cluster (CRD not installed); treating it as empty`);
+    state.absent = true;
+    state.synced = true;
+    state.downSince = undefined;
+    state.lastError = '';
+    state.failures = 0;
+    this.schedule(state, this.maxBackoffMs * 2);
+  }
+
+  private async relist(state: InformerState, signal: AbortSignal): Promise<void> {
+    const r = RESOURCES[state.kind];
+    state.stats.lists++;
+    const list = await this.http.request<{ metadata?: { resourceVersion?: string }; items?: KObject[] }>({
+      method: 'GET',
+      path: `${state.path}${state.selector ? `?labelSelector=${state.selector}` : ''}`,
+      what: `listing ${r.plural}`,
+      timeoutMs: this.listTimeoutMs,
+      signal,
+    });
+    if (signal.aborted) return;
+    if (state.absent) this.log(`${state.kind} is served by the cluster now`);
+    state.absent = false;
+    const idx = this.index(state.kind);
+    const seen = new Set<Key>();
+    for (const item of list?.items ?? []) {
+      seen.add(keyOf(item));
+      this.apply(state, 'ADDED', item);
+    }
+    for (const [key, old] of [...idx.objects]) if (!seen.has(key)) this.apply(state, 'DELETED', old);
+    state.resourceVersion = list?.metadata?.resourceVersion ?? '';
+    state.synced = true;
+  }
+
+  /**
+   * Opens one watch from `state.resourceVersion` and applies its events until it ends. Resolves whether it
+   * delivered anything when the server ends it cleanly; throws WatchGone on 410, a CorralError on other failures.
+   */
+  private async watch(state: InformerState, ac: AbortController, current: () => boolean): Promise<boolean> {
+    const r = RESOURCES[state.kind];
+    const timeoutSeconds = Math.round(this.watchTimeoutSeconds * (1 + this.random() / 4));
+    const query = [
+      'watch=true',
+      `resourceVersion=${encodeURIComponent(state.resourceVersion)}`,
+      'allowWatchBookmarks=true',
+      `timeoutSeconds=${timeoutSeconds}`,
+      ...(state.selector ? [`labelSelector=${state.selector}`] : []),
+    ].join('&');
+    const what = `watching ${r.plural}`;
+    let reason = '';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (ms: number, why: string) => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        reason = why;
+        ac.abort();
+      }, ms);
+      timer.unref?.();
+    };
+    state.stats.watches++;
+    arm(this.watchConnectTimeoutMs, `no answer to the watch request within ${this.watchConnectTimeoutMs} ms`);
+    try {
+      let res;
+      try {
+        res = await this.http.stream(`${state.path}?${query}`, ac.signal, what);
+      } catch (err) {
+        throw reason ? new CorralError('TIMEOUT', reason) : err;
+      }
+      if (res.status !== 200) {
+        const text = res.body ? await new Response(res.body).text().catch(() => '') : '';
+        if (res.status === 410) throw new WatchGone(`resourceVersion ${state.resourceVersion} expired (410)`);
+        throw fromKubeResponse(res.status, text, what);
+      }
+      if (!res.body) throw new CorralError('BAD_GATEWAY', `${what}: empty response`);
+      // Connected: the kind is live again.
+      state.streaming = true;
+      state.downSince = undefined;
+      state.lastError = '';
+      state.lastDataAt = Date.now();
+      const idleMs = timeoutSeconds * 1000 + this.watchIdleSlackMs;
+      const idleReason = `the watch was silent for ${Math.round(idleMs / 1000)} s`;
+      arm(idleMs, idleReason);
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffered = '';
+      let delivered = false;
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          if (!current()) return delivered;
+          state.lastDataAt = Date.now();
+          arm(idleMs, idleReason);
+          buffered += decoder.decode(value, { stream: true });
+          let cut: number;
+          while ((cut = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, cut).trim();
+            buffered = buffered.slice(cut + 1);
+            if (!line) continue;
+            if (this.event(state, line)) delivered = true;
+          }
+        }
+      } catch (err) {
+        if (reason) throw new CorralError('TIMEOUT', reason);
+        if (!current()) return delivered;
+        throw err instanceof CorralError || err instanceof WatchGone
+          ? err
+          : new CorralError(
+              'UNAVAILABLE',
+              `the ${r.plural} watch broke off (${err instanceof Error ? err.message : String(err)})`,
+            );
+      } finally {
+        reader.cancel().catch(() => undefined);
+      }
+      return delivered;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  /** Applies one watch line; true when it was an event (not garbage). Throws WatchGone for ERROR 410. */
+  private event(state: InformerState, line: string): boolean {
+    let parsed: { type?: string; object?: KObject & { code?: number; message?: string } };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      return false;
+    }
+    const { type, object } = parsed;
+    if (!object) return false;
+    if (type === 'ERROR') {
+      if (object.code === 410) throw new WatchGone(object.message ?? 'resourceVersion expired (410)');
+      throw new CorralError(
+        'BAD_GATEWAY',
+        `the ${RESOURCES[state.kind].plural} watch failed: ${object.message ?? 'ERROR event'}`,
+      );
+    }
+    const rv = object.metadata?.resourceVersion;
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.apply(state, type, object);
+    else if (type !== 'BOOKMARK') return false;
+    if (rv) state.resourceVersion = rv;
+    state.failures = 0; // the stream works: a later failure starts its back-off from the beginning
+    return true;
+  }
+
+  /** Puts or drops one object and tells the listeners, unless it is unchanged. */
+  private apply(state: InformerState, type: ChangeType, o: KObject): void {
+    const idx = this.index(state.kind);
+    const old = idx.objects.get(keyOf(o));
+    if (type === 'DELETED') {
+      if (!old) return;
+      idx.drop(o);
+    } else {
+      const rv = o.metadata.resourceVersion;
+      if (old && rv !== undefined && old.metadata.resourceVersion === rv) return;
+      idx.put(o);
+      type = old ? 'MODIFIED' : 'ADDED';
+    }
+    const event: ChangeEvent = { kind: state.kind, type, object: o };
+    for (const l of this.listeners) l(event);
   }
 }
