@@ -137,7 +137,10 @@ async function main(): Promise<void> {
   const where = values.demo
     ? 'the embedded demo cluster'
     : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
-  const shownHost = values.host === '0.0.0.0' || values.host === '::' ? 'localhost' : values.host;
+  // localhost whenever this machine can use it (tools and benches read the port from this line).
+  const shownHost = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(values.host)
+    ? 'localhost'
+    : values.host;
   console.log(`[corral] listening on ${tls ? 'https' : 'http'}://${shownHost}:${corral.port} — ${where}`);
   console.log(`[corral] ${corral.accessMode}`);
 
