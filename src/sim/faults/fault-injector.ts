@@ -1,6 +1,7 @@
 /**
- * Runtime fault injection for reliability tests: fail or slow down a fraction of API requests, drop every open
- * watch stream, or stop answering altogether. Driven in-process (the object returned by startEmbeddedCluster) or
+ * Runtime fault injection for reliability tests: fail or slow down a fraction of API requests, slow down reads
+ * (lists and gets, not watches), drop every open watch stream, expire every resourceVersion handed out so far (so
+ * resuming watches answer 410 Expired), or stop answering altogether. Driven in-process (the object returned by startEmbeddedCluster) or
  * over HTTP (`/_sim/faults`, see src/sim/http/control.ts). The control paths themselves are never faulted.
  */
 import { ApiError } from '../store/errors.js';
@@ -14,6 +15,8 @@ export interface FaultConfig {
   /** Share of requests (0..1) held back for `delayMs` before being served. */
   delayFraction: number;
   delayMs: number;
+  /** Every read (a GET that is not a watch: lists and gets) is held back this long (ms) before being served. */
+  listDelayMs: number;
   /** `hang`: accept requests and never answer; `refuse`: reset the connection at once. */
   unresponsive: Unresponsive;
   /** Only requests whose path starts with this are affected (empty: all API requests). */
@@ -25,11 +28,18 @@ export const NO_FAULTS: FaultConfig = {
   failStatus: 503,
   delayFraction: 0,
   delayMs: 0,
+  listDelayMs: 0,
   unresponsive: 'no',
   pathPrefix: '',
 };
 
 /** What the server does with one request. */
+/** What the server knows of a request when it asks for a decision (the path alone for older callers). */
+export interface FaultRequest {
+  method?: string;
+  query?: URLSearchParams;
+}
+
 export type FaultDecision =
   | { action: 'serve'; delayMs: number }
   | { action: 'fail'; delayMs: number; error: ApiError }
@@ -91,6 +101,9 @@ export function validateFaultConfig(input: Partial<FaultConfig>): FaultConfig {
   if (typeof merged.delayMs !== 'number' || !(merged.delayMs >= 0 && merged.delayMs <= 600_000)) {
     throw new ApiError(400, 'BadRequest', 'delayMs must be a number of milliseconds between 0 and 600000');
   }
+  if (typeof merged.listDelayMs !== 'number' || !(merged.listDelayMs >= 0 && merged.listDelayMs <= 600_000)) {
+    throw new ApiError(400, 'BadRequest', 'listDelayMs must be a number of milliseconds between 0 and 600000');
+  }
   if (!['no', 'hang', 'refuse'].includes(merged.unresponsive))
     throw new ApiError(400, 'BadRequest', 'unresponsive must be "no", "hang" or "refuse"');
   if (typeof merged.pathPrefix !== 'string') throw new ApiError(400, 'BadRequest', 'pathPrefix must be a string');
@@ -103,6 +116,7 @@ export function validateFaultConfig(input: Partial<FaultConfig>): FaultConfig {
 export class FaultInjector {
   private config: FaultConfig = { ...NO_FAULTS };
   private dropper: () => number = () => 0;
+  private compactor: () => void = () => {};
   /** Random source; tests may replace it for determinism. */
   random: () => number = Math.random;
 
@@ -148,17 +162,40 @@ export class FaultInjector {
     return this.dropper();
   }
 
+  /** Hold every read (list or get, not a watch) back for `delayMs`: a slow apiserver or etcd. */
+  slowLists(delayMs: number): void {
+    this.update({ listDelayMs: delayMs });
+  }
+
+  /**
+   * Expire every resourceVersion handed out so far (the store forgets its event logs, as etcd compaction does)
+   * and end every open watch stream: each client resuming from its last resourceVersion gets `ERROR 410 Expired`
+   * and must list again. Returns how many watches were dropped.
+   */
+  expireWatches(): number {
+    this.compactor();
+    return this.dropper();
+  }
+
   /** Wired by the HTTP server. */
   attachWatchDropper(drop: () => number): void {
     this.dropper = drop;
   }
 
-  decide(path: string): FaultDecision {
+  /** Wired by the HTTP server: forget the store's event logs. */
+  attachLogCompactor(compact: () => void): void {
+    this.compactor = compact;
+  }
+
+  decide(path: string, request: FaultRequest = {}): FaultDecision {
     const c = this.config;
     if (c.pathPrefix && !path.startsWith(c.pathPrefix)) return { action: 'serve', delayMs: 0 };
     if (c.unresponsive === 'hang') return { action: 'hang' };
     if (c.unresponsive === 'refuse') return { action: 'refuse' };
-    const delayMs = c.delayFraction > 0 && this.random() < c.delayFraction ? c.delayMs : 0;
+    const isRead =
+      (request.method ?? 'GET') === 'GET' && request.query?.get('watch') !== 'true' && !path.includes('/watch/');
+    const listDelay = c.listDelayMs > 0 && isRead ? c.listDelayMs : 0;
+    const delayMs = Math.max(listDelay, c.delayFraction > 0 && this.random() < c.delayFraction ? c.delayMs : 0);
     if (c.failFraction > 0 && this.random() < c.failFraction)
       return { action: 'fail', delayMs, error: faultError(c.failStatus) };
     return { action: 'serve', delayMs };

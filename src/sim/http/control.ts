@@ -5,6 +5,8 @@
  *   PATCH  /_sim/faults            change some fields
  *   DELETE /_sim/faults            clear all faults
  *   POST   /_sim/faults/drop-watches   end every open watch stream now → {"dropped": n}
+ *   POST   /_sim/faults/expire-watches expire every resourceVersion handed out so far and end the open watch
+ *                                       streams: resuming clients get ERROR 410 Expired → {"dropped": n}
  *   GET    /_sim/settings          {"metricsServer": bool}
  *   PATCH  /_sim/settings          {"metricsServer": false} flips metrics.k8s.io at runtime
  */
@@ -53,6 +55,10 @@ export async function handleControl(
   if (path === '/_sim/faults/drop-watches') {
     if (method !== 'POST') throw notAllowed();
     return sendJson(res, 200, { dropped: c.faults.dropWatches() });
+  }
+  if (path === '/_sim/faults/expire-watches') {
+    if (method !== 'POST') throw notAllowed();
+    return sendJson(res, 200, { dropped: c.faults.expireWatches() });
   }
   if (path === '/_sim/settings') {
     if (method === 'GET') return sendJson(res, 200, { ...c.ctx.settings });

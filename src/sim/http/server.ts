@@ -89,6 +89,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { ctx, modules, faults } = options;
   const watches = new WatchRegistry();
   faults.attachWatchDropper(() => watches.closeAll());
+  faults.attachLogCompactor(() => ctx.store.compact());
   const admissionHooks = modules.flatMap((m) => m.admission ?? []);
   const lists = new ListCache(ctx.store);
   const api: ApiContext = {
@@ -318,7 +319,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           await handleControl({ ctx, faults, watches }, req, res, url);
           return;
         }
-        const decision = faults.decide(url.pathname);
+        const decision = faults.decide(url.pathname, { method: req.method, query: url.searchParams });
         if (decision.action === 'hang') return; // the socket stays open until the client gives up or close()
         if (decision.action === 'refuse') {
           req.socket.destroy();
