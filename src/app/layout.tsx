@@ -1,6 +1,8 @@
 import type { Metadata, Viewport } from 'next';
+import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { Shell } from './components/Shell';
+import { nonceFromPolicy } from './lib/csp';
 import { EARLY_PREFILL_SCRIPT } from './lib/prefill';
 import { THEME_KEY } from './lib/theme';
 import { Providers } from './providers';
@@ -16,13 +18,16 @@ export const viewport: Viewport = { width: 'device-width', initialScale: 1, colo
 // Runs before first paint so a stored light theme never flashes dark.
 const themeScript = `try{var t=localStorage.getItem(${JSON.stringify(THEME_KEY)});if(t==='light'||t==='dark')document.documentElement.dataset.theme=t}catch(e){}`;
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+// Reading the request's headers makes every page dynamically rendered: the CSP nonce is new on each response
+// (src/server/http/security-headers.ts), and a prerendered page's inline scripts could not carry it.
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = nonceFromPolicy((await headers()).get('content-security-policy'));
   return (
     <html lang="en" data-theme="dark" suppressHydrationWarning>
       <head>
-        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
         {/* Starts the fleet's REST prefill while the page's scripts are still loading. */}
-        <script dangerouslySetInnerHTML={{ __html: EARLY_PREFILL_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: EARLY_PREFILL_SCRIPT }} />
       </head>
       <body>
         <Providers>

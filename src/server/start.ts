@@ -14,6 +14,7 @@ import { createCorralServices, type CorralConfig, type CorralServices } from './
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
 import type { HttpLimits } from './http/limits';
 import { trustConfig, type TrustConfig } from './http/trust';
+import { applySecurityHeaders } from './http/security-headers';
 import { accessModeLine, identityFor } from './identity-http';
 
 export interface CorralHost {
@@ -93,7 +94,12 @@ async function attachNext(
   await app.prepare();
   const handler = app.getRequestHandler();
   http.setFallback(
-    (req, res) => handler(req, res),
+    (req, res) => {
+      // Every response Next produces (pages, /_next assets, errors) carries the security headers; the request
+      // gets the same CSP, from which Next and the root layout take the script nonce.
+      applySecurityHeaders(req, res, { dev: opts.dev });
+      return handler(req, res);
+    },
     opts.dev ? (req, socket, head) => void upgradeBus.emit('upgrade', req, socket, head) : undefined,
   );
   return () => app.close();

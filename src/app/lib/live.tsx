@@ -129,15 +129,29 @@ export function useLive(): LiveContextValue {
   return ctx;
 }
 
+/** The version the server renders with, and hydration reproduces: never a real version (those start at 0). */
+const SERVER_VERSION = -1;
+/** What the server rendered: no rows, not synced. Never mutated. */
+const SERVER_FLEET = new FleetState();
+const serverVersion = () => SERVER_VERSION;
+
 /** Re-renders the caller when anything in the fleet changed (at most once per frame). */
 function useFleetVersion(): number {
   const { state } = useLive();
-  return useSyncExternalStore(state.notifier.subscribe, state.notifier.getVersion, () => 0);
+  return useSyncExternalStore(state.notifier.subscribe, state.notifier.getVersion, serverVersion);
 }
 
+/**
+ * The fleet as this render may show it. The store is filled in place, outside React, so it can be ahead of
+ * hydration: a Suspense boundary (the VM page's) hydrates after the provider's effects have already applied the
+ * prefill, and reading the store there rendered a VM where the server had rendered "Loading…" — React error
+ * #418. While hydrating, useSyncExternalStore answers with the server snapshot (SERVER_VERSION), and the view is
+ * the server's empty fleet; React re-renders with the real version right after.
+ */
 export function useFleet() {
-  const { state } = useLive();
+  const { state: live } = useLive();
   const version = useFleetVersion();
+  const state = version === SERVER_VERSION ? SERVER_FLEET : live;
   return { state, version, synced: state.synced, clusterReady: state.clusterReady };
 }
 
