@@ -3,7 +3,15 @@ import type { VmHardware } from '@/server/domain/vm-hardware';
 import type { VmRuntime } from '@/server/domain/vm-runtime';
 import type { VmRow } from '@/server/schemas/vms';
 import { EXTRAS_ANNOTATION, serializeExtras } from './extras';
-import { agentEnabled, assignSlots, configDigest, resourceRow, statusCurrent, vmConfig } from './vm-view';
+import {
+  agentEnabled,
+  assignSlots,
+  configDigest,
+  reportedAgent,
+  resourceRow,
+  statusCurrent,
+  vmConfig,
+} from './vm-view';
 
 const G = 1024 ** 3;
 const stopped: VmRuntime = {
@@ -179,7 +187,28 @@ describe('vmConfig', () => {
       }).agent,
     ).toBe('enabled=1,fstrim_cloned_disks=0');
     expect(agentEnabled('enabled=1,type=virtio')).toBe(true);
+    expect(agentEnabled('type=virtio,enabled=1')).toBe(true);
     expect(agentEnabled('0')).toBe(false);
+    expect(agentEnabled('enabled=0,type=virtio')).toBe(false);
+  });
+
+  it('reports the agent the same way in config and status/current (issue 14)', () => {
+    const setting = 'enabled=1,fstrim_cloned_disks=0,type=virtio';
+    for (const runtime of [running, { ...running, agentConnected: true }, stopped]) {
+      const shown = reportedAgent(setting, runtime);
+      const annotations = {
+        [EXTRAS_ANNOTATION]: serializeExtras({ options: { agent: setting }, disks: {}, nets: {} }),
+      };
+      const status = runtime.active ? 'Running' : 'Stopped';
+      const config = vmConfig({ hw: hw({ annotations }), row: row({ status }), defaultStorage: '', runtime });
+      expect(config.agent).toBe(shown);
+      const current = statusCurrent(
+        { vmid: 100, row: row({ status }), node: 'corral-1', runtime },
+        shown !== undefined && agentEnabled(shown),
+      );
+      expect(current.agent === 1).toBe(agentEnabled(String(config.agent)));
+    }
+    expect(reportedAgent(undefined, running)).toBeUndefined();
   });
 });
 

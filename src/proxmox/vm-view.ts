@@ -297,10 +297,8 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   config.cpu ??= 'host';
   config.ostype ??= 'l26';
   config.scsihw ??= 'virtio-scsi-pci';
-  // A config that claims an agent bpg cannot reach makes Terraform wait 15 minutes per read: only a connected
-  // agent, or a stopped VM (nobody asks its agent), keeps the client's setting.
-  const agent = typeof config.agent === 'string' ? config.agent : undefined;
-  if (agent && agentEnabled(agent) && ctx.runtime.active && !ctx.runtime.agentConnected) config.agent = '0';
+  const agent = reportedAgent(typeof config.agent === 'string' ? config.agent : undefined, ctx.runtime);
+  if (agent !== undefined) config.agent = agent;
   if (row.template) config.template = 1;
   if (row.tags.length) config.tags = row.tags.join(';');
   for (const d of hw.disks) {
@@ -336,8 +334,22 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   return config;
 }
 
+/** Whether a PVE `agent` property string enables the agent: `1`, `enabled=1,…`, `type=virtio,enabled=1`. */
 export function agentEnabled(value: string): boolean {
-  return /^(1|enabled=1)(,|$)/.test(value.trim());
+  const parts = value.trim().split(',');
+  if (parts[0] === '1') return true;
+  return parts.some((p) => p === 'enabled=1');
+}
+
+/**
+ * The `agent` setting as config and `status/current` both report it. A config that claims an agent bpg cannot
+ * reach makes Terraform wait 15 minutes per read, so only a connected agent, or a stopped VM (nobody asks its
+ * agent), keeps the client's enabled setting; a running VM without a connected agent reports `0` — in config
+ * AND in status/current, which must never say 1 while config says 0.
+ */
+export function reportedAgent(setting: string | undefined, runtime: VmRuntime): string | undefined {
+  if (setting === undefined) return undefined;
+  return agentEnabled(setting) && runtime.active && !runtime.agentConnected ? '0' : setting;
 }
 
 /** sha1 over the sorted config: what clients echo back in `digest=` for optimistic locking. */

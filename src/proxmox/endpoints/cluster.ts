@@ -1,4 +1,5 @@
 /** `/version`, `/cluster/*`, `/nodes`, `/nodes/{node}/*` (non-VM), `/storage`, `/pools`, tasks. */
+import { createHash } from 'node:crypto';
 import type { NodeRow } from '@/server/schemas/nodes';
 import type { Task } from '@/server/schemas/tasks';
 import { upidNode } from '../translate/upid';
@@ -11,7 +12,27 @@ import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, nodeAcl, rootAcl, storageAcl, type EndpointContext, type Routes } from './context';
 import { rowContext } from './qemu';
 
-export const PVE_VERSION = { version: '8.2.4', release: '8.2', repoid: 'corral', console: 'html5' };
+/** `GET /version` as proxmox-api.md specifies it: static 8.2.0, repoid `corral-kubevirt`. */
+export const PVE_VERSION = { version: '8.2.0', release: '8.2', repoid: 'corral-kubevirt' };
+
+/** `/etc/hosts` of a node as PVE's `GET /nodes/{node}/hosts` returns it: the file's text and its sha1 digest. */
+export function nodeHosts(node: string, ip: string): { data: string; digest: string } {
+  const data = [
+    '127.0.0.1 localhost.localdomain localhost',
+    `${ip || '127.0.1.1'} ${node}.cluster.local ${node}`,
+    '',
+    '# The following lines are desirable for IPv6 capable hosts',
+    '',
+    '::1     ip6-localhost ip6-loopback',
+    'fe00::0 ip6-localnet',
+    'ff00::0 ip6-mcastprefix',
+    'ff02::1 ip6-allnodes',
+    'ff02::2 ip6-allrouters',
+    'ff02::3 ip6-allhosts',
+    '',
+  ].join('\n');
+  return { data, digest: createHash('sha1').update(data).digest('hex') };
+}
 
 interface NodeFacts {
   node: string;
@@ -212,9 +233,11 @@ export function registerCluster(table: Routes): void {
   define(table, 'GET', '/nodes/{node}', {
     handle: (ctx) => {
       requireNode(ctx);
-      return ['qemu', 'lxc', 'status', 'storage', 'tasks', 'network', 'version', 'time', 'dns'].map((subdir) => ({
-        subdir,
-      }));
+      return ['qemu', 'lxc', 'status', 'storage', 'tasks', 'network', 'version', 'time', 'dns', 'hosts'].map(
+        (subdir) => ({
+          subdir,
+        }),
+      );
     },
   });
   define(table, 'GET', '/nodes/{node}/status', {
@@ -253,6 +276,13 @@ export function registerCluster(table: Routes): void {
   });
   define(table, 'GET', '/nodes/{node}/dns', {
     handle: (ctx) => (requireNode(ctx), { search: 'cluster.local', dns1: '10.96.0.10' }),
+  });
+  define(table, 'GET', '/nodes/{node}/hosts', {
+    privilege: { name: 'Sys.Audit', path: nodeAcl },
+    handle: (ctx) => {
+      const n = requireNode(ctx);
+      return nodeHosts(n.node, n.row.ip);
+    },
   });
   define(table, 'GET', '/nodes/{node}/network', {
     privilege: { name: 'Sys.Audit', path: nodeAcl },

@@ -6,9 +6,13 @@ import {
   changeNics,
   composeVm,
   detachDisks,
+  diskUnchanged,
   resizeDisk,
   setTemplateFlag,
+  sizedHardware,
   vmHardware,
+  type DiskFact,
+  type DiskWish,
   type VmBlueprint,
 } from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
@@ -29,11 +33,20 @@ import {
   vmName,
 } from '../qemu-params';
 import { pveUser, type ResolvedVm } from '../state';
-import { parseDiskKey, resolveResize, DiskSpecError } from '../translate/disk-spec';
+import { parseDiskKey, parseDiskSpec, resolveResize, DiskSpecError, type DiskSpec } from '../translate/disk-spec';
+import { parsePropertyString } from '../translate/property-string';
 import { parseNetKey, parseNetSpec, stableMac, NetSpecError } from '../translate/net-spec';
-import { mibToBytes } from '../translate/size';
+import { mibToBytes, parsePveSize } from '../translate/size';
 import { pveState } from '../translate/status';
-import { agentEnabled, assignSlots, qemuListRow, statusCurrent, vmConfig, type RowContext } from '../vm-view';
+import {
+  agentEnabled,
+  assignSlots,
+  qemuListRow,
+  reportedAgent,
+  statusCurrent,
+  vmConfig,
+  type RowContext,
+} from '../vm-view';
 import { ProxmoxError, paramError } from '../wire';
 import { define, vmAcl, type EndpointContext, type Routes } from './context';
 import { pveStorages } from '../storage-map';
@@ -67,7 +80,8 @@ function upid(ctx: EndpointContext, taskId: string, vm?: { vmid: number; node: s
 
 async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
   const { services } = ctx.state;
-  const hw = corralSync(() => vmHardware(services.deps, vm.ref.namespace, vm.ref.name));
+  // An instancetype-sized VM has no CPU/memory in its template: the domain fills them in from the instancetype.
+  const hw = await corral(sizedHardware(services.deps, vm.ref.namespace, vm.ref.name));
   const storages = await pveStorages(services);
   const defaultStorage =
     storages.find((s) => s.storage === 'local-lvm')?.storage ??
@@ -193,6 +207,44 @@ async function power(ctx: EndpointContext): Promise<string> {
 // ---------------------------------------------------------------------------------------------------------------
 // Config updates
 
+/**
+ * A re-sent drive spec for an attached disk, translated for the domain's "is this unchanged" check: the same
+ * storage and volume as the config shows (`local-lvm:vm-100-disk-1[,…]`) or the same storage and size
+ * (`local-lvm:10`), the same options, format raw. Undefined when it says something else (a change).
+ */
+function resentDisk(sent: string, shown: string, disk: DiskFact): DiskWish | undefined {
+  let wanted: DiskSpec;
+  let now: DiskSpec;
+  try {
+    wanted = parseDiskSpec(sent);
+    now = parseDiskSpec(shown);
+  } catch {
+    return undefined;
+  }
+  const props = parsePropertyString(sent).props;
+  if ((props.get('format') ?? 'raw') !== 'raw' || props.get('media') === 'cdrom') return undefined;
+  if (now.source.kind !== 'volume' || JSON.stringify(sorted(wanted.options)) !== JSON.stringify(sorted(now.options)))
+    return undefined;
+  const shownSize = parsePropertyString(shown).props.get('size');
+  const sentSize = props.get('size');
+  // The size as the config prints it is the disk's size; another text is a stated size (bytes, T, M…).
+  const stated = sentSize === undefined || sentSize === shownSize ? undefined : parsePveSize(sentSize);
+  if (sentSize !== undefined && sentSize !== shownSize && stated === undefined) return undefined;
+  const sizeBytes = stated === undefined ? {} : { sizeBytes: stated };
+  if (wanted.source.kind === 'volume') {
+    if (wanted.source.storage !== now.source.storage || wanted.source.volume !== now.source.volume) return undefined;
+    return { claim: disk.claim, ...sizeBytes };
+  }
+  if (wanted.source.kind === 'new') {
+    if (wanted.source.storage !== now.source.storage) return undefined;
+    return { sizeBytes: wanted.source.sizeBytes };
+  }
+  return undefined;
+}
+
+const sorted = (o: Record<string, string>) =>
+  Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+
 async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   const { state, args } = ctx;
   const { services } = state;
@@ -216,7 +268,9 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   const newDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !slotToDisk.has(k) && !extras.disks[k]?.empty);
   const changedDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !newDiskKeys.includes(k));
   for (const k of changedDiskKeys) {
-    if (args.raw(k) !== current[k])
+    const disk = cctx.hw.disks.find((d) => d.name === slotToDisk.get(k));
+    const wish = disk && resentDisk(args.raw(k) ?? '', String(current[k] ?? ''), disk);
+    if (args.raw(k) !== current[k] && !(disk && wish && diskUnchanged(disk, wish)))
       throw paramError({
         [k]: `changing an attached disk is not supported (delete it, or use resize); current: ${String(current[k])}`,
       });
@@ -526,7 +580,10 @@ export function registerQemu(table: Routes): void {
       const rc = rowContext(ctx, vm.vmid, vm.row);
       // Only the agent setting is needed from the config: read it from the extras, not the whole config.
       const manifest = corralSync(() => ctx.state.services.vms.manifest(vm.ref.namespace, vm.ref.name));
-      const agent = parseExtras(manifest.metadata.annotations?.[EXTRAS_ANNOTATION]).options.agent;
+      const agent = reportedAgent(
+        parseExtras(manifest.metadata.annotations?.[EXTRAS_ANNOTATION]).options.agent,
+        rc.runtime,
+      );
       return statusCurrent(rc, agent !== undefined && agentEnabled(agent));
     },
   });

@@ -167,6 +167,81 @@ export function vmHardware(deps: DomainDeps, namespace: string, name: string): V
   return readHardware(deps, requireVm(deps, namespace, name));
 }
 
+/** What a client states about a disk it re-sends; fields left out are not stated. */
+export interface DiskWish {
+  /** The PVC/DataVolume it names. */
+  claim?: string;
+  storageClass?: string;
+  sizeBytes?: number;
+}
+
+/**
+ * Whether re-sending `wish` for the attached disk `disk` changes nothing — PVE accepts an unchanged drive spec as
+ * a no-op (Ansible's proxmox_disk re-sends the volume on every run): the same claim, StorageClass and size.
+ */
+export function diskUnchanged(disk: DiskFact, wish: DiskWish): boolean {
+  if (disk.device !== 'disk') return false;
+  if (wish.claim !== undefined && wish.claim !== disk.claim) return false;
+  if (wish.storageClass !== undefined && disk.storageClass && wish.storageClass !== disk.storageClass) return false;
+  if (wish.sizeBytes !== undefined && wish.sizeBytes !== disk.sizeBytes) return false;
+  return true;
+}
+
+/** CPU and memory an instancetype gives the VMs that name it. */
+export interface InstancetypeSize {
+  cpus: number;
+  memoryBytes: number;
+}
+
+const INSTANCETYPE_TTL_MS = 30_000;
+const instancetypeCache = new WeakMap<object, Map<string, { at: number; size: InstancetypeSize | undefined }>>();
+
+/**
+ * The size of a cluster instancetype (`spec.cpu.guest`, `spec.memory.guest`), read at most every 30 s per name
+ * (instancetypes are immutable in practice). Undefined when it does not exist or cannot be read.
+ */
+export async function instancetypeSize(deps: DomainDeps, name: string): Promise<InstancetypeSize | undefined> {
+  let byName = instancetypeCache.get(deps.cluster);
+  if (!byName) {
+    byName = new Map();
+    instancetypeCache.set(deps.cluster, byName);
+  }
+  const hit = byName.get(name);
+  if (hit && Date.now() - hit.at < INSTANCETYPE_TTL_MS) return hit.size;
+  const it = await deps.cluster.fetch('VirtualMachineClusterInstancetype', undefined, name).catch(() => undefined);
+  const spec = asDict(it?.spec);
+  const cpus = asDict(spec.cpu).guest;
+  const memory = quantityToNumber(asString(asDict(spec.memory).guest));
+  const size =
+    it && typeof cpus === 'number' && cpus > 0 && Number.isFinite(memory)
+      ? { cpus, memoryBytes: Math.round(memory) }
+      : undefined;
+  byName.set(name, { at: Date.now(), size });
+  return size;
+}
+
+/**
+ * The VM's hardware with the size filled in from its instancetype when the template names none (a VM sized by a
+ * `VirtualMachineClusterInstancetype` has no `domain.cpu`/`domain.memory` of its own): the instancetype's guest
+ * vCPUs as cores of one socket and its guest memory.
+ */
+export async function sizedHardware(deps: DomainDeps, namespace: string, name: string): Promise<VmHardware> {
+  const vm = requireVm(deps, namespace, name);
+  const hw = readHardware(deps, vm);
+  const ref = asDict(asDict(vm.spec).instancetype);
+  const kind = asString(ref.kind);
+  if (!asString(ref.name) || (kind && !/^virtualmachineclusterinstancetype$/i.test(kind))) return hw;
+  const domain = asDict(templateSpec(vm).domain);
+  const size = await instancetypeSize(deps, asString(ref.name));
+  if (!size) return hw;
+  const ownCpu = Object.keys(asDict(domain.cpu)).some((k) => ['cores', 'sockets', 'threads'].includes(k));
+  return {
+    ...hw,
+    ...(ownCpu ? {} : { cores: size.cpus, sockets: 1, threads: 1 }),
+    ...(hw.memoryBytes > 0 ? {} : { memoryBytes: size.memoryBytes }),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Compose: create a VM from an explicit hardware description.
 

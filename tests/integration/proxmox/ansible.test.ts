@@ -1,8 +1,9 @@
 /**
  * Ansible's community.general Proxmox modules (Debian's `ansible`, installed by .ci/run) through a VM's whole life
  * against Corral over HTTPS with an API token: create with a disk, an ISO and a NIC, an idempotent re-create,
- * start, update, disk resize, a second NIC, snapshot/rollback/delete, stop, delete — then the same play again, so
- * a VM re-created under a just-deleted name and vmid must work too.
+ * start, update, disk resize, a second disk added twice (proxmox_disk present run twice: the second run re-sends
+ * the attached disk unchanged), a second NIC, snapshot/rollback/delete, stop, delete — then the same play again,
+ * so a VM re-created under a just-deleted name and vmid must work too.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +94,8 @@ describe('Ansible community.general proxmox modules', () => {
         'current',
         'update',
         'resize',
+        'add disk',
+        'add disk again',
         'second nic',
         'snapshot',
         'rollback',
@@ -110,6 +113,7 @@ describe('Ansible community.general proxmox modules', () => {
         'start',
         'update',
         'resize',
+        'add disk',
         'second nic',
         'snapshot',
         'rollback',

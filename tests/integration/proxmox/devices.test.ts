@@ -75,4 +75,49 @@ describe('devices after create', () => {
       .toBe(true);
     expect((await config()).scsi0).toMatch(/^local-lvm:devs-scsi0,/);
   });
+
+  it('accepts an attached disk re-sent unchanged as a no-op, as PVE does (proxmox_disk present, run twice)', async () => {
+    const api = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
+    const created = await api.post('/nodes/corral-1/qemu', {
+      vmid: 601,
+      name: 'resend',
+      memory: 256,
+      scsi0: 'local-lvm:1',
+    });
+    expect((await waitTask(api, created.body.data as string)).exitstatus).toBe('OK');
+    const config = async () => (await api.get('/nodes/corral-1/qemu/601/config')).body.data as Record<string, string>;
+    // First run: proxmox_disk creates scsi1.
+    const add = await api.post('/nodes/corral-1/qemu/601/config', { scsi1: 'local-lvm:2,iothread=1' });
+    expect((await waitTask(api, add.body.data as string)).exitstatus).toBe('OK');
+    await expect
+      .poll(async () => (await config()).scsi1, { timeout: 10_000 })
+      .toBe('local-lvm:resend-scsi1,format=raw,iothread=1,size=2G');
+    const before = await config();
+    // Second run: the module re-sends the volume it read back, with its options (no format, no size).
+    for (const scsi1 of [
+      'local-lvm:resend-scsi1,iothread=1',
+      'local-lvm:resend-scsi1,iothread=1,size=2G',
+      'local-lvm:resend-scsi1,format=raw,iothread=1,size=2G',
+      'local-lvm:2,iothread=1', // the storage:size form of the same disk
+    ]) {
+      const again = await api.post('/nodes/corral-1/qemu/601/config', { scsi1 });
+      expect(again.status, `${scsi1}: ${again.reason}`).toBe(200);
+      expect((await waitTask(api, again.body.data as string)).exitstatus).toBe('OK');
+      expect((await api.put('/nodes/corral-1/qemu/601/config', { scsi1 })).status).toBe(200);
+    }
+    expect(await config()).toMatchObject({ scsi0: before.scsi0, scsi1: before.scsi1 });
+    expect((await h.corral.cluster.fetch('DataVolume', 'tailvm', 'resend-scsi2')) ?? null).toBeNull();
+    // A real change is still refused, naming the key.
+    for (const scsi1 of [
+      'local-lvm:3,iothread=1',
+      'local-lvm:resend-scsi1,size=5G,iothread=1',
+      'local-lvm:resend-scsi0,iothread=1',
+      'local-lvm:resend-scsi1,iothread=0',
+      'other:resend-scsi1,iothread=1',
+    ]) {
+      const changed = await api.put('/nodes/corral-1/qemu/601/config', { scsi1 });
+      expect(changed.status, scsi1).toBe(400);
+      expect(changed.body.errors).toHaveProperty('scsi1');
+    }
+  });
 });

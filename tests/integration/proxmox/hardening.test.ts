@@ -124,7 +124,7 @@ describe('open mode', () => {
     const base = open.serving.url;
     expect((await raw(base, 'GET', '/version', {})).status).toBe(200);
     for (const header of [
-      { 'x-forwarded-for': '203.0.113.7' },
+      { 'x-forwarded-for': '203.0.113.7' } as Record<string, string>,
       { forwarded: 'for=203.0.113.7' },
       { 'tailscale-user-login': 'alice@github' },
     ]) {

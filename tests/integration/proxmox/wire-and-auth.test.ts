@@ -24,7 +24,8 @@ describe('wire format', () => {
   it('answers every call, success or error, with the exact content type and the data envelope', async () => {
     const ok = await admin.get('/version');
     expect(ok.contentType).toBe(PVE_TYPE);
-    expect(ok.body.data).toMatchObject({ version: '8.2.4', repoid: 'corral' });
+    // proxmox-api.md: static 8.2.0, repoid corral-kubevirt.
+    expect(ok.body.data).toEqual({ version: '8.2.0', release: '8.2', repoid: 'corral-kubevirt' });
     const err = await admin.get('/nodes/corral-1/qemu/999999/status/current');
     expect(err.contentType).toBe(PVE_TYPE);
     expect(err.status).toBe(404);
@@ -41,6 +42,16 @@ describe('wire format', () => {
     expect(r.reason).toBe("Method 'GET /nodes/corral-1/ceph/status' not implemented");
     expect(r.body.data).toBeNull();
     expect(h.gaps).toContain('[proxmox-gap] GET /nodes/corral-1/ceph/status');
+  });
+
+  it('answers /nodes/{n}/hosts as PVE does: the hosts file and its digest', async () => {
+    const r = await admin.get('/nodes/corral-1/hosts');
+    expect(r.status).toBe(200);
+    const data = r.body.data as { data: string; digest: string };
+    expect(data.data).toMatch(/^127\.0\.0\.1 localhost\.localdomain localhost\n/);
+    expect(data.data).toMatch(/ corral-1\.cluster\.local corral-1\n/);
+    expect(data.digest).toMatch(/^[0-9a-f]{40}$/);
+    expect((await admin.get('/nodes/nope/hosts')).status).toBeGreaterThanOrEqual(400);
   });
 
   it('returns lists, never null, for pools, lxc and HA groups', async () => {
@@ -277,6 +288,6 @@ describe('mounting', () => {
       headers: { authorization: `PVEAPIToken=root@pam!ci=${ADMIN_SECRET}` },
     });
     expect(r.headers.get('content-type')).toBe(PVE_TYPE);
-    expect(((await r.json()) as { data: { version: string } }).data.version).toBe('8.2.4');
+    expect(((await r.json()) as { data: { version: string } }).data.version).toBe('8.2.0');
   });
 });
