@@ -19,15 +19,8 @@ import { appRouter } from '../routers/_app';
 import { createContextInner } from '../trpc';
 import { API_DOCS_HTML } from './api-docs';
 import { applyServerLimits, resolveLimits, serverOptions, type HttpLimits } from './limits';
-import {
-  assessRequest,
-  hostAllowed,
-  IDENTITY_HEADERS,
-  rememberTrust,
-  trustConfig,
-  type RequestTrust,
-  type TrustConfig,
-} from './trust';
+import { frontDoor, refuseUpgrade } from './front-door';
+import { trustConfig, type TrustConfig } from './trust';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -55,39 +48,6 @@ export interface CorralHttpOptions {
   trust?: TrustConfig;
   /** Overrides of the request limits (defaults and CORRAL_* variables otherwise). */
   limits?: Partial<HttpLimits>;
-}
-
-const ignoredIdentityPeers = new Set<string>();
-
-/**
- * The checks every request and upgrade passes before any handler: a refusal (status + message), or undefined with
- * the request's trust recorded and identity headers from untrusted peers removed (logged once per peer).
- */
-function frontDoor(
-  req: IncomingMessage,
-  trust: TrustConfig,
-  limits: HttpLimits,
-): { status: number; message: string } | undefined {
-  if (!hostAllowed(trust, req.headers.host))
-    return {
-      status: 421,
-      message: `this server does not answer to Host ${JSON.stringify(req.headers.host ?? '')}; add it to CORRAL_ALLOWED_HOSTS`,
-    };
-  if ((req.url ?? '').length > limits.maxUrlBytes)
-    return { status: 414, message: `request URL longer than ${limits.maxUrlBytes} bytes` };
-  const assessed: RequestTrust = assessRequest(trust, req.socket.remoteAddress, req.headers);
-  if (!assessed.trustedPeer) {
-    const sent = IDENTITY_HEADERS.filter((h) => req.headers[h] !== undefined);
-    for (const h of sent) delete req.headers[h];
-    if (sent.length && !ignoredIdentityPeers.has(assessed.peer) && ignoredIdentityPeers.size < 1000) {
-      ignoredIdentityPeers.add(assessed.peer);
-      console.warn(
-        `[corral] ignoring ${sent.join(', ')} from ${assessed.peer}: not a trusted proxy (CORRAL_TRUSTED_PROXIES)`,
-      );
-    }
-  }
-  rememberTrust(req, assessed);
-  return undefined;
 }
 
 export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpServer {
@@ -209,15 +169,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     const refusal = frontDoor(req, trust, limits);
-    if (refusal) {
-      const body = JSON.stringify({ error: refusal.message });
-      const reason = refusal.status === 421 ? 'Misdirected Request' : 'URI Too Long';
-      socket.end(
-        `HTTP/1.1 ${refusal.status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-      return;
-    }
+    if (refusal) return refuseUpgrade(socket, refusal);
     const path = (req.url ?? '').split('?')[0] ?? '';
     const match = upgrades.find((u) => path.startsWith(u.prefix));
     if (match) return match.handler(req, socket, head);

@@ -9,7 +9,12 @@ function request(peer: string, headers: Record<string, string> = {}): IncomingMe
 }
 
 /** A request as the front door would have recorded it, for a server listening on `listenHost`. */
-function through(listenHost: string, peer: string, headers: Record<string, string> = {}, env: NodeJS.ProcessEnv = {}) {
+function through(
+  listenHost: string,
+  peer: string,
+  headers: Record<string, string> = {},
+  env: Record<string, string> = {},
+) {
   const req = request(peer, headers);
   rememberTrust(req, assessRequest(trustConfig({ listenHost, env }), peer, req.headers));
   return req;

@@ -107,7 +107,7 @@ export interface TrustOptions {
   /** The address the server listens on ('0.0.0.0' for all interfaces). */
   listenHost: string;
   open?: boolean;
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export function trustConfig(options: TrustOptions): TrustConfig {
