@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorralServices } from '@/server/domain/services';
+import { trustOf } from '@/server/http/trust';
 import {
   authenticate,
   parseAdmins,
@@ -107,15 +108,25 @@ export function parseHosts(text: string | undefined): ReadonlySet<string> | unde
   return list.length ? new Set(list) : undefined;
 }
 
+/** Whether the server's front door found that the request relays another client (before it dropped headers). */
+function relayedPerFrontDoor(req: IncomingMessage): boolean {
+  try {
+    return trustOf(req).relayed;
+  } catch {
+    return false; // a malformed CORRAL_TRUSTED_PROXIES stops the server at start; the headers still decide
+  }
+}
+
 /**
- * What authentication needs to know about a request. `forwarded`: relayed by a reverse proxy for another client,
- * judged for now by the headers proxies add (X-Forwarded-For, Forwarded, X-Real-IP, Tailscale-User-Login).
+ * What authentication needs to know about a request. `forwarded`: relayed by a reverse proxy for another client —
+ * as the front door recorded it (src/server/http/trust.ts), or as the headers proxies add say (X-Forwarded-For,
+ * Forwarded, X-Real-IP, Tailscale-User-Login).
  */
 export function requestFacts(req: IncomingMessage, method = req.method ?? 'GET'): RequestFacts {
   return {
     method,
     headers: req.headers,
-    forwarded: relayedByProxy(req.headers),
+    forwarded: relayedByProxy(req.headers) || relayedPerFrontDoor(req),
     ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
   };
 }

@@ -4,7 +4,8 @@
  * log is for authenticated callers only and deduplicated, and cluster errors hide internal addresses from
  * non-Administrators.
  */
-import { request } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProxmoxHandler, type ProxmoxHandler } from '@/proxmox/index';
 import { parseAdmins } from '@/proxmox/auth/authenticate';
@@ -134,27 +135,42 @@ describe('open mode', () => {
     }
   });
 
-  it('refuses a state-changing request from a DNS-rebinding page', async () => {
-    await createVm(9102);
+  it('refuses a DNS-rebinding page at the front door of the standalone server (Host allow-list)', async () => {
     const port = new URL(open.serving.url).port;
-    const base = open.serving.url;
-    // Origin equals Host: the attacker's name resolves to 127.0.0.1.
-    const rebinding = await exact(base, 'POST', '/nodes/corral-1/qemu/9102/status/start', {
-      host: `rebind.attacker.example:${port}`,
-      origin: `http://rebind.attacker.example:${port}`,
-    });
-    expect(rebinding.status).toBe(403);
-    expect(rebinding.reason).toBe('Permission denied - cross-site request refused');
-    expect(
-      (await px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` }).get('/nodes/corral-1/qemu/9102/status/current')).body
-        .data,
-    ).toMatchObject({ status: 'stopped' });
-    // The same page served from localhost is this machine's own.
-    const local = await exact(base, 'POST', '/nodes/corral-1/qemu/9102/status/stop', {
-      host: `localhost:${port}`,
-      origin: `http://localhost:${port}`,
-    });
-    expect(local.status, local.reason).toBe(200);
+    const r = await exact(open.serving.url, 'GET', '/version', { host: `rebind.attacker.example:${port}` });
+    expect(r.status).toBe(421);
+    expect(r.reason).toMatch(/CORRAL_ALLOWED_HOSTS/);
+  });
+
+  it('refuses a state-changing request from a DNS-rebinding page in the handler too', async () => {
+    await createVm(9102);
+    // The handler alone (no front door: mounted behind a proxy that passes any Host, or CORRAL_ALLOWED_HOSTS=*).
+    const bare: Server = createServer((req, res) => void open.handler.handle(req, res));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const port = (bare.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      // Origin equals Host: the attacker's name resolves to 127.0.0.1.
+      const rebinding = await exact(base, 'POST', '/nodes/corral-1/qemu/9102/status/start', {
+        host: `rebind.attacker.example:${port}`,
+        origin: `http://rebind.attacker.example:${port}`,
+      });
+      expect(rebinding.status).toBe(403);
+      expect(rebinding.reason).toBe('Permission denied - cross-site request refused');
+      expect(
+        (await px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` }).get('/nodes/corral-1/qemu/9102/status/current')).body
+          .data,
+      ).toMatchObject({ status: 'stopped' });
+      // The same page served from localhost is this machine's own.
+      const local = await exact(base, 'POST', '/nodes/corral-1/qemu/9102/status/stop', {
+        host: `localhost:${port}`,
+        origin: `http://localhost:${port}`,
+      });
+      expect(local.status, local.reason).toBe(200);
+    } finally {
+      bare.closeAllConnections();
+      await new Promise((resolve) => bare.close(resolve));
+    }
   });
 });
 
