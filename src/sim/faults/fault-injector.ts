@@ -1,7 +1,7 @@
 /**
  * Runtime fault injection for reliability tests: fail or slow down a fraction of API requests, slow down reads
- * (lists and gets, not watches), drop every open watch stream, expire every resourceVersion handed out so far (so
- * resuming watches answer 410 Expired), or stop answering altogether. Driven in-process (the object returned by startEmbeddedCluster) or
+ * (lists and gets, not watches), drop every open watch stream, compact the watch history (so watches resuming
+ * from an older resourceVersion answer 410 Expired), or stop answering altogether. Driven in-process (the object returned by startEmbeddedCluster) or
  * over HTTP (`/_sim/faults`, see src/sim/http/control.ts). The control paths themselves are never faulted.
  */
 import { ApiError } from '../store/errors.js';
@@ -168,9 +168,9 @@ export class FaultInjector {
   }
 
   /**
-   * Expire every resourceVersion handed out so far (the store forgets its event logs, as etcd compaction does)
-   * and end every open watch stream: each client resuming from its last resourceVersion gets `ERROR 410 Expired`
-   * and must list again. Returns how many watches were dropped.
+   * Compact the history, as etcd compaction does (the store forgets its event logs), and end every open watch
+   * stream: a client resuming from a resourceVersion older than the newest gets `ERROR 410 Expired` and must
+   * list again. Returns how many watches were dropped.
    */
   expireWatches(): number {
     this.compactor();

@@ -5,8 +5,8 @@
  *   PATCH  /_sim/faults            change some fields
  *   DELETE /_sim/faults            clear all faults
  *   POST   /_sim/faults/drop-watches   end every open watch stream now → {"dropped": n}
- *   POST   /_sim/faults/expire-watches expire every resourceVersion handed out so far and end the open watch
- *                                       streams: resuming clients get ERROR 410 Expired → {"dropped": n}
+ *   POST   /_sim/faults/expire-watches compact the watch history and end the open watch streams: clients
+ *                                       resuming from an older resourceVersion get ERROR 410 Expired → {"dropped": n}
  *   GET    /_sim/settings          {"metricsServer": bool}
  *   PATCH  /_sim/settings          {"metricsServer": false} flips metrics.k8s.io at runtime
  */
