@@ -24,8 +24,8 @@ export function crossSiteRefusal(headers: IncomingHttpHeaders): string | undefin
   } else if (origin === 'null') {
     return 'cross-site request refused (opaque Origin)';
   }
-  const type = first(headers['content-type']).toLowerCase();
-  if (!type.startsWith('application/json'))
-    return 'state-changing requests need a JSON body (Content-Type: application/json)';
+  // The media type exactly (parameters such as charset allowed): `application/jsonx` is not JSON.
+  const type = (first(headers['content-type']).split(';')[0] ?? '').trim().toLowerCase();
+  if (type !== 'application/json') return 'state-changing requests need a JSON body (Content-Type: application/json)';
   return undefined;
 }

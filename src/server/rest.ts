@@ -119,6 +119,10 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
           sendJsonError(res, 400, 'the request body must be a JSON object');
           return;
         }
+        if (nestingDepth(body) > MAX_BODY_DEPTH) {
+          sendJsonError(res, 400, `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
+          return;
+        }
         req.body = body;
       }
     }
@@ -130,4 +134,21 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
       )) as typeof res.end;
     await handler(req, res);
   };
+}
+
+/** No Corral input nests anywhere near this; deeper bodies would overflow the stack of recursive code downstream. */
+const MAX_BODY_DEPTH = 32;
+
+/** How deep objects and arrays nest in a parsed JSON value, counted without recursion. */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

@@ -27,7 +27,8 @@ export const consolesRouter = router({
     })
     .input(VmRef)
     .output(ConsoleSessions)
-    .query(({ input }) => {
+    .query(({ ctx, input }) => {
+      ctx.services.vms.row(input.namespace, input.name); // 404 for a VM that does not exist
       const { registry } = consoleState();
       return {
         vnc: publicHolder(registry.holder('vnc', input.namespace, input.name)),
@@ -46,7 +47,8 @@ export const consolesRouter = router({
     })
     .input(SerialLogInput)
     .output(SerialLog)
-    .query(({ input }) => {
+    .query(({ ctx, input }) => {
+      ctx.services.vms.row(input.namespace, input.name); // 404 for a VM that does not exist
       const bytes = consoleState().serialLogs.read(input.namespace, input.name);
       return {
         namespace: input.namespace,

@@ -80,6 +80,14 @@ export const queryBool = z.union([
     .transform((v) => v === 'true' || v === '1'),
 ]);
 
+const utf8 = new TextEncoder();
+/** Free text limited by its UTF-8 size (what the cluster stores), not by characters. */
+export function textUpTo(maxBytes: number) {
+  return z
+    .string()
+    .refine((v) => v.length <= maxBytes && utf8.encode(v).length <= maxBytes, `must be at most ${maxBytes} bytes`);
+}
+
 /** The input of a procedure that takes none: no body fields, no query parameters. */
 export const NoInput = z.strictObject({}).optional();
 

@@ -1,6 +1,6 @@
 /** DTOs of the VM lifecycle API (api.md "VM lifecycle"). Outputs are plain JSON: REST ignores superjson. */
 import { z } from 'zod';
-import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, VmRef } from './common';
+import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, textUpTo, VmRef } from './common';
 
 export const VmRow = z.object({
   name: z.string(),
@@ -64,7 +64,7 @@ export const VmCreateInput = z
       .regex(/^(ssh|ecdsa|sk)-\S+ \S+/, 'must be an SSH public key')
       .optional(),
     node: K8sSubdomain.optional().describe('schedule on this node'),
-    cloudInit: z.string().max(65536).optional().describe('cloud-init user-data (stored in a Secret)'),
+    cloudInit: textUpTo(65536).optional().describe('cloud-init user-data (stored in a Secret), at most 64 KiB'),
     instancetype: K8sSubdomain.optional(),
     preference: K8sSubdomain.optional(),
     start: z

@@ -145,6 +145,39 @@ describe('strict input', () => {
       expect((await h.get(`/api/tasks?limit=${bad}`)).status, `limit=${bad}`).toBe(400);
   });
 
+  it('refuses a deeply nested body with a 400, not a stack overflow', async () => {
+    const res = await fetch(`${h.url}/api/vms/tailvm/web/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":'.repeat(5000) + '1' + '}'.repeat(5000),
+    });
+    const r = { status: res.status, body: (await res.json()) as unknown };
+    expect(r).toMatchObject({ status: 400, body: { error: expect.stringContaining('nests deeper') } });
+  });
+
+  it('takes only application/json as JSON', async () => {
+    const r = await h.post('/api/vms/tailvm/web/tags', { tag: 'x', on: true }, { 'content-type': 'application/jsonx' });
+    expect(r.status).toBe(403);
+    const ok = await h.post(
+      '/api/vms/tailvm/web/tags',
+      { tag: 'y', on: false },
+      {
+        'content-type': 'application/json; charset=utf-8',
+      },
+    );
+    expect(ok.status).toBe(200);
+  });
+
+  it('limits free text by its UTF-8 size', async () => {
+    const r = await h.post('/api/vms', { name: 'emoji', image: 'fedora', cloudInit: '😀'.repeat(20_000) });
+    expect(r).toMatchObject({ status: 400, body: { error: 'cloudInit: must be at most 65536 bytes' } });
+  });
+
+  it('answers 404 for the consoles of a VM that does not exist', async () => {
+    expect((await h.get('/api/vms/tailvm/ghost/console-sessions')).status).toBe(404);
+    expect((await h.get('/api/vms/tailvm/ghost/console-log')).status).toBe(404);
+  });
+
   it('wants a JSON object as the body', async () => {
     for (const body of [[1, 2], 'start', 5, null])
       expect((await h.post('/api/vms', body)).status, JSON.stringify(body)).toBe(400);
