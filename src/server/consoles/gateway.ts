@@ -13,6 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ClientOptions, RawData } from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
+import { redactAddresses } from '../errors.js';
 import { bridgeSockets, type Bridge } from './bridge.js';
 import { CloseCode, truncateReason } from './close-codes.js';
 import { checkOrigin } from './origin.js';
@@ -228,6 +229,8 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       return refuse(CloseCode.forbidden, err instanceof Error ? err.message : 'Unknown caller');
     }
     const vm = `${target.namespace}/${target.name}`;
+    // Transport errors can carry the apiserver's address; only admins learn it (docs/security.md "Errors").
+    const reveal = (message: string) => (caller.admin ? message : redactAddresses(message));
     const readOnly = !caller.admin || target.watch;
     if (readOnly && target.kind === 'serial') {
       return refuse(
@@ -313,7 +316,10 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       });
       ws.on('error', (err) => {
         if (!bridge && !refused)
-          finishEarly(CloseCode.clusterError, `Cannot reach the ${kindLabel(target.kind)} of ${vm}: ${err.message}`);
+          finishEarly(
+            CloseCode.clusterError,
+            reveal(`Cannot reach the ${kindLabel(target.kind)} of ${vm}: ${err.message}`),
+          );
       });
       ws.on('close', (code, reason) => {
         if (!bridge && !refused)
@@ -363,7 +369,9 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     connect().catch((err: unknown) =>
       finishEarly(
         CloseCode.clusterError,
-        `Cannot open the ${kindLabel(target.kind)} of ${vm}: ${err instanceof Error ? err.message : String(err)}`,
+        reveal(
+          `Cannot open the ${kindLabel(target.kind)} of ${vm}: ${err instanceof Error ? err.message : String(err)}`,
+        ),
       ),
     );
   }

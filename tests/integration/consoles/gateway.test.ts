@@ -182,6 +182,24 @@ describe('console gateway', () => {
       await dead.close();
     }
   });
+
+  it("tells the cluster's address to admins only", async () => {
+    const dead = await startGatewayServer({
+      cluster: () => kubeConfigFor('http://127.0.0.1:1'),
+      resolveCaller: callerFromHeaders(['alice@example.com']),
+      keepaliveMs: 0,
+    });
+    try {
+      const forAdmin = await connect(`${dead.base}/api/vnc/tailvm/web`, admin).closed;
+      expect(forAdmin.reason).toContain('127.0.0.1:1');
+      const forViewer = await connect(`${dead.base}/api/vnc/tailvm/web`, viewer).closed;
+      expect(forViewer.code).toBe(4502);
+      expect(forViewer.reason).toMatch(/Cannot reach the VNC console of tailvm\/web/);
+      expect(forViewer.reason).not.toContain('127.0.0.1');
+    } finally {
+      await dead.close();
+    }
+  });
 });
 
 describe('console gateway: replacing sessions without asking', () => {
