@@ -28,6 +28,8 @@ export interface ConsoleCaller {
   name: string;
   /** Admins may type; everybody else may only watch VNC. */
   admin: boolean;
+  /** Why a non-admin is read-only when it is not CORRAL_ADMINS (e.g. a remote caller of an exposed server). */
+  readOnlyReason?: string;
 }
 
 /** What the gateway needs from a kubeconfig (a client-node KubeConfig fits). */
@@ -235,7 +237,7 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
     if (readOnly && target.kind === 'serial') {
       return refuse(
         CloseCode.forbidden,
-        `Read-only: ${caller.login || 'you'} may not use the serial console of ${vm} (not in CORRAL_ADMINS)`,
+        `Read-only: ${caller.login || 'you'} may not use the serial console of ${vm} (${caller.readOnlyReason ?? 'not in CORRAL_ADMINS'})`,
       );
     }
     if (!caller.admin && target.takeover) {

@@ -21,11 +21,16 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
     },
     resolveCaller(req) {
       const identity = host.identityFor(req, host.services);
-      return { login: identity.login, name: identity.name, admin: identity.admin };
+      return {
+        login: identity.login,
+        name: identity.name,
+        admin: identity.admin,
+        ...(identity.readOnlyReason ? { readOnlyReason: identity.readOnlyReason } : {}),
+      };
     },
     // The watch cache knows whether the VM exists and its status: "Stopped" beats KubeVirt's "vmi not found".
     vmStatus: (namespace, name) => Promise.resolve(host.services.fleet.vmRow(namespace, name)?.status ?? null),
-    // A browser cannot set X-Forwarded-Host on a WebSocket, so honouring it (as the REST guard does) opens no hole.
+    // A browser cannot set X-Forwarded-Host on a WebSocket, and the front door drops it from untrusted peers.
     trustForwardedHost: true,
   });
   host.http.registerUpgrade('/api/vnc/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
