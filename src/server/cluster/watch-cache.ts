@@ -586,6 +586,8 @@ export class WatchCache implements ClusterCache {
       }
       if (!res.body) throw new CorralError('BAD_GATEWAY', `${what}: empty response`);
       // Connected: the kind is live again.
+      if (state.lastError && state.downSince !== undefined)
+        this.log(`watch on ${state.kind} recovered after ${((Date.now() - state.downSince) / 1000).toFixed(1)} s`);
       state.streaming = true;
       state.downSince = undefined;
       state.lastError = '';

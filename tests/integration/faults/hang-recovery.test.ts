@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startHarness, type Harness } from '../server/harness';
-import { countRequests, LiveClient, openFds, sleep, socketsOnPort } from './helpers';
+import { countRequests, cpuShare, LiveClient, openFds, sleep, socketsOnPort } from './helpers';
 
 const HANG_MS = 60_000;
 const GRACE_MS = 3000;
@@ -26,6 +26,7 @@ afterAll(async () => {
 describe('a 60 s hang of the cluster', () => {
   it('settles afterwards: sockets and fds back to baseline, no restart storm, readiness honest', async () => {
     await sleep(1500); // let the start-up connections go idle
+    const cpuBefore = await cpuShare(3000);
     const fdsBefore = openFds();
     const socketsBefore = socketsOnPort(h.sim.port);
     const requests = countRequests(h.sim);
@@ -74,14 +75,16 @@ describe('a 60 s hang of the cluster', () => {
     await eventually(() => openFds() <= fdsBefore + 4, 10_000, `fds back to ${fdsBefore} (now ${openFds()})`);
     // No restart storm: over 5 quiet seconds only the heartbeat and the metrics sampler talk to the cluster.
     requests.reset();
-    await sleep(5000);
+    const cpuAfter = await cpuShare(5000);
     const nonHeartbeat = requests.paths.filter((p) => p !== '/version');
     expect(nonHeartbeat.length, nonHeartbeat.join(', ')).toBeLessThanOrEqual(4);
     expect(socketsOnPort(h.sim.port)).toBeLessThanOrEqual(socketsBefore + 2);
     expect(openFds()).toBeLessThanOrEqual(fdsBefore + 4);
     expect((await h.get('/readyz')).status).toBe(200);
+    // Idle CPU (Corral and the embedded cluster together) as before the hang, not a retry loop's.
+    expect(cpuAfter).toBeLessThanOrEqual(Math.max(cpuBefore * 2, cpuBefore + 0.03));
     console.log(
-      `[hang-recovery] fds ${fdsBefore} → ${openFds()}, sockets to the cluster ${socketsBefore} → ${socketsOnPort(h.sim.port)}, ${requests.total()} requests in 5 s`,
+      `[hang-recovery] fds ${fdsBefore} → ${openFds()}, sockets to the cluster ${socketsBefore} → ${socketsOnPort(h.sim.port)}, ${requests.total()} requests in 5 s, CPU ${(cpuBefore * 100).toFixed(1)} % → ${(cpuAfter * 100).toFixed(1)} %`,
     );
   }, 120_000);
 });

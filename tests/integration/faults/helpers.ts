@@ -101,4 +101,13 @@ export function countRequests(sim: EmbeddedCluster): { total: () => number; path
   return { total: () => paths.length, paths, reset: () => void paths.splice(0) };
 }
 
+/** Share of one core this process used over the next `ms` (user + system time). */
+export async function cpuShare(ms: number): Promise<number> {
+  const start = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(ms);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000 / (performance.now() - t0);
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
