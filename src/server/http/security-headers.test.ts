@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySecurityHeaders, contentSecurityPolicy, createNonce } from './security-headers';
+import { createHash } from 'node:crypto';
+import {
+  applySecurityHeaders,
+  contentSecurityPolicy,
+  createNonce,
+  staticPageSecurityHeaders,
+} from './security-headers';
 
 /** Directive name → its sources. */
 function parse(policy: string): Map<string, string[]> {
@@ -74,5 +80,16 @@ describe('applySecurityHeaders', () => {
     expect(res.headers.get('permissions-policy')).toContain('camera=()');
     const again = await fetch(url);
     expect(again.headers.get('content-security-policy')).not.toBe(policy);
+  });
+});
+
+describe('staticPageSecurityHeaders', () => {
+  it('allows exactly the given inline scripts by hash, and nothing when there are none', () => {
+    const script = "document.title='x'";
+    const sha = createHash('sha256').update(script).digest('base64');
+    const h = staticPageSecurityHeaders([script]);
+    expect(parse(h['Content-Security-Policy']!).get('script-src')).toEqual([`'sha256-${sha}'`]);
+    expect(h['X-Frame-Options']).toBe('DENY');
+    expect(parse(staticPageSecurityHeaders([])['Content-Security-Policy']!).get('script-src')).toEqual(["'none'"]);
   });
 });

@@ -8,7 +8,7 @@
  * the app's two inline <head> scripts (theme and fleet prefill). So the custom server sets the same policy on
  * the request (for Next) and on the response (for the browser).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface CspOptions {
@@ -92,4 +92,24 @@ export function applySecurityHeaders(req: IncomingMessage, res: ServerResponse, 
   res.setHeader('Content-Security-Policy', policy);
   for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) res.setHeader(name, value);
   return nonce;
+}
+
+/**
+ * The same protection for a fixed HTML page served outside Next (e.g. `/api/docs`): its inline scripts are allowed
+ * by their SHA-256 hashes instead of a nonce, so the page can be a constant string.
+ */
+export function staticPageSecurityHeaders(inlineScripts: readonly string[]): Record<string, string> {
+  const hashes = inlineScripts.map((s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`);
+  const policy = [
+    "default-src 'self'",
+    `script-src ${hashes.length ? hashes.join(' ') : "'none'"}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { 'Content-Security-Policy': policy, ...STATIC_SECURITY_HEADERS };
 }
