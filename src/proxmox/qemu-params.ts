@@ -75,6 +75,20 @@ export function checkUnknown(args: Params, extra: string[] = []): void {
     );
 }
 
+/** Refuses any parameter but `allowed`, as PVE's schema validator does for endpoints without extra properties. */
+export function onlyParams(args: Params, allowed: readonly string[]): void {
+  const unknown = args.keys().filter((k) => !allowed.includes(k));
+  if (unknown.length)
+    throw paramError(
+      Object.fromEntries(
+        unknown.map((k) => [
+          k,
+          'property is not defined in schema and the schema does not allow additional properties',
+        ]),
+      ),
+    );
+}
+
 /** A Kubernetes name for a VM from PVE's `name` (PVE allows more; Corral refuses rather than renames). */
 export function vmName(args: Params, vmid: number): string {
   const name = args.string('name') ?? `vm-${vmid}`;
@@ -107,6 +121,7 @@ export async function translateDisks(
   services: CorralServices,
   args: Params,
   vmNameForErrors: string,
+  namespace: string,
 ): Promise<DiskTranslation> {
   const plans: DiskPlan[] = [];
   const extras: Record<string, DiskExtras> = {};
@@ -152,6 +167,13 @@ export async function translateDisks(
       case 'volume': {
         const storage = await findStorage(services, src.storage);
         if (!storage) throw bad(`storage '${src.storage}' does not exist`);
+        // An existing volume must exist: a VM naming a missing claim would never start.
+        const cache = services.deps.cluster.cache;
+        if (
+          !cache.get('PersistentVolumeClaim', namespace, src.volume) &&
+          !cache.get('DataVolume', namespace, src.volume)
+        )
+          throw bad(`volume '${src.storage}:${src.volume}' does not exist`);
         extras[key] = { storage: src.storage, options: spec.options };
         plans.push({ ...base, backing: { claim: src.volume } });
         continue;

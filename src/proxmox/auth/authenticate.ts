@@ -155,8 +155,13 @@ export function authenticate(config: AuthConfig, facts: RequestFacts): Principal
   const authz = header(facts, 'authorization');
   if (authz && /^PVEAPIToken[= ]/.test(authz)) {
     const presented = parseTokenHeader(authz);
+    const claimed = presented ? `${presented.userid}!${presented.tokenName}` : 'a malformed token';
     const grant = presented ? matchToken(config.grants, presented) : undefined;
-    if (!presented || !grant) throw new ProxmoxError(401, 'permission denied - invalid PVE API token');
+    if (!presented || !grant) {
+      // Logged once per burst; not throttled (see login-limiter.ts).
+      config.limiter?.tokenFailure(claimed, facts.remoteAddress ?? 'unknown');
+      throw new ProxmoxError(401, 'permission denied - invalid PVE API token');
+    }
     const tokenId = `${presented.userid}!${presented.tokenName}`;
     return {
       userid: presented.userid,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProxmoxError } from '../wire';
-import { login, type AuthConfig } from './authenticate';
+import { authenticate, login, type AuthConfig } from './authenticate';
 import { LoginLimiter } from './login-limiter';
 import { TicketSigner } from './tickets';
 import { parseGrants } from './tokens';
@@ -65,5 +65,37 @@ describe('failed logins', () => {
     for (let i = 0; i < 500; i++) attempt('x', 'root\n[proxmox] forged@pam', `2001:db8::${i.toString(16)}`);
     expect(lines.length).toBeLessThanOrEqual(20);
     expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+  });
+
+  it('logs wrong API token secrets once per burst, without blocking valid tokens from the same address', () => {
+    let now = 5_000_000;
+    const lines: string[] = [];
+    const limiter = new LoginLimiter({ log: (l) => lines.push(l), now: () => now });
+    const config: AuthConfig = {
+      grants: parseGrants(`root@pam!ci=${SECRET}`),
+      signer: new TicketSigner(Buffer.from('k')),
+      limiter,
+    };
+    const call = (secret: string, remoteAddress: string): number => {
+      try {
+        authenticate(config, {
+          method: 'GET',
+          remoteAddress,
+          headers: { authorization: `PVEAPIToken=root@pam!ci=${secret}` },
+        });
+        return 200;
+      } catch (e) {
+        if (e instanceof ProxmoxError) return e.status;
+        throw e;
+      }
+    };
+    const codes = Array.from({ length: 100 }, (_, i) => call(`guess-${i}`, '127.0.0.1'));
+    expect(codes.every((c) => c === 401)).toBe(true);
+    // Behind a proxy everybody is 127.0.0.1: Terraform's valid token keeps working.
+    expect(call(SECRET, '127.0.0.1')).toBe(200);
+    expect(lines).toEqual(['[proxmox] API token failure for root@pam!ci from 127.0.0.1 (1 in the last minute)']);
+    now += 61_000;
+    call('again', '127.0.0.1');
+    expect(lines).toHaveLength(2);
   });
 });

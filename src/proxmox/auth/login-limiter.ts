@@ -1,6 +1,8 @@
 /**
  * Throttling and logging of failed `POST /access/ticket` attempts, so a password cannot be guessed at wire speed
- * and an operator learns that somebody is trying.
+ * and an operator learns that somebody is trying. Wrong API token secrets are logged the same way (one line per
+ * burst) but not throttled: behind a reverse proxy every caller shares one address, and blocking it would lock
+ * every Terraform/Ansible token out because of one guesser (token secrets are UUIDs; guessing them is hopeless).
  *
  *   - Failures are counted per source address and per user id over a sliding minute. Once either has `limit`
  *     failures (5) in the last minute, logins for it answer `429` without the password being checked, until the
@@ -57,11 +59,12 @@ export class LoginLimiter {
   /**
    * Throws `429` when the address or the user has used up its failures for the last minute. A refused attempt
    * counts against its address (so a guesser that keeps going stays blocked), not against the user (so a guesser
-   * cannot keep somebody else locked out for longer than a minute after stopping).
+   * cannot keep somebody else locked out for longer than a minute after stopping). `perUser: false` (API tokens)
+   * checks the address only, so nobody can lock a token user's automation out by failing under its name.
    */
-  check(userid: string, address: string): void {
+  check(userid: string, address: string, perUser = true): void {
     const now = this.now();
-    const wait = Math.max(this.blockedFor(`a:${address}`, now), this.blockedFor(`u:${userid}`, now));
+    const wait = Math.max(this.blockedFor(`a:${address}`, now), perUser ? this.blockedFor(`u:${userid}`, now) : 0);
     if (wait <= 0) return;
     this.note(userid, address, this.record(`a:${address}`, now), now);
     throw new ProxmoxError(
@@ -78,8 +81,14 @@ export class LoginLimiter {
     this.note(userid, address, n, now);
   }
 
-  private note(userid: string, address: string, n: number, now: number): void {
-    const last = this.loggedAt.get(address);
+  /** Logs a wrong API token secret (once per burst and address); counted apart from logins, never blocking. */
+  tokenFailure(tokenId: string, address: string): void {
+    const now = this.now();
+    this.note(tokenId, address, this.record(`t:${address}`, now), now, 'API token');
+  }
+
+  private note(userid: string, address: string, n: number, now: number, what = 'login'): void {
+    const last = this.loggedAt.get(`${what} ${address}`);
     if (last !== undefined && now - last < this.windowMs) return;
     if (now - this.lineWindowStart >= this.windowMs) {
       this.lineWindowStart = now;
@@ -90,13 +99,13 @@ export class LoginLimiter {
       return;
     }
     this.linesInWindow++;
-    this.loggedAt.delete(address);
-    this.loggedAt.set(address, now);
+    this.loggedAt.delete(`${what} ${address}`);
+    this.loggedAt.set(`${what} ${address}`, now);
     if (this.loggedAt.size > this.maxKeys) this.loggedAt.delete(this.loggedAt.keys().next().value as string);
     const more = this.suppressed ? `; ${this.suppressed} more from other addresses not logged` : '';
     this.suppressed = 0;
     this.log(
-      `[proxmox] login failure for ${printable(userid)} from ${printable(address)} (${n} in the last minute${more})`,
+      `[proxmox] ${what} failure for ${printable(userid)} from ${printable(address)} (${n} in the last minute${more})`,
     );
   }
 

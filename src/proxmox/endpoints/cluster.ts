@@ -71,7 +71,8 @@ function nodeFacts(ctx: EndpointContext): NodeFacts[] {
 function requireNode(ctx: EndpointContext): NodeFacts {
   const name = ctx.path.node ?? '';
   const node = nodeFacts(ctx).find((n) => n.node === name);
-  if (!node) throw new ProxmoxError(500, `hostname lookup '${name}' failed - no such node in the cluster`);
+  // PVE answers 500 here; 404 like an unknown VM (docs/proxmox.md, deliberate deviations): not a server fault.
+  if (!node) throw new ProxmoxError(404, `hostname lookup '${name}' failed - no such node in the cluster`);
   return node;
 }
 
@@ -95,7 +96,7 @@ function nodeRow(n: NodeFacts): Record<string, unknown> {
 /** The storage named in the path, or PVE's error for an unknown one. */
 async function requireStorage(ctx: EndpointContext): Promise<PveStorage> {
   const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
-  if (!s) throw new ProxmoxError(500, `storage '${ctx.path.storage}' does not exist`);
+  if (!s) throw new ProxmoxError(404, `storage '${ctx.path.storage}' does not exist`);
   return s;
 }
 

@@ -96,6 +96,17 @@ async function currentConfig(ctx: EndpointContext, vm: ResolvedVm): Promise<Reco
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Corral's bounds for a VM (issue 14's strict input): 1–512 vCPUs, 64 MiB – 4 TiB of memory. */
+const MAX_VCPUS = 512;
+const CORES = { min: 1, max: MAX_VCPUS };
+const SOCKETS = { min: 1, max: 64 };
+const MEMORY_MIB = { min: 64, max: 4 * 1024 * 1024 };
+
+function requireVcpus(cores: number, sockets: number): void {
+  if (cores * sockets > MAX_VCPUS)
+    throw paramError({ cores: `cores × sockets must be at most ${MAX_VCPUS} (got ${cores} × ${sockets})` });
+}
+
 async function createVm(ctx: EndpointContext): Promise<string> {
   const { state, args } = ctx;
   const { services } = state;
@@ -111,12 +122,13 @@ async function createVm(ctx: EndpointContext): Promise<string> {
     throw paramError({
       name: `name '${name}' is used by VM ${state.vmids.vmidOf(taken) ?? '?'} in namespace ${namespace}`,
     });
-  const cores = args.int('cores', { min: 1, max: 1024 }) ?? 1;
-  const sockets = args.int('sockets', { min: 1, max: 64 }) ?? 1;
-  const memoryMiB = args.int('memory', { min: 16, max: 64 * 1024 * 1024 }) ?? 512;
+  const cores = args.int('cores', CORES) ?? 1;
+  const sockets = args.int('sockets', SOCKETS) ?? 1;
+  requireVcpus(cores, sockets);
+  const memoryMiB = args.int('memory', MEMORY_MIB) ?? 512;
   const tags = tagsOf(args.string('tags'));
   const options = storedOptions(args);
-  const disks = await translateDisks(services, args, name);
+  const disks = await translateDisks(services, args, name, namespace);
   applyBootOrder(disks.plans, args.string('boot'));
   const nets = translateNets(args, namespace, name);
   await requireBridges(services, namespace, nets.plans);
@@ -329,6 +341,7 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     services,
     new Params(newDiskKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])),
     vm.row.name,
+    vm.ref.namespace,
   ).catch((err: unknown) => {
     if (err instanceof DiskSpecError) throw paramError({ disk: err.message });
     throw err;
@@ -343,9 +356,10 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     for (const t of wanted) labels[`${LABEL_TAG_PREFIX}${t}`] = 'true';
   }
   const nextExtras = mergeExtras({ options: {}, disks: {}, nets: {} }, { options, disks: diskExtras, nets: netExtras });
-  const cores = args.int('cores', { min: 1, max: 1024 });
-  const sockets = args.int('sockets', { min: 1, max: 64 });
-  const memory = args.int('memory', { min: 16, max: 64 * 1024 * 1024 });
+  const cores = args.int('cores', CORES);
+  const sockets = args.int('sockets', SOCKETS);
+  if (cores !== undefined || sockets !== undefined) requireVcpus(cores ?? cctx.hw.cores, sockets ?? cctx.hw.sockets);
+  const memory = args.int('memory', MEMORY_MIB);
   const caller = state.caller(ctx.principal);
   const taskIds: string[] = [];
   const cfgTask = await corral(

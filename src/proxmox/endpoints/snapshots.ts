@@ -7,6 +7,7 @@ import {
   type SnapshotRow,
 } from '@/server/domain/vm-snapshots';
 import { corral } from '../errors';
+import { onlyParams } from '../qemu-params';
 import { pveState } from '../translate/status';
 import { ProxmoxError, paramError } from '../wire';
 import { define, vmAcl, type EndpointContext, type Routes } from './context';
@@ -50,6 +51,7 @@ function upid(ctx: EndpointContext, taskId: string): string {
 }
 
 async function create(ctx: EndpointContext): Promise<string> {
+  onlyParams(ctx.args, ['snapname', 'description', 'vmstate']);
   const name = ctx.args.requireString('snapname');
   if (!SNAPNAME.test(name) || name === 'current')
     throw paramError({
@@ -75,9 +77,10 @@ async function create(ctx: EndpointContext): Promise<string> {
 }
 
 async function remove(ctx: EndpointContext): Promise<string> {
+  onlyParams(ctx.args, ['force']);
   const name = ctx.path.snap ?? '';
   const { vm, snaps } = await rows(ctx);
-  if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(500, `snapshot '${name}' does not exist`);
+  if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(404, `snapshot '${name}' does not exist`);
   return upid(
     ctx,
     await corral(
@@ -89,7 +92,8 @@ async function remove(ctx: EndpointContext): Promise<string> {
 async function rollback(ctx: EndpointContext): Promise<string> {
   const name = ctx.path.snap ?? '';
   const { vm, snaps } = await rows(ctx);
-  if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(500, `snapshot '${name}' does not exist`);
+  if (!snaps.some((s) => s.name === name)) throw new ProxmoxError(404, `snapshot '${name}' does not exist`);
+  onlyParams(ctx.args, ['start']);
   const start = ctx.args.bool('start') ?? false;
   return upid(
     ctx,
@@ -113,7 +117,7 @@ export function registerSnapshots(table: Routes): void {
     handle: async (ctx) => {
       const { snaps } = await rows(ctx);
       if (!snaps.some((s) => s.name === ctx.path.snap))
-        throw new ProxmoxError(500, `snapshot '${ctx.path.snap}' does not exist`);
+        throw new ProxmoxError(404, `snapshot '${ctx.path.snap}' does not exist`);
       return [{ subdir: 'config' }, { subdir: 'rollback' }];
     },
   });
@@ -122,7 +126,7 @@ export function registerSnapshots(table: Routes): void {
     handle: async (ctx) => {
       const { snaps } = await rows(ctx);
       const snap = snaps.find((s) => s.name === ctx.path.snap);
-      if (!snap) throw new ProxmoxError(500, `snapshot '${ctx.path.snap}' does not exist`);
+      if (!snap) throw new ProxmoxError(404, `snapshot '${ctx.path.snap}' does not exist`);
       return {
         name: snap.name,
         description: snap.description,

@@ -55,6 +55,9 @@ export interface DiskSpec {
 
 export class DiskSpecError extends Error {}
 
+/** Corral's disk bounds (issue 14's strict input): 1 GiB – 64 TiB. */
+const MIN_DISK_GIB = 1;
+const MAX_DISK_GIB = 64 * 1024;
 const STORAGE_ID = /^[a-z][a-z0-9\-_.]*[a-z0-9]$/i;
 /** Options consumed by the parser, never echoed back as-is. */
 const CONSUMED = new Set(['file', 'media', 'size', 'import-from', 'format']);
@@ -75,6 +78,8 @@ export function parseDiskSpec(text: string): DiskSpec {
   for (const [k, v] of ps.props) if (!CONSUMED.has(k)) options[k] = v;
   const media = ps.props.get('media') ?? 'disk';
   if (media !== 'disk' && media !== 'cdrom') throw new DiskSpecError(`invalid media '${media}'`);
+  const size = ps.props.get('size');
+  if (size !== undefined && parsePveSize(size) === undefined) throw new DiskSpecError(`invalid size '${size}'`);
   const format = ps.props.get('format');
   if (format && !['raw', 'qcow2', 'vmdk'].includes(format)) throw new DiskSpecError(`invalid format '${format}'`);
 
@@ -97,7 +102,10 @@ export function parseDiskSpec(text: string): DiskSpec {
         source: { kind: 'import', storage, from: importFrom, ...(gib > 0 ? { sizeBytes: Math.round(gib * GIB) } : {}) },
         options,
       };
-    if (!(gib > 0)) throw new DiskSpecError(`disk size must be greater than 0 (got '${rest}')`);
+    if (!(gib >= MIN_DISK_GIB && gib <= MAX_DISK_GIB))
+      throw new DiskSpecError(
+        `disk size must be between ${MIN_DISK_GIB} and ${MAX_DISK_GIB} GiB (64 TiB), got '${rest}'`,
+      );
     return { source: { kind: 'new', storage, sizeBytes: Math.round(gib * GIB) }, options };
   }
   if (importFrom) throw new DiskSpecError('import-from needs a new disk (<storage>:0)');

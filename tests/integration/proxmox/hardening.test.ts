@@ -237,3 +237,48 @@ describe('error redaction', () => {
     }
   });
 });
+
+describe('strict input', () => {
+  it('refuses out-of-range sizes, dangling volumes and unknown keys with named 400s, creating nothing', async () => {
+    const admin = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
+    const base = { vmid: 9110, name: 'strict', cores: 1, memory: 512 };
+    for (const [extra, key] of [
+      [{ cores: 513 }, 'cores'],
+      [{ cores: 256, sockets: 4 }, 'cores'],
+      [{ memory: 63 }, 'memory'],
+      [{ memory: 4 * 1024 * 1024 + 1 }, 'memory'],
+      [{ scsi0: 'local-lvm:abc' }, 'scsi0'],
+      [{ ide2: 'local-lvm:abc' }, 'ide2'],
+      [{ scsi0: 'local-lvm:1,size=abc' }, 'scsi0'],
+      [{ scsi0: 'local-lvm:65537' }, 'scsi0'],
+    ] as const) {
+      const r = await admin.post('/nodes/corral-1/qemu', { ...base, ...extra });
+      expect(r.status, JSON.stringify(extra)).toBe(400);
+      expect(r.body.errors, JSON.stringify(extra)).toHaveProperty(key);
+    }
+    expect((await admin.get('/nodes/corral-1/qemu/9110/status/current')).status).toBe(404);
+    await createVm(9111);
+    for (const [params, key] of [
+      [{ cores: 513 }, 'cores'],
+      [{ memory: 63 }, 'memory'],
+      [{ scsi1: 'local-lvm:abc' }, 'scsi1'],
+    ] as const) {
+      const r = await admin.put('/nodes/corral-1/qemu/9111/config', params);
+      expect(r.status, JSON.stringify(params)).toBe(400);
+      expect(Object.keys(r.body.errors ?? {}).join(), JSON.stringify(params)).toMatch(key);
+    }
+    const snap = await admin.post('/nodes/corral-1/qemu/9111/snapshot', { snapname: 'fz1', fuzzextra: 1 });
+    expect(snap.status).toBe(400);
+    expect(snap.body.errors).toHaveProperty('fuzzextra');
+    expect(((await admin.get('/nodes/corral-1/qemu/9111/snapshot')).body.data as unknown[]).length).toBe(1);
+  });
+
+  it('answers unknown nodes, storages and snapshots with 404, not a server error', async () => {
+    const admin = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
+    expect((await admin.get('/nodes/nope/time')).status).toBe(404);
+    expect((await admin.get('/storage/nope')).status).toBe(404);
+    expect((await admin.get('/nodes/corral-1/storage/nope/status')).status).toBe(404);
+    await createVm(9112);
+    expect((await admin.get('/nodes/corral-1/qemu/9112/snapshot/nope/config')).status).toBe(404);
+  });
+});
