@@ -39,6 +39,7 @@ export function buildOpenApiDocument(baseUrl = '/api'): Json {
       for (const [code, r] of Object.entries(responses)) if (Number(code) >= 400) r.content = errorRef;
     }
   }
+  paths['/vms/{namespace}/{name}/export'] = { get: exportOperation(errorRef) };
   const components = (doc.components ?? {}) as Json;
   const schemas = (components.schemas ?? {}) as Json;
   for (const key of Object.keys(schemas)) if (key.startsWith('error.')) delete schemas[key];
@@ -47,4 +48,51 @@ export function buildOpenApiDocument(baseUrl = '/api'): Json {
   delete components.securitySchemes;
   doc.components = components;
   return doc;
+}
+
+/** The disk export is a raw streaming route (http/vm-export-route.ts), so it is described here by hand. */
+function exportOperation(errorRef: Json): Json {
+  const name = (n: string, description: string) => ({
+    name: n,
+    in: 'path',
+    required: true,
+    description,
+    schema: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' },
+  });
+  const error = (description: string) => ({ description, content: errorRef });
+  return {
+    operationId: 'vms-export',
+    summary: "Download the stopped VM's boot disk through a VirtualMachineExport (streamed)",
+    description:
+      'raw.gz (default): the raw image gzipped on the fly; qcow2: converted with qemu-img on the server (501 when ' +
+      'it is missing: install qemu-utils). Admins only. Content-Disposition names the file (<vm>.img.gz, ' +
+      '<vm>.qcow2). A client that disconnects stops the export; the VirtualMachineExport is deleted at the end.',
+    tags: ['export'],
+    parameters: [
+      name('namespace', 'namespace of the VM'),
+      name('name', 'the VM'),
+      {
+        name: 'format',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', enum: ['raw.gz', 'qcow2'], default: 'raw.gz' },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'the disk image',
+        content: {
+          'application/gzip': { schema: { type: 'string', format: 'binary' } },
+          'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      '400': error('Invalid input data'),
+      '403': error('Read-only caller or cross-site request'),
+      '404': error('Not found'),
+      '409': error('The VM runs, has no PVC disk, or the VMExport gate is off'),
+      '501': error('qcow2 requested and qemu-img is not installed (Debian package qemu-utils)'),
+      '502': error('The cluster or its export server failed'),
+      '504': error('The export did not become ready in time'),
+    },
+  };
 }

@@ -19,6 +19,8 @@ import { crossSiteRefusal } from './http-guards';
 import { BodyTooLarge, DEFAULT_LIMITS, readBodyLimited } from './http/limits';
 import { identityFor } from './identity-http';
 import { appRouter } from './routers/_app';
+import { handleVmExport, matchExportRoute } from './http/vm-export-route';
+import { vmSubPathMatcher } from './rest-paths';
 import { refuseAdapterCoercion } from './strict-input';
 import type { Context, Meta } from './trpc';
 import { createContextInner, zodMessage } from './trpc';
@@ -29,6 +31,8 @@ refuseAdapterCoercion(appRouter);
 type ApiRequest = IncomingMessage & { body?: unknown; apiError?: TRPCError; identity?: Identity };
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
+
+const unknownVmSubPath = vmSubPathMatcher(procedures);
 
 export function successStatusOf(path: string): number {
   return procedures[path]?._def.meta?.successStatus ?? 200;
@@ -82,6 +86,15 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
       const body = services.vms.listJson();
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
       res.end(body);
+      return;
+    }
+    const exportOf = matchExportRoute(method, pathname);
+    if (exportOf) {
+      await handleVmExport(services, req, res, exportOf, new URLSearchParams((req.url ?? '').split('?')[1] ?? ''));
+      return;
+    }
+    if (unknownVmSubPath(method, pathname)) {
+      sendJsonError(res, 404, `Not found: no route ${method} /api${pathname}`);
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {

@@ -40,3 +40,21 @@ export function createCorralClient(baseUrl: string, options: CorralClientOptions
 }
 
 export type CorralClient = ReturnType<typeof createCorralClient>;
+
+export type VmExportFormat = 'raw.gz' | 'qcow2';
+
+/**
+ * The URL of a VM disk export (`GET /api/vms/{ns}/{name}/export`), a streaming download that tRPC cannot carry:
+ * fetch it (with the same identity headers) or hand it to a browser.
+ *
+ *   const res = await fetch(vmExportUrl('http://localhost:8006', 'tailvm', 'web'));   // web.img.gz
+ */
+export function vmExportUrl(
+  baseUrl: string,
+  namespace: string,
+  name: string,
+  format: VmExportFormat = 'raw.gz',
+): string {
+  const path = `/api/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/export`;
+  return `${baseUrl.replace(/\/+$/, '')}${path}${format === 'raw.gz' ? '' : `?format=${format}`}`;
+}

@@ -124,6 +124,14 @@ export async function migrateVm(
     if (targetNode === source)
       throw new CorralError('CONFLICT', `VM ${namespace}/${name} already runs on ${targetNode}`);
   }
+  const inFlight = migrationsOf(deps, namespace, name).find(
+    (m) => !m.metadata.deletionTimestamp && !['Succeeded', 'Failed'].includes(asString(asDict(m.status).phase)),
+  );
+  if (inFlight)
+    throw new CorralError(
+      'CONFLICT',
+      `VM ${namespace}/${name} is already migrating (${inFlight.metadata.name ?? ''}, ${asString(asDict(inFlight.status).phase) || 'Pending'})`,
+    );
   const before = new Set(migrationsOf(deps, namespace, name).map((m) => m.metadata.uid));
   const task = deps.journal.start('migrate', `${namespace}/${name}`, caller.identity.login);
   try {
@@ -135,8 +143,13 @@ export async function migrateVm(
       targetNode ? { addedNodeSelector: { 'kubernetes.io/hostname': targetNode } } : {},
     );
   } catch (err) {
-    task.fail(err);
-    throw err;
+    // KubeVirt's webhook answers a second migration with a 500 "in-flight migration detected": a state conflict.
+    const mapped =
+      err instanceof CorralError && /in-flight migration/i.test(err.message)
+        ? new CorralError('CONFLICT', `VM ${namespace}/${name} is already migrating`, { cause: err })
+        : err;
+    task.fail(mapped);
+    throw mapped;
   }
   task.log(`migration of ${namespace}/${name} from ${source || '?'} requested${targetNode ? ` to ${targetNode}` : ''}`);
   task.progress(5);

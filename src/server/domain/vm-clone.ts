@@ -19,7 +19,17 @@ export interface CloneOptions {
   annotations?: Record<string, string>;
   /** Interface name → MAC for the new VM (KubeVirt generates the others). */
   macs?: Record<string, string>;
+  /** Start the new VM once the clone has succeeded (the clone is created Halted). */
+  start?: boolean;
 }
+
+/** How far a VirtualMachineClone has got, by phase, for the task's progress. */
+const CLONE_PROGRESS: Record<string, number> = {
+  SnapshotInProgress: 20,
+  CreatingTargetVM: 50,
+  RestoreInProgress: 70,
+  Succeeded: 95,
+};
 
 export async function cloneVm(
   deps: DomainDeps,
@@ -48,6 +58,7 @@ export async function cloneVm(
   const task = deps.journal.start('clone', `${namespace}/${source}`, caller.identity.login);
   onTask?.(task);
   task.log(`VirtualMachineClone ${name}: ${source} → ${target}`);
+  task.progress(5);
   void (async () => {
     const deadline = Date.now() + deps.config.waitTimeoutMs;
     let last = '';
@@ -57,6 +68,7 @@ export async function cloneVm(
       const status = asDict(clone.status);
       const phase = asString(status.phase);
       if (phase && phase !== last) task.log(`phase ${(last = phase)}`);
+      if (CLONE_PROGRESS[phase]) task.progress(CLONE_PROGRESS[phase]);
       if (phase === 'Succeeded') break;
       if (phase === 'Failed') {
         const cond = asArray(status.conditions)
@@ -77,6 +89,10 @@ export async function cloneVm(
         ...(options.annotations ? { annotations: options.annotations } : {}),
       },
     });
+    if (options.start) {
+      await deps.cluster.patch('VirtualMachine', namespace, target, { spec: { runStrategy: 'Always', running: null } });
+      task.log(`started ${target}`);
+    }
     task.done(`cloned ${source} to ${target}`);
   })().catch((err: unknown) => task.fail(err));
   return task.id;

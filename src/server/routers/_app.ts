@@ -6,9 +6,15 @@ import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { liveRouter } from './live';
+import { clonesRouter, templatesRouter } from './vm-copy';
+import { snapshotsRouter } from './vm-snapshots';
 import { vmsRouter } from './vms';
 
 export const appRouter = router({
+  // Before `vms`: their static sub-paths must match ahead of its `POST …/{action}` (first match wins).
+  snapshots: snapshotsRouter,
+  clones: clonesRouter,
+  templates: templatesRouter,
   vms: vmsRouter,
   images: imagesRouter,
   tasks: tasksRouter,

@@ -1,0 +1,231 @@
+/**
+ * `GET /api/vms/{namespace}/{name}/export?format=raw.gz|qcow2`: a streaming download, so a raw route beside the
+ * generated REST routes (documented by hand in openapi.ts). The boot disk's raw image comes from the
+ * VirtualMachineExport's server and is passed on with backpressure (`pipeline`):
+ * - `raw.gz` (default): gzipped on the fly; nothing is staged in memory or on disk;
+ * - `qcow2`: `qemu-img` needs a seekable file on both ends, so the raw image and the qcow2 are staged in a private
+ *   temporary directory, removed when the response ends; without qemu-img the answer is 501 naming `qemu-utils`.
+ * A client that goes away stops the upstream download and deletes the VirtualMachineExport. While the export is
+ * being prepared no byte flows, so the idle time-out is suspended until the response starts; once it flows, every
+ * write counts as activity (a slow but flowing download is never cut).
+ */
+import { execFile } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { ZodError } from 'zod';
+import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
+import type { CorralServices } from '../domain/services';
+import { exportableClaim, openVmExport, type ExportSession } from '../domain/vm-export';
+import { crossSiteRefusal } from '../http-guards';
+import { identityFor } from '../identity-http';
+import { VmRef } from '../schemas/common';
+import { ExportQuery, type ExportFormat } from '../schemas/vm-ops';
+import { zodMessage } from '../trpc';
+
+const ROUTE = /^\/vms\/([^/]+)\/([^/]+)\/export\/?$/i;
+
+/** The VM the request names, when it is a GET of the export route (`pathname` is without the /api prefix). */
+export function matchExportRoute(method: string, pathname: string): { namespace: string; name: string } | undefined {
+  if (method !== 'GET') return undefined;
+  const m = ROUTE.exec(pathname);
+  return m ? { namespace: m[1] ?? '', name: m[2] ?? '' } : undefined;
+}
+
+/** `CORRAL_QEMU_IMG` names the binary (default `qemu-img` on PATH); whether it runs is remembered per path. */
+const qemuImgProbe = new Map<string, Promise<boolean>>();
+export function qemuImgPath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CORRAL_QEMU_IMG?.trim() || 'qemu-img';
+}
+function qemuImgAvailable(path: string): Promise<boolean> {
+  let probe = qemuImgProbe.get(path);
+  if (!probe) {
+    probe = new Promise((resolve) => execFile(path, ['--version'], { timeout: 10_000 }, (err) => resolve(!err)));
+    qemuImgProbe.set(path, probe);
+  }
+  return probe;
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify({ error: message }));
+}
+
+function parseRequest(
+  params: { namespace: string; name: string },
+  search: URLSearchParams,
+): { namespace: string; name: string; format: ExportFormat } {
+  const query: Record<string, string> = {};
+  for (const [key, value] of search) {
+    if (key in query) throw new CorralError('BAD_REQUEST', `${key}: must be given once`);
+    query[key] = value;
+  }
+  let decoded: { namespace: string; name: string };
+  try {
+    decoded = { namespace: decodeURIComponent(params.namespace), name: decodeURIComponent(params.name) };
+  } catch {
+    throw new CorralError('BAD_REQUEST', 'the path is not valid percent-encoding');
+  }
+  try {
+    const ref = VmRef.parse(decoded);
+    const q = ExportQuery.parse(query);
+    return { ...ref, format: q.format ?? 'raw.gz' };
+  } catch (err) {
+    if (err instanceof ZodError) throw new CorralError('BAD_REQUEST', zodMessage(err));
+    throw err;
+  }
+}
+
+/** GET of the export server's raw image; resolves with the response once its headers arrived. */
+function fetchRaw(session: ExportSession, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(session.url);
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.get(
+      url,
+      {
+        headers: { 'x-kubevirt-export-token': session.token, 'accept-encoding': 'identity' },
+        signal,
+        ...(url.protocol === 'https:' && session.ca ? { ca: session.ca } : {}),
+      },
+      (up) => {
+        if (up.statusCode !== 200) {
+          up.resume();
+          reject(new CorralError('BAD_GATEWAY', `the export server answered ${up.statusCode ?? '?'}`));
+          return;
+        }
+        resolve(up);
+      },
+    );
+    req.on('error', (err) => reject(new CorralError('BAD_GATEWAY', `export download failed: ${err.message}`)));
+  });
+}
+
+/** Passes bytes through, reporting progress to the task at most once per 2 %. */
+function progressMeter(session: ExportSession, total: number): Transform {
+  let seen = 0;
+  let reported = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (total > 0) {
+        const pct = 10 + Math.floor((seen / total) * 88);
+        if (pct >= reported + 2) session.task.progress((reported = pct));
+      }
+      done(null, chunk);
+    },
+  });
+}
+
+async function streamGzip(
+  session: ExportSession,
+  up: IncomingMessage,
+  res: ServerResponse,
+  name: string,
+  signal: AbortSignal,
+) {
+  res.writeHead(200, {
+    'Content-Type': 'application/gzip',
+    'Content-Disposition': `attachment; filename="${name}.img.gz"`,
+    'Cache-Control': 'no-store',
+  });
+  await pipeline(up, progressMeter(session, Number(up.headers['content-length'] ?? 0)), createGzip(), res, { signal });
+}
+
+async function streamQcow2(
+  session: ExportSession,
+  up: IncomingMessage,
+  res: ServerResponse,
+  name: string,
+  qemuImg: string,
+  signal: AbortSignal,
+) {
+  const dir = await mkdtemp(join(tmpdir(), 'corral-export-'));
+  try {
+    const raw = join(dir, 'disk.img');
+    const out = join(dir, 'disk.qcow2');
+    await pipeline(up, progressMeter(session, Number(up.headers['content-length'] ?? 0)), createWriteStream(raw), {
+      signal,
+    });
+    session.task.log('converting to qcow2 with qemu-img');
+    await new Promise<void>((resolve, reject) =>
+      execFile(qemuImg, ['convert', '-f', 'raw', '-O', 'qcow2', raw, out], { signal }, (err, _o, stderr) =>
+        err ? reject(new CorralError('BAD_GATEWAY', `qemu-img convert failed: ${stderr || err.message}`)) : resolve(),
+      ),
+    );
+    await rm(raw, { force: true });
+    const { size } = await stat(out);
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Disposition': `attachment; filename="${name}.qcow2"`,
+      'Content-Length': String(size),
+      'Cache-Control': 'no-store',
+    });
+    await pipeline(createReadStream(out), res, { signal });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function handleVmExport(
+  services: CorralServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: { namespace: string; name: string },
+  search: URLSearchParams,
+): Promise<void> {
+  const identity = identityFor(req, services);
+  const message = (err: unknown) => (identity.admin ? describeError(err) : redactAddresses(describeError(err)));
+  const ac = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  let session: ExportSession | undefined;
+  const socket = req.socket;
+  const idleMs = socket.timeout;
+  try {
+    const { namespace, name, format } = parseRequest(params, search);
+    // A download is a GET, but it creates cluster objects and hands out a disk: admins only, never cross-site.
+    const crossSite = crossSiteRefusal({ ...req.headers, 'content-type': 'application/json' });
+    if (crossSite) throw new CorralError('FORBIDDEN', crossSite);
+    if (!identity.admin)
+      throw new CorralError(
+        'FORBIDDEN',
+        identity.readOnlyReason ?? `${identity.login} is read-only: only logins in CORRAL_ADMINS may export disks`,
+      );
+    exportableClaim(services.deps, namespace, name);
+    const qemuImg = qemuImgPath();
+    if (format === 'qcow2' && !(await qemuImgAvailable(qemuImg)))
+      throw new CorralError(
+        'NOT_IMPLEMENTED',
+        `qcow2 export needs qemu-img on the Corral server (Debian/Ubuntu package qemu-utils); format=raw.gz works without it`,
+      );
+    socket.setTimeout(0); // preparing: nothing flows yet
+    session = await openVmExport(services.deps, { identity }, namespace, name, { signal: ac.signal });
+    const up = await fetchRaw(session, ac.signal);
+    socket.setTimeout(idleMs ?? 0);
+    if (format === 'qcow2') await streamQcow2(session, up, res, name, qemuImg, ac.signal);
+    else await streamGzip(session, up, res, name, ac.signal);
+    await session.close();
+  } catch (err) {
+    if (idleMs !== undefined && !socket.destroyed) socket.setTimeout(idleMs);
+    const why = ac.signal.aborted ? new CorralError('CONFLICT', 'the client disconnected; export stopped') : err;
+    await session?.close(why);
+    if (ac.signal.aborted) return;
+    if (err instanceof CorralError) sendError(res, httpStatusOf[err.code], message(err));
+    else {
+      console.error('[corral] export failed:', err);
+      sendError(res, 500, message(err));
+    }
+  }
+}
