@@ -5,15 +5,18 @@
  * - `raw.gz` (default): gzipped on the fly; nothing is staged in memory or on disk;
  * - `qcow2`: `qemu-img` needs a seekable file on both ends, so the raw image and the qcow2 are staged in a private
  *   temporary directory, removed when the response ends; without qemu-img the answer is 501 naming `qemu-utils`.
- * A client that goes away stops the upstream download and deletes the VirtualMachineExport. While the export is
- * being prepared no byte flows, so the idle time-out is suspended until the response starts; once it flows, every
- * write counts as activity (a slow but flowing download is never cut).
+ * A client that goes away stops the upstream download and deletes the VirtualMachineExport. The socket's idle
+ * time-out (limits.ts) is suspended for the whole response: while the export is prepared nothing flows, and a slow
+ * reader's TCP window opens in bursts (on loopback, 64 KiB at a time) that can be further apart than the idle limit
+ * although the download flows. A watchdog cuts the response only when no byte at all has left for `STALL_MS` (or
+ * the idle limit when that is longer).
  */
 import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -28,6 +31,9 @@ import { identityFor } from '../identity-http';
 import { VmRef } from '../schemas/common';
 import { ExportQuery, type ExportFormat } from '../schemas/vm-ops';
 import { zodMessage } from '../trpc';
+
+/** A download whose client has taken no byte for this long is stopped (and its export deleted). */
+export const STALL_MS = 5 * 60_000;
 
 const ROUTE = /^\/vms\/([^/]+)\/([^/]+)\/export\/?$/i;
 
@@ -193,6 +199,7 @@ export async function handleVmExport(
   let session: ExportSession | undefined;
   const socket = req.socket;
   const idleMs = socket.timeout;
+  let watchdog: NodeJS.Timeout | undefined;
   try {
     const { namespace, name, format } = parseRequest(params, search);
     // A download is a GET, but it creates cluster objects and hands out a disk: admins only, never cross-site.
@@ -210,22 +217,50 @@ export async function handleVmExport(
         'NOT_IMPLEMENTED',
         `qcow2 export needs qemu-img on the Corral server (Debian/Ubuntu package qemu-utils); format=raw.gz works without it`,
       );
-    socket.setTimeout(0); // preparing: nothing flows yet
+    socket.setTimeout(0);
+    watchdog = stallWatchdog(socket, Math.max(STALL_MS, idleMs ?? 0), () => ac.abort());
     session = await openVmExport(services.deps, { identity }, namespace, name, { signal: ac.signal });
     const up = await fetchRaw(session, ac.signal);
-    socket.setTimeout(idleMs ?? 0);
     if (format === 'qcow2') await streamQcow2(session, up, res, name, qemuImg, ac.signal);
     else await streamGzip(session, up, res, name, ac.signal);
     await session.close();
   } catch (err) {
-    if (idleMs !== undefined && !socket.destroyed) socket.setTimeout(idleMs);
     const why = ac.signal.aborted ? new CorralError('CONFLICT', 'the client disconnected; export stopped') : err;
     await session?.close(why);
-    if (ac.signal.aborted) return;
+    if (ac.signal.aborted) {
+      if (!res.destroyed) res.destroy();
+      return;
+    }
     if (err instanceof CorralError) sendError(res, httpStatusOf[err.code], message(err));
     else {
       console.error('[corral] export failed:', err);
       sendError(res, 500, message(err));
     }
+  } finally {
+    if (watchdog) clearInterval(watchdog);
+    if (idleMs !== undefined && !socket.destroyed) socket.setTimeout(idleMs);
   }
+}
+
+/**
+ * Calls `onStall` when the socket has sent nothing for `stallMs` — only while the export is prepared (nothing is
+ * expected to flow yet) is that allowed, and then the stall window covers it (exports are Ready in seconds).
+ */
+function stallWatchdog(socket: Socket, stallMs: number, onStall: () => void): NodeJS.Timeout {
+  let last = socket.bytesWritten;
+  let lastChange = Date.now();
+  const timer = setInterval(
+    () => {
+      if (socket.bytesWritten !== last) {
+        last = socket.bytesWritten;
+        lastChange = Date.now();
+      } else if (Date.now() - lastChange > stallMs) {
+        clearInterval(timer);
+        onStall();
+      }
+    },
+    Math.min(5_000, Math.max(100, stallMs / 4)),
+  );
+  timer.unref();
+  return timer;
 }

@@ -5,6 +5,7 @@
  * is zeros, so the gzip format is small.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 
 export const IMAGE_BYTES = 4 * 2 ** 20;
@@ -89,4 +90,54 @@ export function diskImage(id: DiskIdentity, format: 'raw' | 'gzip'): Buffer {
   if (format === 'raw') return entry.raw;
   entry.gzip ??= gzipSync(entry.raw);
   return entry.gzip;
+}
+
+const FILLER_CHUNK = 1024 * 1024;
+let fillerPattern: Buffer | undefined;
+
+/**
+ * 1 MiB like a used disk: per 64 KiB, 16 KiB of pseudo-random bytes (incompressible) and 48 KiB of log-like text.
+ * Built once; each chunk is stamped with its index so no two chunks are identical.
+ */
+function filler(): Buffer {
+  if (fillerPattern) return fillerPattern;
+  const b = Buffer.alloc(FILLER_CHUNK);
+  let seed = createHash('sha256').update('corral-sim-filler').digest();
+  for (let seg = 0; seg < FILLER_CHUNK; seg += 65536) {
+    for (let o = 0; o < 16384; o += 32) {
+      seed = createHash('sha256').update(seed).digest();
+      seed.copy(b, seg + o);
+    }
+    let text = '';
+    for (let line = 0; text.length < 49152; line++)
+      text += `2026-12-01T10:${String(line % 60).padStart(2, '0')}:00Z kernel: block ${seg + line} ok sda${line % 4}\n`;
+    b.write(text.slice(0, 49152), seg + 16384, 'latin1');
+  }
+  return (fillerPattern = b);
+}
+
+/**
+ * The raw image of `totalBytes` (≥ IMAGE_BYTES): the 4 MiB image, then filler, produced chunk by chunk as the
+ * reader asks for it (never held whole).
+ */
+export function largeRawImageStream(id: DiskIdentity, totalBytes: number): Readable {
+  const head = diskImage(id, 'raw');
+  let offset = 0;
+  return new Readable({
+    highWaterMark: FILLER_CHUNK,
+    read() {
+      if (offset >= totalBytes) {
+        this.push(null);
+        return;
+      }
+      let chunk: Buffer;
+      if (offset < head.length) chunk = head.subarray(offset, Math.min(head.length, totalBytes));
+      else {
+        chunk = Buffer.from(filler().subarray(0, Math.min(FILLER_CHUNK, totalBytes - offset)));
+        chunk.writeUInt32LE(offset / FILLER_CHUNK, 0);
+      }
+      offset += chunk.length;
+      this.push(chunk);
+    },
+  });
 }

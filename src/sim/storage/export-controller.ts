@@ -11,10 +11,12 @@ import type { RawRoute, SimContext } from '../module.js';
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
 import { activeVmi, vmSpecClaims } from './consumers.js';
-import { diskImage } from './disk-image.js';
+import { diskImage, IMAGE_BYTES, largeRawImageStream } from './disk-image.js';
 import { featureGateEnabled } from './feature-gates.js';
-import { DISK_CONTENT_ANNOTATION, S } from './keys.js';
+import { DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S } from './keys.js';
 import { ensurePod, whenNoKubelet } from './pods.js';
+import { pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import { objId, type Runtime } from './runtime.js';
 import { arr, ownerRef, parseDuration, rec, setCondition, spec, status, statusOf, str, timestampIn } from './util.js';
 
@@ -358,7 +360,21 @@ export const exportDownloadRoute: RawRoute = {
     if (status(exp).phase !== 'Ready') return send(res, 503, `export ${ns}/${name} is not ready`);
     if (!links.includes(volume)) return send(res, 404, `volume ${volume} is not part of export ${ns}/${name}`);
     const format = file === 'disk.img' ? 'raw' : 'gzip';
-    const body = diskImage({ namespace: ns, volume, content: contentOf(ctx, exp, volume) }, format);
+    const id = { namespace: ns, volume, content: contentOf(ctx, exp, volume) };
+    const large = Number(ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[EXPORT_BYTES_ANNOTATION] ?? 0);
+    if (Number.isSafeInteger(large) && large > IMAGE_BYTES) {
+      // A large image is streamed with backpressure; a client that goes away stops it.
+      res.writeHead(200, {
+        'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
+        ...(format === 'raw' ? { 'content-length': String(large) } : {}),
+      });
+      if (req.method === 'HEAD') return void res.end();
+      const source = largeRawImageStream(id, large);
+      if (format === 'raw') pipeline(source, res, () => undefined);
+      else pipeline(source, createGzip(), res, () => undefined);
+      return;
+    }
+    const body = diskImage(id, format);
     res.writeHead(200, {
       'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
       'content-length': String(body.length),

@@ -47,6 +47,11 @@ export const CDI_ANN = {
  * every copy, and baked into the raw image an export serves, so a test can follow data through the pipeline.
  */
 export const DISK_CONTENT_ANNOTATION = 'sim.corral.dev/disk-content';
+/**
+ * Size in bytes of the raw image an export serves for this claim (default: the 4 MiB image alone). Larger images
+ * are the 4 MiB image followed by deterministic, partly compressible filler, streamed (benchmarks, abort tests).
+ */
+export const EXPORT_BYTES_ANNOTATION = 'sim.corral.dev/export-bytes';
 /** The pod log the sim's kubelet would stream for pods the storage controllers run (importer, job pods). */
 export const POD_LOG_ANNOTATION = 'sim.corral.dev/log';
 /** Marks pods whose phase the storage controllers drive, so a generic simulated kubelet leaves them alone. */
