@@ -230,3 +230,16 @@ test('security headers on pages, assets and errors; every script in the HTML car
   expect(chosen.headers()['content-security-policy']).not.toContain('chosen');
   expect(await chosen.text()).not.toContain('nonce="chosen"');
 });
+
+test('the API reference runs its one inline script under its own CSP, without errors', async ({ page }) => {
+  const errors = await watchErrors(page);
+  const res = await page.goto('/api/docs');
+  const h = res!.headers();
+  expect(h['content-security-policy']).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
+  expect(h['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(h['x-frame-options']).toBe('DENY');
+  // The operations are rendered by the inline script, so it ran.
+  await expect(page.locator('#ops details').first()).toBeAttached();
+  await page.waitForTimeout(300);
+  expect(errors).toEqual([]);
+});

@@ -116,6 +116,8 @@ export interface ClusterPort {
   readonly metrics?: MetricsReadings;
   /** True once every informer has listed once; false again when the cluster has been unreachable for long. */
   isReady(): boolean;
+  /** Why it is not ready (one line per failing heartbeat or watch); empty when ready. */
+  readinessProblems?(): string[];
   /** Subscribe to cache changes (after the cache has applied them). Returns an unsubscribe function. */
   onChange(listener: (event: ChangeEvent) => void): () => void;
 

@@ -13,13 +13,15 @@ import type { Duplex } from 'node:stream';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import type { CorralServices } from '../domain/services';
 import { identityFor } from '../identity-http';
+import { redactAddresses } from '../errors';
 import { buildOpenApiDocument } from '../openapi';
 import { createRestHandler, sendJsonError } from '../rest';
 import { appRouter } from '../routers/_app';
 import { createContextInner } from '../trpc';
-import { API_DOCS_HTML } from './api-docs';
+import { API_DOCS_HTML, API_DOCS_SCRIPT } from './api-docs';
 import { applyServerLimits, resolveLimits, serverOptions, type HttpLimits } from './limits';
 import { frontDoor, refuseUpgrade } from './front-door';
+import { staticPageSecurityHeaders } from './security-headers';
 import { trustConfig, type TrustConfig } from './trust';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -49,6 +51,9 @@ export interface CorralHttpOptions {
   /** Overrides of the request limits (defaults and CORRAL_* variables otherwise). */
   limits?: Partial<HttpLimits>;
 }
+
+/** The API reference runs one inline script: its hash, and nothing else, may execute there. */
+const API_DOCS_HEADERS = staticPageSecurityHeaders([API_DOCS_SCRIPT]);
 
 export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpServer {
   const { services } = options;
@@ -81,10 +86,16 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       if (services.cluster.isReady() && !extra) {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ready' }));
       } else {
-        const reason = extra ?? 'the cluster cache has not synced, or the cluster has been unreachable for a while';
+        // /readyz is anonymous: the problems say which kind is down and why, without the cluster's address.
+        const problems = (services.cluster.readinessProblems?.() ?? []).map(redactAddresses);
+        const reason =
+          extra ??
+          (problems.length
+            ? problems.join('; ')
+            : 'the cluster cache has not synced, or the cluster has been unreachable for a while');
         res
           .writeHead(503, { 'Content-Type': 'application/json' })
-          .end(JSON.stringify({ status: 'not ready', error: reason }));
+          .end(JSON.stringify({ status: 'not ready', error: reason, problems }));
       }
       return;
     }
@@ -94,7 +105,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       return;
     }
     if (path === '/api/docs' || path === '/api/docs/') {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(API_DOCS_HTML);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...API_DOCS_HEADERS }).end(API_DOCS_HTML);
       return;
     }
     if (path.startsWith('/api2/json/') || path === '/api2/json') {

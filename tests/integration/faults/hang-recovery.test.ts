@@ -47,7 +47,12 @@ describe('a 60 s hang of the cluster', () => {
         vm.metadata.labels = { ...vm.metadata.labels, 'corral.dev/tag.during-hang': 'true' };
       });
       await sleep(HANG_MS - (Date.now() - hangStarted));
-      expect((await h.get('/readyz')).status).toBe(503);
+      const notReady = await h.get('/readyz');
+      expect(notReady.status).toBe(503);
+      // It says what is down, without telling an anonymous caller where the cluster is.
+      const { problems } = notReady.body as { problems: string[] };
+      expect(problems.length).toBeGreaterThan(0);
+      expect(notReady.text).not.toContain(new URL(h.sim.url).host);
     } finally {
       h.sim.faults.resumeAnswering();
     }
