@@ -23,6 +23,8 @@ export interface ExportSession {
   volume: string;
   /** URL of the raw image. */
   url: string;
+  /** URL of the gzipped image, when the export server compresses (KubeVirt's `gzip` format, next to the disk). */
+  gzipUrl?: string;
   /** Value of the `x-kubevirt-export-token` header. */
   token: string;
   /** PEM CA of the export server's certificate, when the link carries one. */
@@ -49,17 +51,18 @@ export function exportableClaim(deps: DomainDeps, namespace: string, name: strin
   return root.claim;
 }
 
-function pickLink(exp: KObject, volume: string): { url: string; ca?: string } | undefined {
+/** The URL of one format of `volume` (external link first, else internal) and the CA of its server. */
+function pickLink(exp: KObject, volume: string, format: 'raw' | 'gzip'): { url: string; ca?: string } | undefined {
   const links = asDict(asDict(exp.status).links);
   for (const which of ['external', 'internal']) {
     const link = asDict(links[which]);
     const vol = asArray(link.volumes)
       .map(asDict)
       .find((v) => asString(v.name) === volume);
-    const raw = asArray(vol?.formats)
+    const entry = asArray(vol?.formats)
       .map(asDict)
-      .find((f) => asString(f.format) === 'raw');
-    const url = asString(raw?.url);
+      .find((f) => asString(f.format) === format);
+    const url = asString(entry?.url);
     if (url) return { url, ...(asString(link.cert) ? { ca: asString(link.cert) } : {}) };
   }
   return undefined;
@@ -126,7 +129,8 @@ export async function openVmExport(
         );
       }
       if (phase === 'Ready') {
-        const link = pickLink(exp, volume);
+        const link = pickLink(exp, volume, 'raw');
+        const gzip = pickLink(exp, volume, 'gzip');
         if (!link) throw new CorralError('BAD_GATEWAY', `VirtualMachineExport ${object} has no raw link for ${volume}`);
         const secretName = asString(status.tokenSecretRef) || asString(asDict(exp.spec).tokenSecretRef);
         const secret = secretName ? await deps.cluster.fetch('Secret', namespace, secretName) : undefined;
@@ -136,7 +140,16 @@ export async function openVmExport(
           throw new CorralError('BAD_GATEWAY', `the token Secret of VirtualMachineExport ${object} is missing`);
         task.log(`export ready; streaming ${volume}`);
         task.progress(10);
-        return { object, volume, url: link.url, token, ...(link.ca ? { ca: link.ca } : {}), task, close };
+        return {
+          object,
+          volume,
+          url: link.url,
+          ...(gzip ? { gzipUrl: gzip.url } : {}),
+          token,
+          ...(link.ca ? { ca: link.ca } : {}),
+          task,
+          close,
+        };
       }
       if (Date.now() > deadline)
         throw new CorralError(

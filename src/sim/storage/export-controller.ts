@@ -371,7 +371,7 @@ export const exportDownloadRoute: RawRoute = {
       if (req.method === 'HEAD') return void res.end();
       const source = largeRawImageStream(id, large);
       if (format === 'raw') pipeline(source, res, () => undefined);
-      else pipeline(source, createGzip(), res, () => undefined);
+      else pipeline(source, createGzip({ chunkSize: 64 * 1024 }), res, () => undefined);
       return;
     }
     const body = diskImage(id, format);
