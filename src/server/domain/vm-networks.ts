@@ -5,7 +5,7 @@
  */
 import { CorralError } from '../errors';
 import type { DomainDeps } from './deps';
-import type { NicPlan } from './vm-hardware';
+import type { NicPlan } from './vm-hw-compose';
 
 export interface MissingNetwork {
   /** The NIC that names it. */
