@@ -3,6 +3,8 @@ import {
   DEFAULT_CREATE_FORM,
   formFieldOf,
   suggestName,
+  templateRef,
+  toCloneInput,
   toCreateInput,
   validateForm,
   type CreateForm,
@@ -78,5 +80,32 @@ describe('helpers', () => {
     const name = suggestName('quay.io/containerdisks/Fedora:42', () => 0);
     expect(name).toBe('fedora-aaaa');
     expect(suggestName('https://x/jammy-server.qcow2', () => 0)).toBe('jammy-server-aaaa');
+  });
+});
+
+describe('template source', () => {
+  const tpl = {
+    ...DEFAULT_CREATE_FORM,
+    source: 'template' as const,
+    sourceValue: 'tailvm/fedora-template',
+    name: 'web-3',
+  };
+  it('needs a template, not a size', () => {
+    expect(validateForm({ ...tpl, sourceValue: '' }).source).toBe('Pick a template');
+    expect(validateForm({ ...tpl, cpu: 0, mem: '' })).toEqual({});
+    expect(validateForm({ ...tpl, name: 'Bad' }).name).toBeDefined();
+  });
+  it('becomes a clone of the template under the new name', () => {
+    expect(toCloneInput(tpl)).toEqual({ ns: 'tailvm', name: 'fedora-template', target: 'web-3', start: true });
+    expect(toCloneInput({ ...tpl, namespace: 'lab', start: false })).toEqual({
+      ns: 'tailvm',
+      name: 'fedora-template',
+      target: 'web-3',
+      namespace: 'lab',
+      start: false,
+    });
+    expect(toCloneInput({ ...tpl, source: 'image' })).toBeNull();
+    expect(templateRef('a/b')).toEqual({ namespace: 'a', name: 'b' });
+    expect(templateRef('nope')).toBeNull();
   });
 });

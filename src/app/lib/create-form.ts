@@ -11,7 +11,7 @@ import {
   urlProblem,
 } from './validation';
 
-export type SourceKind = 'image' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc';
+export type SourceKind = 'image' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc' | 'template';
 
 export const SOURCE_KINDS: { kind: SourceKind; label: string; hint: string }[] = [
   { kind: 'image', label: 'Catalog', hint: 'A curated, ready-to-boot image' },
@@ -20,6 +20,7 @@ export const SOURCE_KINDS: { kind: SourceKind; label: string; hint: string }[] =
   { kind: 'iso', label: 'ISO', hint: 'Boot an installer ISO with a blank disk' },
   { kind: 'pvc', label: 'Existing PVC', hint: 'Clone an existing disk (the original is never booted)' },
   { kind: 'bootc', label: 'bootc', hint: 'Build a disk from a bootable container image' },
+  { kind: 'template', label: 'Template', hint: 'A full clone of a template VM: its disks and its configuration' },
 ];
 
 export interface SizePreset {
@@ -112,6 +113,8 @@ export function sourceProblem(kind: SourceKind, value: string): string | null {
       return urlProblem(value);
     case 'pvc':
       return value ? nameProblem(value) && `PVC name: ${nameProblem(value)}` : 'Name the PVC to clone';
+    case 'template':
+      return templateRef(value) ? null : 'Pick a template';
   }
 }
 
@@ -123,6 +126,8 @@ export function validateForm(form: CreateForm): Partial<Record<FormField, string
   put('source', sourceProblem(form.source, form.sourceValue.trim()));
   put('name', nameProblem(form.name));
   if (form.namespace) put('namespace', nameProblem(form.namespace) && `Namespace: ${nameProblem(form.namespace)}`);
+  // A clone copies the template's size and disks: only the name (and namespace) are the wizard's.
+  if (form.source === 'template') return errors;
   if (!form.instancetype) {
     put('cpu', cpuProblem(form.cpu));
     put('mem', memoryProblem(form.mem));
@@ -130,6 +135,31 @@ export function validateForm(form: CreateForm): Partial<Record<FormField, string
   if (sourceHasDisk(form.source)) put('disk', diskProblem(form.disk));
   put('sshKey', sshKeyProblem(form.sshKey));
   return errors;
+}
+
+/** `namespace/name` of a template (the template source's value), or null when it is not one. */
+export function templateRef(value: string): { namespace: string; name: string } | null {
+  const m = /^([a-z0-9][a-z0-9-]*)\/([a-z0-9][a-z0-9-]*)$/.exec(value.trim());
+  return m?.[1] && m[2] ? { namespace: m[1], name: m[2] } : null;
+}
+
+/** The template source becomes `clones.create` (the template is cloned under the new name), not `vms.create`. */
+export function toCloneInput(form: CreateForm): {
+  ns: string;
+  name: string;
+  target: string;
+  namespace?: string;
+  start: boolean;
+} | null {
+  const ref = form.source === 'template' ? templateRef(form.sourceValue) : null;
+  if (!ref) return null;
+  return {
+    ns: ref.namespace,
+    name: ref.name,
+    target: form.name,
+    ...(form.namespace && form.namespace !== ref.namespace ? { namespace: form.namespace } : {}),
+    start: form.start,
+  };
 }
 
 export function toCreateInput(form: CreateForm): VmCreateInput {

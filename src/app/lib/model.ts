@@ -5,3 +5,4 @@ export type { NodeRow } from '@/server/schemas/nodes';
 export type { Task as TaskRow } from '@/server/schemas/tasks';
 export type { CatalogImage } from '@/server/schemas/images';
 export type { FleetEvent } from '@/server/schemas/live';
+export type { SnapshotRow } from '@/server/schemas/vm-ops';

@@ -3,7 +3,7 @@
 // server refuses is shown next to the field it names. After creating, the new VM's page opens and follows it live.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import {
   FORM_FIELDS,
   formFieldOf,
@@ -11,6 +11,8 @@ import {
   SOURCE_KINDS,
   sourceHasDisk,
   suggestName,
+  templateRef,
+  toCloneInput,
   toCreateInput,
   validateForm,
   type CreateForm,
@@ -18,12 +20,14 @@ import {
   type SourceKind,
   DEFAULT_CREATE_FORM,
 } from '../../lib/create-form';
-import { useFleet } from '../../lib/live';
+import { useFleet, useTask, useVm } from '../../lib/live';
 import type { CatalogImage } from '../../lib/model';
 import { useSession } from '../../lib/session';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors } from '../../lib/validation';
+import { StatusDot } from '../StatusDot';
 import { TaskLogDialog } from '../TasksPanel';
+import { TaskProgress } from '../vm/SnapshotsTab';
 import { Logo } from './Logo';
 
 type Category = 'all' | CatalogImage['category'];
@@ -41,6 +45,7 @@ const SOURCE_PLACEHOLDER: Record<SourceKind, string> = {
   iso: 'https://example.org/installer.iso',
   pvc: 'golden-disk',
   bootc: 'quay.io/fedora/fedora-bootc:42',
+  template: '',
 };
 
 const CLOUD_INIT_EXAMPLE = `#cloud-config
@@ -99,6 +104,10 @@ export function CreateWizard() {
     void version;
     return [...new Set(state.vms.list().map((v) => v.namespace))].sort();
   }, [state, version]);
+  const templates = useMemo(() => {
+    void version;
+    return state.vms.list().filter((v) => v.template);
+  }, [state, version]);
   const nodes = state.nodes.list();
   const defaultNamespace = session.capabilities?.defaultNamespace ?? 'tailvm';
 
@@ -142,6 +151,40 @@ export function CreateWizard() {
     }),
   );
 
+  // `?template=<ns>/<name>` (the Datacenter's "Create VM from template"): that template, straight to step 2.
+  useEffect(() => {
+    const ref = templateRef(new URLSearchParams(window.location.search).get('template') ?? '');
+    if (!ref) return;
+    setForm((f) => ({
+      ...f,
+      source: 'template',
+      sourceValue: `${ref.namespace}/${ref.name}`,
+      name: suggestName(ref.name.replace(/-?template$/, '') || ref.name),
+    }));
+    setStep('config');
+  }, []);
+
+  // A template is cloned under the new name: a task, after which the new VM's page opens.
+  const clone = useMutation(
+    trpc.clones.create.mutationOptions({
+      onError: (err) => {
+        const parsed = fieldErrors(err.message, [...FORM_FIELDS, 'target']);
+        const byField: Partial<Record<FormField, string>> = {};
+        for (const [f, m] of Object.entries(parsed.byField)) {
+          const field = f === 'target' ? 'name' : formFieldOf(f);
+          if (field) byField[field] = m;
+        }
+        setServerErrors({ byField, general: parsed.general });
+      },
+    }),
+  );
+  const cloneTask = useTask(clone.data?.task ?? null);
+  const cloned = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '');
+  useEffect(() => {
+    if (cloneTask?.status === 'done' && cloned)
+      router.push(`/vms/${encodeURIComponent(cloned.namespace)}/${encodeURIComponent(cloned.name)}?tab=summary`);
+  }, [cloneTask?.status, cloned]);
+
   const sourceOk = !errors.source;
   const chooseSource = (kind: SourceKind) => {
     setForm((f) => ({ ...f, source: kind, sourceValue: '' }));
@@ -160,7 +203,9 @@ export function CreateWizard() {
       return;
     }
     setServerErrors({ byField: {}, general: [] });
-    create.mutate(toCreateInput(form));
+    const cloneInput = toCloneInput(form);
+    if (cloneInput) clone.mutate(cloneInput);
+    else create.mutate(toCreateInput(form));
   };
 
   if (session.loaded && session.readOnly) {
@@ -174,6 +219,7 @@ export function CreateWizard() {
     );
   }
 
+  const templateSource = form.source === 'template' ? templateRef(form.sourceValue) : null;
   const catalog = (images.data ?? []).filter((i) => category === 'all' || i.category === category);
   const sourceMeta = SOURCE_KINDS.find((s) => s.kind === form.source);
 
@@ -228,7 +274,42 @@ export function CreateWizard() {
           </div>
           <div className="panel-body" style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
             <span className="page-sub">{sourceMeta?.hint}</span>
-            {form.source === 'image' ? (
+            {form.source === 'template' ? (
+              <div className="catalog" data-testid="templates">
+                {templates.map((t) => {
+                  const value = `${t.namespace}/${t.name}`;
+                  return (
+                    <button
+                      key={value}
+                      type="button"
+                      className="catalog-card"
+                      aria-pressed={form.sourceValue === value}
+                      data-template={value}
+                      onClick={() => set('sourceValue', value)}
+                      onDoubleClick={() => {
+                        setForm((f) => ({ ...f, sourceValue: value, name: f.name || suggestName(t.name) }));
+                        setStep('config');
+                      }}
+                    >
+                      <StatusDot status={t.status} />
+                      <span>
+                        <strong>{t.name}</strong>
+                        <span className="desc">
+                          {t.namespace} · {t.cpu ? `${t.cpu} vCPU` : 'instancetype'}
+                          {t.mem ? ` · ${t.mem}` : ''}
+                          {t.disk ? ` · ${t.disk} disk` : ''}
+                        </span>
+                      </span>
+                    </button>
+                  );
+                })}
+                {templates.length === 0 && (
+                  <span className="page-sub">
+                    No templates yet: convert a stopped VM with More ▾ → Convert to template on its page.
+                  </span>
+                )}
+              </div>
+            ) : form.source === 'image' ? (
               <>
                 <div className="chips" role="group" aria-label="Catalog category">
                   {CATEGORIES.map((c) => (
@@ -287,7 +368,7 @@ export function CreateWizard() {
                 />
               </Field>
             )}
-            {form.source === 'image' && errorOf('source') && (
+            {(form.source === 'image' || form.source === 'template') && errorOf('source') && (
               <span className="field-error" role="alert" data-testid="error-source">
                 {errorOf('source')}
               </span>
@@ -336,12 +417,16 @@ export function CreateWizard() {
                 id="namespace"
                 label="Namespace"
                 error={errorOf('namespace')}
-                hint={`Created if missing; default ${defaultNamespace}`}
+                hint={
+                  templateSource
+                    ? `KubeVirt clones within the template's namespace (${templateSource.namespace})`
+                    : `Created if missing; default ${defaultNamespace}`
+                }
               >
                 <input
                   id="namespace"
                   list="namespaces"
-                  placeholder={defaultNamespace}
+                  placeholder={templateSource?.namespace ?? defaultNamespace}
                   value={form.namespace}
                   onChange={(e) => set('namespace', e.target.value)}
                   aria-invalid={errorOf('namespace') ? true : undefined}
@@ -352,172 +437,192 @@ export function CreateWizard() {
                   ))}
                 </datalist>
               </Field>
-              <Field id="node" label="Node" error={errorOf('node')}>
-                <select id="node" value={form.node} onChange={(e) => set('node', e.target.value)}>
-                  <option value="">Any (scheduler decides)</option>
-                  {nodes.map((n) => (
-                    <option key={n.name} value={n.name} disabled={!n.ready}>
-                      {n.name}
-                      {n.ready ? '' : ' (not ready)'}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              {!templateSource && (
+                <Field id="node" label="Node" error={errorOf('node')}>
+                  <select id="node" value={form.node} onChange={(e) => set('node', e.target.value)}>
+                    <option value="">Any (scheduler decides)</option>
+                    {nodes.map((n) => (
+                      <option key={n.name} value={n.name} disabled={!n.ready}>
+                        {n.name}
+                        {n.ready ? '' : ' (not ready)'}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+              )}
             </div>
 
-            <div className="field">
-              <span className="field-label">Size</span>
-              <div className="presets" role="group" aria-label="Size presets">
-                {SIZE_PRESETS.map((p) => (
-                  <button
-                    key={p.id}
-                    type="button"
-                    aria-pressed={preset === p.id && !form.instancetype}
-                    disabled={!!form.instancetype}
-                    title={form.instancetype ? 'The instancetype sizes this VM' : undefined}
-                    onClick={() => {
-                      setPreset(p.id);
-                      setForm((f) => ({ ...f, cpu: p.cpu, mem: p.mem, disk: p.disk }));
-                    }}
+            {form.source === 'template' ? (
+              <p className="page-sub" style={{ margin: 0 }} data-testid="template-note">
+                A full clone of the template: its vCPUs, memory, disks and cloud-init are copied. Change them on the new
+                VM afterwards.
+              </p>
+            ) : (
+              <>
+                <div className="field">
+                  <span className="field-label">Size</span>
+                  <div className="presets" role="group" aria-label="Size presets">
+                    {SIZE_PRESETS.map((p) => (
+                      <button
+                        key={p.id}
+                        type="button"
+                        aria-pressed={preset === p.id && !form.instancetype}
+                        disabled={!!form.instancetype}
+                        title={form.instancetype ? 'The instancetype sizes this VM' : undefined}
+                        onClick={() => {
+                          setPreset(p.id);
+                          setForm((f) => ({ ...f, cpu: p.cpu, mem: p.mem, disk: p.disk }));
+                        }}
+                      >
+                        {p.label}{' '}
+                        <span className="page-sub">
+                          {p.cpu} vCPU · {p.mem}
+                        </span>
+                      </button>
+                    ))}
+                    <button
+                      type="button"
+                      aria-pressed={preset === 'custom' && !form.instancetype}
+                      disabled={!!form.instancetype}
+                      onClick={() => setPreset('custom')}
+                    >
+                      Custom
+                    </button>
+                  </div>
+                </div>
+                <div className="form-grid">
+                  <Field id="cpu" label="vCPUs" error={errorOf('cpu')}>
+                    <input
+                      id="cpu"
+                      type="number"
+                      min={1}
+                      max={128}
+                      value={form.instancetype ? '' : form.cpu}
+                      disabled={!!form.instancetype}
+                      placeholder={form.instancetype ? 'from instancetype' : undefined}
+                      onChange={(e) => {
+                        setPreset('custom');
+                        set('cpu', e.target.value === '' ? 0 : Number(e.target.value));
+                      }}
+                      aria-invalid={errorOf('cpu') ? true : undefined}
+                    />
+                  </Field>
+                  <Field id="mem" label="Memory" error={errorOf('mem')} hint="e.g. 4Gi or 4G">
+                    <input
+                      id="mem"
+                      value={form.instancetype ? '' : form.mem}
+                      disabled={!!form.instancetype}
+                      placeholder={form.instancetype ? 'from instancetype' : undefined}
+                      onChange={(e) => {
+                        setPreset('custom');
+                        set('mem', e.target.value);
+                      }}
+                      aria-invalid={errorOf('mem') ? true : undefined}
+                    />
+                  </Field>
+                  <Field
+                    id="disk"
+                    label="Disk"
+                    error={errorOf('disk')}
+                    hint={
+                      sourceHasDisk(form.source)
+                        ? 'Root disk size, e.g. 20Gi'
+                        : 'Not used: this source boots an ephemeral container disk'
+                    }
                   >
-                    {p.label}{' '}
-                    <span className="page-sub">
-                      {p.cpu} vCPU · {p.mem}
-                    </span>
-                  </button>
-                ))}
-                <button
-                  type="button"
-                  aria-pressed={preset === 'custom' && !form.instancetype}
-                  disabled={!!form.instancetype}
-                  onClick={() => setPreset('custom')}
-                >
-                  Custom
-                </button>
-              </div>
-            </div>
-            <div className="form-grid">
-              <Field id="cpu" label="vCPUs" error={errorOf('cpu')}>
-                <input
-                  id="cpu"
-                  type="number"
-                  min={1}
-                  max={128}
-                  value={form.instancetype ? '' : form.cpu}
-                  disabled={!!form.instancetype}
-                  placeholder={form.instancetype ? 'from instancetype' : undefined}
-                  onChange={(e) => {
-                    setPreset('custom');
-                    set('cpu', e.target.value === '' ? 0 : Number(e.target.value));
-                  }}
-                  aria-invalid={errorOf('cpu') ? true : undefined}
-                />
-              </Field>
-              <Field id="mem" label="Memory" error={errorOf('mem')} hint="e.g. 4Gi or 4G">
-                <input
-                  id="mem"
-                  value={form.instancetype ? '' : form.mem}
-                  disabled={!!form.instancetype}
-                  placeholder={form.instancetype ? 'from instancetype' : undefined}
-                  onChange={(e) => {
-                    setPreset('custom');
-                    set('mem', e.target.value);
-                  }}
-                  aria-invalid={errorOf('mem') ? true : undefined}
-                />
-              </Field>
-              <Field
-                id="disk"
-                label="Disk"
-                error={errorOf('disk')}
-                hint={
-                  sourceHasDisk(form.source)
-                    ? 'Root disk size, e.g. 20Gi'
-                    : 'Not used: this source boots an ephemeral container disk'
-                }
-              >
-                <input
-                  id="disk"
-                  value={form.disk}
-                  disabled={!sourceHasDisk(form.source)}
-                  onChange={(e) => {
-                    setPreset('custom');
-                    set('disk', e.target.value);
-                  }}
-                  aria-invalid={errorOf('disk') ? true : undefined}
-                />
-              </Field>
-              <Field
-                id="instancetype"
-                label="Instancetype"
-                error={errorOf('instancetype')}
-                hint="Replaces vCPU and memory"
-              >
-                <select
-                  id="instancetype"
-                  value={form.instancetype}
-                  onChange={(e) => set('instancetype', e.target.value)}
-                >
-                  <option value="">None</option>
-                  {types.data?.instancetypes.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              <Field id="preference" label="Preference" error={errorOf('preference')}>
-                <select id="preference" value={form.preference} onChange={(e) => set('preference', e.target.value)}>
-                  <option value="">None</option>
-                  {types.data?.preferences.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-            </div>
-            <div className="form-grid">
-              <Field
-                id="sshKey"
-                label="SSH public key"
-                error={errorOf('sshKey')}
-                hint="Optional; added for the image's default user"
-              >
-                <textarea
-                  id="sshKey"
-                  rows={3}
-                  className="mono"
-                  placeholder="ssh-ed25519 AAAA… you@host"
-                  value={form.sshKey}
-                  onChange={(e) => set('sshKey', e.target.value)}
-                  aria-invalid={errorOf('sshKey') ? true : undefined}
-                  spellCheck={false}
-                />
-              </Field>
-              <Field
-                id="cloudInit"
-                label="cloud-init user data"
-                error={errorOf('cloudInit')}
-                hint="Optional; stored in a Secret, never in the VM spec"
-              >
-                <textarea
-                  id="cloudInit"
-                  rows={6}
-                  className="mono"
-                  placeholder={CLOUD_INIT_EXAMPLE}
-                  value={form.cloudInit}
-                  onChange={(e) => set('cloudInit', e.target.value)}
-                  spellCheck={false}
-                />
-              </Field>
-            </div>
+                    <input
+                      id="disk"
+                      value={form.disk}
+                      disabled={!sourceHasDisk(form.source)}
+                      onChange={(e) => {
+                        setPreset('custom');
+                        set('disk', e.target.value);
+                      }}
+                      aria-invalid={errorOf('disk') ? true : undefined}
+                    />
+                  </Field>
+                  <Field
+                    id="instancetype"
+                    label="Instancetype"
+                    error={errorOf('instancetype')}
+                    hint="Replaces vCPU and memory"
+                  >
+                    <select
+                      id="instancetype"
+                      value={form.instancetype}
+                      onChange={(e) => set('instancetype', e.target.value)}
+                    >
+                      <option value="">None</option>
+                      {types.data?.instancetypes.map((t) => (
+                        <option key={t} value={t}>
+                          {t}
+                        </option>
+                      ))}
+                    </select>
+                  </Field>
+                  <Field id="preference" label="Preference" error={errorOf('preference')}>
+                    <select id="preference" value={form.preference} onChange={(e) => set('preference', e.target.value)}>
+                      <option value="">None</option>
+                      {types.data?.preferences.map((t) => (
+                        <option key={t} value={t}>
+                          {t}
+                        </option>
+                      ))}
+                    </select>
+                  </Field>
+                </div>
+                <div className="form-grid">
+                  <Field
+                    id="sshKey"
+                    label="SSH public key"
+                    error={errorOf('sshKey')}
+                    hint="Optional; added for the image's default user"
+                  >
+                    <textarea
+                      id="sshKey"
+                      rows={3}
+                      className="mono"
+                      placeholder="ssh-ed25519 AAAA… you@host"
+                      value={form.sshKey}
+                      onChange={(e) => set('sshKey', e.target.value)}
+                      aria-invalid={errorOf('sshKey') ? true : undefined}
+                      spellCheck={false}
+                    />
+                  </Field>
+                  <Field
+                    id="cloudInit"
+                    label="cloud-init user data"
+                    error={errorOf('cloudInit')}
+                    hint="Optional; stored in a Secret, never in the VM spec"
+                  >
+                    <textarea
+                      id="cloudInit"
+                      rows={6}
+                      className="mono"
+                      placeholder={CLOUD_INIT_EXAMPLE}
+                      value={form.cloudInit}
+                      onChange={(e) => set('cloudInit', e.target.value)}
+                      spellCheck={false}
+                    />
+                  </Field>
+                </div>
+              </>
+            )}
             {(serverErrors.general.length > 0 ||
-              (create.error &&
+              ((create.error ?? clone.error) &&
                 Object.keys(serverErrors.byField).length === 0 &&
                 serverErrors.general.length === 0)) && (
               <div className="inline-error" role="alert" data-testid="create-error">
-                {serverErrors.general.join('; ') || create.error?.message}
+                {serverErrors.general.join('; ') || (create.error ?? clone.error)?.message}
+              </div>
+            )}
+            {clone.isSuccess && (
+              <div data-testid="clone-progress">
+                {cloneTask ? (
+                  <TaskProgress task={cloneTask} />
+                ) : (
+                  <span className="page-sub">Task {clone.data.task} started…</span>
+                )}
               </div>
             )}
             <div className="wizard-foot">
@@ -533,8 +638,15 @@ export function CreateWizard() {
               <button type="button" onClick={() => setStep('source')}>
                 ← Back
               </button>
-              <button type="submit" className="btn-primary" disabled={create.isPending} data-testid="create-submit">
-                {create.isPending ? 'Creating…' : 'Create VM'}
+              <button
+                type="submit"
+                className="btn-primary"
+                disabled={create.isPending || clone.isPending || (clone.isSuccess && cloneTask?.status !== 'error')}
+                data-testid="create-submit"
+              >
+                {create.isPending || clone.isPending || (clone.isSuccess && cloneTask?.status === 'running')
+                  ? 'Creating…'
+                  : 'Create VM'}
               </button>
             </div>
           </div>

@@ -10,6 +10,7 @@ import { useSession } from '../../lib/session';
 import type { SortSpec } from '../../lib/sort';
 import { useTRPCClient } from '../../lib/trpc';
 import { StatusDot } from '../StatusDot';
+import { TemplateDialog } from '../vm/TemplateDialog';
 import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
 
 type BulkAction = 'start' | 'stop' | 'restart';
@@ -39,6 +40,7 @@ export function DatacenterView() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [results, setResults] = useState<{ action: BulkAction; rows: BulkResult[] } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [unmark, setUnmark] = useState<VmRow | null>(null);
   const filter = useMemo(() => parseFilter(query), [query]);
 
   const all = state.vms.list();
@@ -232,17 +234,37 @@ export function DatacenterView() {
           </div>
           <ul className="results" style={{ borderTop: 0 }}>
             {templates.map((t) => (
-              <li key={`${t.namespace}/${t.name}`}>
+              <li key={`${t.namespace}/${t.name}`} data-template={`${t.namespace}/${t.name}`}>
                 <StatusDot status={t.status} />
                 <Link href={`/vms/${encodeURIComponent(t.namespace)}/${encodeURIComponent(t.name)}`}>{t.name}</Link>
                 <span className="page-sub">
                   {t.namespace} · {t.cpu || '—'} vCPU · {t.mem || 'instancetype'}
                 </span>
+                {!session.readOnly && (
+                  <span className="tpl-actions">
+                    <Link
+                      className="btn btn-small"
+                      href={`/create?template=${encodeURIComponent(`${t.namespace}/${t.name}`)}`}
+                      title={`Create a VM as a full clone of ${t.name}`}
+                    >
+                      Create VM from template
+                    </Link>
+                    <button
+                      type="button"
+                      className="btn-small"
+                      title={`Make ${t.name} an ordinary VM again`}
+                      onClick={() => setUnmark(t)}
+                    >
+                      Unmark
+                    </button>
+                  </span>
+                )}
               </li>
             ))}
           </ul>
         </section>
       )}
+      {unmark && <TemplateDialog vm={unmark} open onClose={() => setUnmark(null)} />}
     </div>
   );
 }

@@ -9,10 +9,11 @@ import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
 import { actionState, type VmAction } from '../../lib/status';
 import { useTRPC } from '../../lib/trpc';
-import { liveMigratable, useVmManifest } from '../../lib/vm-manifest';
+import { agentConnected, liveMigratable, useVmManifest } from '../../lib/vm-manifest';
 import { StatusDot } from '../StatusDot';
 import { DeleteDialog } from './DeleteDialog';
 import { MigrateDialog } from './MigrateDialog';
+import { MoreMenu } from './MoreMenu';
 import { DEFAULT_TAB, VM_TABS } from './tabs';
 
 const BUTTONS: { action: Exclude<VmAction, 'migrate'>; label: string }[] = [
@@ -92,6 +93,7 @@ export function VmView() {
 
 function VmToolbar({ vm }: { vm: VmRow }) {
   const trpc = useTRPC();
+  const session = useSession();
   const nodes = useNodes();
   const manifest = useVmManifest(vm.namespace, vm.name, vm);
   const act = useMutation(trpc.vms.action.mutationOptions());
@@ -129,6 +131,17 @@ function VmToolbar({ vm }: { vm: VmRow }) {
       >
         Migrate
       </button>
+      <MoreMenu
+        vm={vm}
+        facts={{
+          status: vm.status,
+          running: vm.running,
+          template: vm.template,
+          hasDisk: vm.disk !== '',
+          canSnapshot: session.capabilities?.canSnapshot,
+          agent: agentConnected(manifest.data),
+        }}
+      />
       <button
         type="button"
         className="btn-danger"

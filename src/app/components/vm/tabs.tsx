@@ -5,6 +5,7 @@ import type { ComponentType } from 'react';
 import type { VmRow } from '../../lib/model';
 import { ConsoleTab } from '../console/ConsoleTab';
 import { TerminalTab } from '../console/TerminalTab';
+import { SnapshotsTab } from './SnapshotsTab';
 import { SummaryTab } from './SummaryTab';
 import { YamlTab } from './YamlTab';
 
@@ -27,6 +28,7 @@ export const VM_TABS: VmTab[] = [
   { id: 'yaml', label: 'YAML', Component: YamlTab },
   { id: 'console', label: 'Console', Component: ConsoleTab },
   { id: 'terminal', label: 'Terminal', Component: TerminalTab },
+  { id: 'snapshots', label: 'Snapshots', Component: SnapshotsTab },
 ];
 
 export const DEFAULT_TAB = 'summary';

@@ -1,0 +1,46 @@
+'use client';
+// Convert to template / Unmark template, with a confirmation: used by the VM toolbar's More ▾ and the
+// Datacenter's templates list.
+import { useMutation } from '@tanstack/react-query';
+import type { VmRow } from '../../lib/model';
+import { useTRPC } from '../../lib/trpc';
+import { Modal } from '../Modal';
+
+export function TemplateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const on = !vm.template;
+  const set = useMutation(trpc.templates.set.mutationOptions({ onSuccess: () => close() }));
+  const close = () => {
+    set.reset();
+    onClose();
+  };
+  return (
+    <Modal
+      title={on ? `Convert ${vm.name} to a template?` : `Unmark ${vm.name} as a template?`}
+      open={open}
+      onClose={close}
+      footer={
+        <>
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn-primary"
+            disabled={set.isPending}
+            onClick={() => set.mutate({ namespace: vm.namespace, name: vm.name, on })}
+          >
+            {set.isPending ? 'Saving…' : on ? 'Convert to template' : 'Unmark template'}
+          </button>
+        </>
+      }
+    >
+      <p style={{ margin: 0 }}>
+        {on
+          ? 'A template is not started itself: new VMs are cloned from it (More ▾ → Clone, or Create VM → Template). It is listed under Templates on the Datacenter page.'
+          : 'It becomes an ordinary VM again, listed with the others, and can be started.'}
+      </p>
+      {set.error && <div className="inline-error">{set.error.message}</div>}
+    </Modal>
+  );
+}
