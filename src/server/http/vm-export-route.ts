@@ -145,6 +145,7 @@ async function streamGzip(session: ExportSession, res: ServerResponse, name: str
     'Cache-Control': 'no-store',
   });
   meterProgress(session, up);
+  session.task.log(session.gzipUrl ? "relaying the export server's gzip format" : 'gzipping the raw image on the fly');
   if (session.gzipUrl) await pipeline(up, res, { signal });
   else await pipeline(up, createGzip({ chunkSize: GZIP_CHUNK }), res, { signal });
 }

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRawImage } from '@/sim/storage/disk-image';
+import { createCorralClient, vmExportUrl } from '@/server/sdk';
 import { eventually, startHarness, type Harness } from './harness';
 
 const PVCS = '/persistentvolumeclaims';
@@ -72,6 +73,38 @@ describe('GET /api/vms/{ns}/{name}/export', () => {
       (t) => t.action === 'export' && t.target === 'tailvm/expvm',
     );
     expect(task?.status).toBe('done');
+    expect((task as unknown as { log: string }).log).toMatch(/relaying the export server's gzip format/);
+  }, 30_000);
+
+  it('gzips the raw image itself when the export server offers no gzip format', async () => {
+    // An export server that publishes only `raw` links: drop `gzip` the moment the links appear.
+    const stop = h.sim.store.subscribe((ev) => {
+      const links = (ev.object.status as { links?: { external?: { volumes?: { formats: { format: string }[] }[] } } })
+        ?.links;
+      if (ev.key !== EXPORTS || !links?.external?.volumes?.some((v) => v.formats.some((f) => f.format === 'gzip')))
+        return;
+      queueMicrotask(() =>
+        h.sim.store.mutate(EXPORTS, ev.object.metadata.namespace, ev.object.metadata.name, (o) => {
+          const st = o.status as { links: Record<string, { volumes: { formats: { format: string }[] }[] }> };
+          for (const l of Object.values(st.links))
+            for (const v of l.volumes) v.formats = v.formats.filter((f) => f.format !== 'gzip');
+        }),
+      );
+    });
+    try {
+      const res = await fetch(`${h.url}/api/vms/tailvm/expvm/export`);
+      expect(res.status).toBe(200);
+      const bytes = gunzipSync(Buffer.from(await res.arrayBuffer()));
+      const expected = buildRawImage({ namespace: 'tailvm', volume: claimOf('expvm'), content: 'the exported disk' });
+      expect(bytes.equals(expected)).toBe(true);
+    } finally {
+      stop();
+    }
+    const task = ((await h.get('/api/tasks')).body as { action: string; target: string; log: string }[]).find(
+      (t) => t.action === 'export' && t.target === 'tailvm/expvm',
+    );
+    expect(task?.log).toMatch(/gzipping the raw image on the fly/);
+    await eventually(() => exportsLeft() === 0, 10_000, 'the VirtualMachineExport deleted');
   }, 30_000);
 
   it('qcow2 through qemu-img; 501 naming qemu-utils when qemu-img is missing', async () => {
@@ -182,4 +215,43 @@ describe('GET /api/vms/{ns}/{name}/export', () => {
     );
     expect(task?.status).toBe('done');
   }, 60_000);
+});
+
+describe('SDK and OpenAPI', () => {
+  it('the SDK reaches snapshots, clone and template, and gives the export URL', async () => {
+    const corral = createCorralClient(h.url);
+    expect(await corral.snapshots.list.query({ namespace: 'tailvm', vm: 'expvm' })).toEqual([]);
+    await expect(corral.clones.create.mutate({ ns: 'tailvm', name: 'ghost', target: 'x' })).rejects.toMatchObject({
+      data: { code: 'NOT_FOUND' },
+    });
+    expect(await corral.templates.set.mutate({ namespace: 'tailvm', name: 'expvm', on: false })).toMatchObject({
+      isTemplate: false,
+    });
+    expect(vmExportUrl(`${h.url}/`, 'tailvm', 'expvm')).toBe(`${h.url}/api/vms/tailvm/expvm/export`);
+    expect(vmExportUrl(h.url, 'tailvm', 'expvm', 'qcow2')).toBe(`${h.url}/api/vms/tailvm/expvm/export?format=qcow2`);
+    const res = await fetch(vmExportUrl(h.url, 'tailvm', 'expvm'));
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  }, 30_000);
+
+  it('documents every new route with its real success status', async () => {
+    const doc = (await h.get('/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>>;
+    };
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+    expect(statuses('/vms/{namespace}/{vm}/snapshots', 'get')).toContain('200');
+    expect(statuses('/vms/{namespace}/{vm}/snapshots', 'post')).toContain('202');
+    expect(statuses('/vms/{namespace}/{vm}/snapshots/{snap}/restore', 'post')).toContain('202');
+    expect(statuses('/vms/{namespace}/{vm}/snapshots/{snap}', 'delete')).toContain('200');
+    expect(statuses('/vms/{ns}/{name}/clone', 'post')).toContain('202');
+    expect(statuses('/vms/{namespace}/{name}/template', 'post')).toContain('200');
+    expect(statuses('/vms/{namespace}/{name}/export', 'get')).toEqual(
+      expect.arrayContaining(['200', '400', '404', '409', '501']),
+    );
+    expect(doc.paths['/vms/{namespace}/{name}/export']?.get?.parameters?.map((p) => p.name)).toEqual([
+      'namespace',
+      'name',
+      'format',
+    ]);
+  });
 });
