@@ -4,9 +4,18 @@ import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { quantityToNumber } from './quantity';
 import { runAsTask, type TaskHandle } from './tasks';
-import { asArray, asDict, asString, claimSize, templateSpec } from './vm-facts';
-import { buildComposedVm, dataVolumeFor, followDataVolumes, type DiskPlan, type VmBlueprint } from './vm-hw-compose';
-import { bytesQuantity, claimFacts, liveVm, readHardware, vmHardware } from './vm-hw-facts';
+import { requireVm } from './vm-actions';
+import { asArray, asDict, asString, claimSize, templateSpec, vmiActive } from './vm-facts';
+import {
+  buildComposedVm,
+  dataVolumeFor,
+  followDataVolumes,
+  plannedClaim,
+  type DiskPlan,
+  type VmBlueprint,
+} from './vm-hw-compose';
+import { bytesQuantity, claimFacts, liveVm, readHardware, vmHardware, type DiskFact } from './vm-hw-facts';
+import { waitFor } from './vm-hw-wait';
 
 /**
  * Adds disks to an existing VM (new DataVolumes + spec entries, persisted so they survive restarts). The VM spec
@@ -286,4 +295,170 @@ export function libraryClaims(
         created: p.metadata.creationTimestamp ?? '',
       }))
   );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Corral's volumes API: a new hot-plugged disk, detach by claim, grow by claim.
+
+export type VolumeBus = 'scsi' | 'virtio' | 'sata';
+
+export interface NewVolume {
+  sizeBytes: number;
+  /** '' or absent: the cluster's default StorageClass. */
+  storageClass?: string;
+  bus?: VolumeBus;
+}
+
+/** The disk of `vm` whose claim (or, failing that, disk name) is `vol`; 404 when there is none. */
+function requireDisk(deps: DomainDeps, vm: KObject, vol: string): DiskFact {
+  const hw = readHardware(deps, vm);
+  const disk = hw.disks.find((d) => d.claim === vol) ?? hw.disks.find((d) => d.name === vol);
+  if (!disk) throw new CorralError('NOT_FOUND', `VM ${hw.namespace}/${hw.name} has no volume ${vol}`);
+  return disk;
+}
+
+/** The StorageClass named (400 when it does not exist), else the default one ('' when the cluster has none). */
+async function resolveStorageClass(deps: DomainDeps, wanted: string | undefined): Promise<StorageFact | undefined> {
+  const classes = await storageClasses(deps);
+  if (!wanted) return classes.find((c) => c.isDefault);
+  const found = classes.find((c) => c.name === wanted);
+  if (!found)
+    throw new CorralError(
+      'BAD_REQUEST',
+      `storageClass: no StorageClass '${wanted}' in the cluster (there are: ${classes.map((c) => c.name).join(', ') || 'none'})`,
+    );
+  return found;
+}
+
+/**
+ * A new blank disk `<vm>-disk-<n>` on a VM, as a task: a DataVolume plus a hot-plug volume persisted in the VM's
+ * template (so it is still there after a restart). On a running VM KubeVirt attaches it live; the task ends when
+ * the DataVolume is ready and, for a running VM, the volume is attached (volumeStatus Ready).
+ */
+export async function addVolume(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  req: NewVolume,
+): Promise<{ pvc: string; disk: string; task: string }> {
+  const id = `VM ${namespace}/${name}`;
+  const vm = requireVm(deps, namespace, name);
+  if (vm.metadata.deletionTimestamp) throw new CorralError('CONFLICT', `${id} is being deleted`);
+  const bus = req.bus ?? 'scsi';
+  const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
+  const active = vmiActive(vmi);
+  if (active && bus === 'sata')
+    throw new CorralError(
+      'CONFLICT',
+      `${id} is running and a sata disk cannot be hot-plugged: use bus scsi or virtio, or stop the VM first`,
+    );
+  const storageClass = await resolveStorageClass(deps, req.storageClass);
+  const hw = readHardware(deps, vm);
+  let n = 1;
+  const taken = (k: number) =>
+    hw.disks.some((d) => d.name === `disk-${k}` || d.claim === `${name}-disk-${k}`) ||
+    !!deps.cluster.cache.get('PersistentVolumeClaim', namespace, `${name}-disk-${k}`) ||
+    !!deps.cluster.cache.get('DataVolume', namespace, `${name}-disk-${k}`);
+  while (taken(n)) n++;
+  const plan: DiskPlan = {
+    name: `disk-${n}`,
+    bus,
+    cdrom: false,
+    hotplug: true,
+    backing: { blank: { sizeBytes: req.sizeBytes, storageClass: storageClass?.name ?? '' } },
+  };
+  const pvc = plannedClaim(name, plan);
+  const task = deps.journal.start('disk-add', `${namespace}/${name}`, caller.identity.login);
+  await addDisks(deps, caller, namespace, name, [plan], task);
+  task.progress(30);
+  void waitFor(
+    deps,
+    namespace,
+    ['DataVolume', 'PersistentVolumeClaim', 'VirtualMachineInstance'],
+    () => {
+      const dv = asDict(deps.cluster.cache.get('DataVolume', namespace, pvc)?.status);
+      if (dv.phase === 'Failed')
+        return `DataVolume ${pvc} failed: ${
+          asArray(dv.conditions)
+            .map((c) => asString(asDict(c).message))
+            .filter(Boolean)
+            .join('; ') || 'see its events'
+        }`;
+      if (dv.phase !== 'Succeeded') return false;
+      const now = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
+      if (!active || !vmiActive(now)) return true;
+      const st = asArray(asDict(now?.status).volumeStatus)
+        .map(asDict)
+        .find((s) => s.name === plan.name);
+      return asString(st?.phase) === 'Ready';
+    },
+    `attaching ${pvc}`,
+  ).then(
+    () =>
+      task.done(active ? `${pvc} is attached to the running VM` : `${pvc} is ready; it is attached at the next start`),
+    (err: unknown) => task.fail(err),
+  );
+  return { pvc, disk: plan.name, task: task.id };
+}
+
+/**
+ * Detaches the volume `vol` (claim or disk name) as a task; `purge` also deletes its DataVolume/PVC when it was
+ * made for this VM. A running VM lets go of hot-plugged volumes only: others need the VM stopped (409).
+ */
+export async function removeVolume(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  vol: string,
+  purge: boolean,
+): Promise<{ disk: string; task: string }> {
+  const vm = requireVm(deps, namespace, name);
+  const disk = requireDisk(deps, vm, vol);
+  const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
+  if (vmiActive(vmi) && !disk.volume?.hotpluggable)
+    throw new CorralError(
+      'CONFLICT',
+      `VM ${namespace}/${name} is running and ${vol} is not hot-plugged: stop the VM first to detach it`,
+    );
+  const task = await detachDisks(deps, caller, namespace, name, [disk.name], purge);
+  return { disk: disk.name, task };
+}
+
+/**
+ * Grows the volume `pvc` of a VM to `sizeBytes` as a task. 400 when that is smaller than it is now; 409 naming the
+ * StorageClass when it does not allow volume expansion.
+ */
+export async function expandVolume(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  pvc: string,
+  sizeBytes: number,
+): Promise<{ task: string; size: string }> {
+  const vm = requireVm(deps, namespace, name);
+  const disk = requireDisk(deps, vm, pvc);
+  if (!disk.claim || disk.volume?.kind === 'containerDisk' || disk.volume?.kind === 'cloudInit')
+    throw new CorralError('BAD_REQUEST', `pvc: ${pvc} of VM ${namespace}/${name} is not a volume that can grow`);
+  if (disk.sizeBytes !== undefined && sizeBytes < disk.sizeBytes)
+    throw new CorralError(
+      'BAD_REQUEST',
+      `size: ${bytesQuantity(sizeBytes)} is smaller than ${disk.claim}'s ${bytesQuantity(disk.sizeBytes)}; volumes only grow`,
+    );
+  const classes = await storageClasses(deps);
+  const sc = disk.storageClass ? classes.find((c) => c.name === disk.storageClass) : classes.find((c) => c.isDefault);
+  if (sc && !sc.expandable)
+    throw new CorralError(
+      'CONFLICT',
+      `storage class ${sc.name} cannot expand (allowVolumeExpansion is not true), so ${disk.claim} cannot grow`,
+    );
+  if (disk.sizeBytes === sizeBytes) {
+    const task = deps.journal.start('resize', `${namespace}/${name}`, caller.identity.login);
+    task.done(`${disk.claim} is already ${bytesQuantity(sizeBytes)}`);
+    return { task: task.id, size: bytesQuantity(sizeBytes) };
+  }
+  const task = await resizeDisk(deps, caller, namespace, name, disk.name, sizeBytes);
+  return { task, size: bytesQuantity(sizeBytes) };
 }

@@ -50,14 +50,16 @@ export function waitFor(
 /** The journal entry of task `id` once it has ended (done or error). */
 export function taskEnded(deps: DomainDeps, id: string): Promise<Task> {
   return new Promise((resolve) => {
-    let unsubscribe: (() => void) | undefined;
+    let ended = false;
     const check = (t: Task | undefined): boolean => {
-      if (!t || t.id !== id || t.status === 'running') return false;
-      unsubscribe?.();
+      if (ended || !t || t.id !== id || t.status === 'running') return false;
+      ended = true;
       resolve(t);
       return true;
     };
-    if (check(deps.journal.get(id))) return;
-    unsubscribe = deps.journal.subscribe((t) => void check(t));
+    const unsubscribe = deps.journal.subscribe((t) => {
+      if (check(t)) unsubscribe();
+    });
+    if (check(deps.journal.get(id))) unsubscribe();
   });
 }
