@@ -201,11 +201,11 @@ describe('bad input → 400 naming the field', () => {
     expect(r.body).toEqual({ error: expect.stringMatching(message) });
   });
 
-  it('an unknown action is 400 naming action', async () => {
+  it('an unknown action is a 404 naming the path (issue 9: an unknown sub-path, not the action enum 400)', async () => {
     const r = await h.post('/api/vms/tailvm/cd-vm/explode', {});
     expect(r).toMatchObject({
-      status: 400,
-      body: { error: expect.stringMatching(/^action: must be one of start, stop/) },
+      status: 404,
+      body: { error: expect.stringMatching(/^Not found: no route POST \/api\/vms\/tailvm\/cd-vm\/explode$/) },
     });
   });
 
