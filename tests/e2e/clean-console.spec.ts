@@ -52,6 +52,13 @@ const ROUTES: Route[] = [
     },
   },
   {
+    name: 'VM snapshots',
+    path: () => `/vms/${NS}/${vm}?tab=snapshots`,
+    ready: async (page) => {
+      await expect(page.getByTestId('snapshot-table')).toContainText('NOW');
+    },
+  },
+  {
     name: 'VM console (noVNC)',
     path: () => `/vms/${NS}/${vm}?tab=console`,
     ready: async (page) => {
