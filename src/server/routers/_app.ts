@@ -7,6 +7,7 @@ import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRout
 import { consolesRouter } from './consoles';
 import { liveRouter } from './live';
 import { clonesRouter, templatesRouter } from './vm-copy';
+import { hardwareRouter, nadsRouter } from './vm-hardware';
 import { snapshotsRouter } from './vm-snapshots';
 import { vmsRouter } from './vms';
 
@@ -15,11 +16,13 @@ export const appRouter = router({
   snapshots: snapshotsRouter,
   clones: clonesRouter,
   templates: templatesRouter,
+  hardware: hardwareRouter,
   vms: vmsRouter,
   images: imagesRouter,
   tasks: tasksRouter,
   nodes: nodesRouter,
   instancetypes: instancetypesRouter,
+  nads: nadsRouter,
   whoami,
   capabilities,
   live: liveRouter,

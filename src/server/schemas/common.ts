@@ -72,13 +72,18 @@ export function queryInt(min: number, max: number) {
     );
 }
 
-/** A boolean from a query string: true/false/1/0 (or a boolean over tRPC); anything else is refused, never truthy. */
-export const queryBool = z.union([
-  z.boolean(),
-  z
-    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
-    .transform((v) => v === 'true' || v === '1'),
-]);
+/**
+ * A boolean from a query string: true/false/1/0 (or a boolean over tRPC); anything else is refused, never truthy.
+ * The closing pipe lets trpc-to-openapi take it as a query parameter (it refuses a bare union with a boolean).
+ */
+export const queryBool = z
+  .union([
+    z.boolean(),
+    z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
+      .transform((v) => v === 'true' || v === '1'),
+  ])
+  .pipe(z.boolean());
 
 const utf8 = new TextEncoder();
 /** Free text limited by its UTF-8 size (what the cluster stores), not by characters. */
