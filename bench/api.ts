@@ -9,15 +9,14 @@
  * the same client — what no server can beat, so the ratio to it is Corral's own overhead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedCluster } from '../src/sim/index';
 import { percentile, seedBenchFleet } from './lib/fleet';
+import { rssMb, startCorralProcess } from './lib/corral-process';
 
 const SIZES = [1000, 10_000];
-const root = join(import.meta.dirname, '..');
 
 async function timed(
   iterations: number,
@@ -35,38 +34,6 @@ async function timed(
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
 }
 
-function startCorral(kubeconfig: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    join(root, 'node_modules', '.bin', 'node'),
-    [
-      '--import',
-      'tsx',
-      join(root, 'server.ts'),
-      '--no-ui',
-      '--kubeconfig',
-      kubeconfig,
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.once('exit', (code) => reject(new Error(`corral exited with ${code}: ${out}`)));
-  });
-}
-
 /** A bare HTTP server in its own process answering every request with the bytes of `file`. */
 function startFloorServer(file: string): Promise<{ child: ChildProcess; url: string }> {
   const script = `const b=require('fs').readFileSync(${JSON.stringify(file)});const s=require('http').createServer((q,r)=>{r.writeHead(200,{'Content-Type':'application/json','Content-Length':b.length});r.end(b)});s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))`;
@@ -77,12 +44,6 @@ function startFloorServer(file: string): Promise<{ child: ChildProcess; url: str
     );
     child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
   });
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round(kb / 1024);
 }
 
 async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
@@ -99,7 +60,7 @@ for (const n of SIZES) {
   const kubeconfigPath = join(dir, 'kubeconfig');
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
   seedBenchFleet(sim.store, n);
-  const { child, url } = await startCorral(kubeconfigPath);
+  const { child, url } = await startCorralProcess(kubeconfigPath);
   try {
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
     await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);

@@ -7,7 +7,7 @@
  * request → last byte) against `gzip -c` of the very same bytes in the same run (aim ≥ 0.7×), and Corral's RSS
  * while exporting over its idle RSS just before, after one small warm-up export (aim +≤ 64 MB).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,46 +15,13 @@ import { pipeline } from 'node:stream/promises';
 import { startEmbeddedCluster } from '../src/sim/index';
 import { largeRawImageStream } from '../src/sim/storage/disk-image';
 import { resourceKey } from '../src/sim/store/types';
+import { rssMb, startCorralProcess } from './lib/corral-process';
 
 const BYTES = 1024 ** 3;
 const NS = 'tailvm';
 const VM = 'bigdisk';
 const CLAIM = `${VM}-disk`;
 const CONTENT = 'bench:export';
-const root = join(import.meta.dirname, '..');
-
-function startCorral(kubeconfig: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    join(root, 'node_modules', '.bin', 'node'),
-    [
-      '--import',
-      'tsx',
-      join(root, 'server.ts'),
-      '--no-ui',
-      '--kubeconfig',
-      kubeconfig,
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-    ],
-    { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.once('exit', (code) => reject(new Error(`corral exited with ${code}: ${out}`)));
-  });
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return kb / 1024;
-}
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
@@ -85,7 +52,7 @@ async function gzipBaseline(): Promise<{ seconds: number; bytes: number }> {
 const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
 const kubeconfigPath = join(dir, 'kubeconfig');
 const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, kubeconfigPath });
-const { child, url } = await startCorral(kubeconfigPath);
+const { child, url } = await startCorralProcess(kubeconfigPath);
 try {
   await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
   const created = await fetch(`${url}/api/vms`, {
