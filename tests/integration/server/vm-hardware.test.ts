@@ -4,6 +4,7 @@
  * a restart, expansion refused by a StorageClass, options that wait for a restart shown as pending.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCorralClient } from '@/server/sdk';
 import { eventually, startHarness, type Harness } from './harness';
 
 const VMS = 'kubevirt.io/virtualmachines';
@@ -117,6 +118,12 @@ describe('GET /api/nads', () => {
     ]);
     expect((await h.get('/api/nads?namespace=Bad_NS')).status).toBe(400);
     expect((await h.get('/api/nads?colour=red')).status).toBe(400);
+    // The typed SDK reaches the same procedures.
+    const sdk = createCorralClient(h.url);
+    expect(await sdk.nads.list.query({ namespace: 'other' })).toEqual([
+      { name: 'dmz', namespace: 'other', type: 'macvlan', bridge: 'eth1' },
+    ]);
+    await expect(sdk.hardware.get.query({ namespace: 'tailvm', name: 'nope' })).rejects.toThrow(/not found/);
   });
 });
 
