@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { FleetEvent } from '@/server/schemas/live';
 import type { EmbeddedCluster } from '@/sim/index';
-import { eventually, type Harness } from '../server/harness';
+import { eventually, readTrackedEvents, type Harness } from '../server/harness';
 
 /** The live.fleet SSE stream as a browser holds it, folded into the state the UI shows. */
 export class LiveClient {
@@ -24,22 +24,7 @@ export class LiveClient {
       headers: { accept: 'text/event-stream' },
     });
     if (!res.ok || !res.body) throw new Error(`live.fleet answered ${res.status}`);
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = '';
-    c.pump = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        buffered += value;
-        let cut: number;
-        while ((cut = buffered.indexOf('\n\n')) >= 0) {
-          const frame = buffered.slice(0, cut);
-          buffered = buffered.slice(cut + 2);
-          const data = /^data: ?(.*)$/m.exec(frame)?.[1];
-          if (/^id: /m.test(frame) && data) c.apply((JSON.parse(data) as { json: FleetEvent }).json);
-        }
-      }
-    })();
+    c.pump = readTrackedEvents<FleetEvent>(res.body, (_id, event) => c.apply(event));
     await eventually(() => c.ready !== undefined, 5000, 'live snapshot');
     return c;
   }

@@ -99,3 +99,28 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Reads a tRPC SSE stream (superjson) until it ends, calling `onEvent` for every tracked event (`id:` + `data:`).
+ * Resolves when the stream ends or is aborted.
+ */
+export async function readTrackedEvents<T>(
+  body: ReadableStream<Uint8Array<ArrayBuffer>>,
+  onEvent: (id: string, data: T) => void,
+): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+    if (done) return;
+    buffered += value;
+    let cut: number;
+    while ((cut = buffered.indexOf('\n\n')) >= 0) {
+      const frame = buffered.slice(0, cut);
+      buffered = buffered.slice(cut + 2);
+      const id = /^id: ?(.*)$/m.exec(frame)?.[1];
+      const data = /^data: ?(.*)$/m.exec(frame)?.[1];
+      if (id && data) onEvent(id, (JSON.parse(data) as { json: T }).json);
+    }
+  }
+}

@@ -9,7 +9,7 @@ import { appRouter } from '@/server/routers/_app';
 import type { FleetEvent } from '@/server/schemas/live';
 import { createCorralClient } from '@/server/sdk';
 import { createCallerFactory, createContextInner } from '@/server/trpc';
-import { eventually, startHarness, type Harness } from './harness';
+import { eventually, readTrackedEvents, startHarness, type Harness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -82,23 +82,7 @@ describe('SDK over /trpc', () => {
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events: { id: string; data: FleetEvent }[] = [];
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = '';
-    const pump = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        buffered += value;
-        let cut: number;
-        while ((cut = buffered.indexOf('\n\n')) >= 0) {
-          const frame = buffered.slice(0, cut);
-          buffered = buffered.slice(cut + 2);
-          const id = /^id: ?(.*)$/m.exec(frame)?.[1];
-          const data = /^data: ?(.*)$/m.exec(frame)?.[1];
-          if (id && data) events.push({ id, data: (JSON.parse(data) as { json: FleetEvent }).json });
-        }
-      }
-    })();
+    const pump = readTrackedEvents<FleetEvent>(res.body!, (id, data) => events.push({ id, data }));
     try {
       const first = await eventually(() => events[0], 5000, 'snapshot');
       expect(first.data).toMatchObject({
