@@ -288,6 +288,8 @@ export async function scaleVm(
   }
   const task = deps.journal.start('scale', target_, caller.identity.login);
   if (live) {
+    // A RestartRequired already there (an earlier change waiting for a restart) is not this change's refusal.
+    const earlier = restartRequired(vm);
     try {
       await deps.cluster.patch('VirtualMachine', namespace, name, patch);
     } catch (err) {
@@ -295,11 +297,19 @@ export async function scaleVm(
       throw err;
     }
     task.log(`saved ${summary}; KubeVirt hot-plugs it through a live-update migration`);
-    void followLiveScale(deps, namespace, name, target, memoryBytes, task);
+    void followLiveScale(deps, namespace, name, target, memoryBytes, task, earlier);
     return result(task.id, 'live', `${id} is live-migratable and within its hot-plug ceilings`);
   }
   void coldScale(deps, caller, namespace, name, patch, summary, task);
   return result(task.id, 'restart', `${id} cannot take it live: ${liveWhy}; it is stopped, changed and started again`);
+}
+
+/** KubeVirt's RestartRequired message on the VM, undefined when it has none. */
+function restartRequired(vm: KObject | undefined): string | undefined {
+  const c = asArray(asDict(vm?.status).conditions)
+    .map(asDict)
+    .find((x) => x.type === 'RestartRequired' && x.status === 'True');
+  return c ? asString(c.message) || 'a restart is required' : undefined;
 }
 
 /** Ends the live scale's task when the instance reports the new topology and memory (or KubeVirt asks for a restart). */
@@ -310,8 +320,8 @@ async function followLiveScale(
   target: Topology,
   memoryBytes: number,
   task: TaskHandle,
+  earlier: string | undefined,
 ): Promise<void> {
-  const generation = deps.cluster.cache.get('VirtualMachine', namespace, name)?.metadata.generation ?? 0;
   try {
     await waitFor(
       deps,
@@ -321,11 +331,9 @@ async function followLiveScale(
         const vm = deps.cluster.cache.get('VirtualMachine', namespace, name);
         const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
         if (!vm || !vmiActive(vmi)) return `VM ${namespace}/${name} stopped while its new size was being hot-plugged`;
-        const restart = asArray(asDict(vm.status).conditions)
-          .map(asDict)
-          .find((c) => c.type === 'RestartRequired' && c.status === 'True');
-        if (restart && (vm.metadata.generation ?? 0) >= generation)
-          return `KubeVirt could not apply it live (${asString(restart.message)}); the new size is saved and pending: it applies at the next restart`;
+        const restart = restartRequired(vm);
+        if (restart !== undefined && restart !== earlier)
+          return `KubeVirt could not apply it live (${restart}); the new size is saved and pending: it applies at the next restart`;
         const st = asDict(vmi?.status);
         const topo = asDict(st.currentCPUTopology);
         const cpuOk = Object.keys(topo).length === 0 || num(topo.sockets, 0) === target.sockets;

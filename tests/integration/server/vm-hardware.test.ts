@@ -294,6 +294,15 @@ describe('scale', () => {
     expect(errorOf(tooBig)).toMatch(/1Ti of memory exceeds .*capacity/);
     expect(templateDomain('sc1')).toMatchObject({ cpu: { sockets: 2 }, memory: { guest: '2Gi' } });
 
+    // A change already waiting for a restart (a new NIC) does not stop a later live scale.
+    expect((await h.post('/api/vms/tailvm/sc1/nics', { nad: 'lan' })).body).toMatchObject({ pending: true });
+    await eventually(async () => (await hardware('sc1')).pending.length > 0, 10_000, 'the NIC pending');
+    const again = await h.post('/api/vms/tailvm/sc1/scale', { cpu: 3 });
+    expect(again).toMatchObject({ status: 202, body: { mode: 'live', cpu: 3 } });
+    await taskDone((again.body as { task: string }).task);
+    expect((vmi('sc1')?.status.currentCPUTopology as Dict).sockets).toBe(3);
+    expect((await hardware('sc1')).pending).toEqual([{ field: 'nic net1', current: 'absent', pending: 'added' }]);
+
     for (const [body, field] of [
       [{}, /give cpu, mem or both/],
       [{ cpu: 0 }, /^cpu: must be at least 1/],
