@@ -20,103 +20,11 @@ import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
 import type { KubeHttp } from './kube-http';
 import { fromKubeResponse } from './errors';
+import { KindIndex, keyOf, type Key } from './kind-index';
 import { RESOURCES, resourcePath } from './resources';
 
 /** Only virt-launcher pods matter to Corral; watching every pod of a big cluster would waste memory. */
 const LABEL_SELECTORS: Partial<Record<CachedKind, string>> = { Pod: 'kubevirt.io=virt-launcher' };
-
-const VM_LABELS = ['corral.dev/vm', 'vm.kubevirt.io/name', 'kubevirt.io/domain'];
-
-type Key = string; // "ns/name" or "name" for cluster-scoped kinds
-
-class KindIndex {
-  readonly objects = new Map<Key, KObject>();
-  readonly byNamespace = new Map<string, Map<Key, KObject>>();
-  readonly byNode = new Map<string, Set<Key>>();
-  readonly byVm = new Map<string, Set<Key>>();
-  readonly byLabel = new Map<string, Map<string, Set<Key>>>();
-
-  put(o: KObject): void {
-    const key = keyOf(o);
-    const old = this.objects.get(key);
-    if (old) this.unindex(key, old);
-    this.objects.set(key, o);
-    this.index(key, o);
-  }
-
-  drop(o: KObject): void {
-    const key = keyOf(o);
-    const old = this.objects.get(key);
-    if (!old) return;
-    this.unindex(key, old);
-    this.objects.delete(key);
-  }
-
-  private index(key: Key, o: KObject): void {
-    const ns = o.metadata.namespace ?? '';
-    let nsMap = this.byNamespace.get(ns);
-    if (!nsMap) this.byNamespace.set(ns, (nsMap = new Map()));
-    nsMap.set(key, o);
-    const node = nodeOf(o);
-    if (node) addTo(this.byNode, node, key);
-    for (const vm of vmsOf(o)) addTo(this.byVm, `${ns}/${vm}`, key);
-    for (const [k, v] of Object.entries(o.metadata.labels ?? {})) {
-      let values = this.byLabel.get(k);
-      if (!values) this.byLabel.set(k, (values = new Map()));
-      addTo(values, v, key);
-    }
-  }
-
-  private unindex(key: Key, o: KObject): void {
-    const ns = o.metadata.namespace ?? '';
-    const nsMap = this.byNamespace.get(ns);
-    nsMap?.delete(key);
-    if (nsMap?.size === 0) this.byNamespace.delete(ns);
-    const node = nodeOf(o);
-    if (node) removeFrom(this.byNode, node, key);
-    for (const vm of vmsOf(o)) removeFrom(this.byVm, `${ns}/${vm}`, key);
-    for (const [k, v] of Object.entries(o.metadata.labels ?? {})) {
-      const values = this.byLabel.get(k);
-      if (values) {
-        removeFrom(values, v, key);
-        if (values.size === 0) this.byLabel.delete(k);
-      }
-    }
-  }
-}
-
-function addTo<K>(m: Map<K, Set<Key>>, k: K, key: Key): void {
-  let s = m.get(k);
-  if (!s) m.set(k, (s = new Set()));
-  s.add(key);
-}
-function removeFrom<K>(m: Map<K, Set<Key>>, k: K, key: Key): void {
-  const s = m.get(k);
-  s?.delete(key);
-  if (s?.size === 0) m.delete(k);
-}
-
-function keyOf(o: KObject): Key {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name ?? ''}` : (o.metadata.name ?? '');
-}
-
-function nodeOf(o: KObject): string {
-  const fromStatus = (o.status as { nodeName?: unknown } | undefined)?.nodeName;
-  const fromSpec = (o.spec as { nodeName?: unknown } | undefined)?.nodeName;
-  return typeof fromStatus === 'string' && fromStatus ? fromStatus : typeof fromSpec === 'string' ? fromSpec : '';
-}
-
-function vmsOf(o: KObject): string[] {
-  const out = new Set<string>();
-  for (const l of VM_LABELS) {
-    const v = o.metadata.labels?.[l];
-    if (v) out.add(v);
-  }
-  for (const r of o.metadata.ownerReferences ?? []) {
-    if (r.kind === 'VirtualMachine' || r.kind === 'VirtualMachineInstance') out.add(r.name);
-  }
-  return [...out];
-}
 
 /** Why a watch attempt ended without an error: the apiserver closed the stream (timeoutSeconds, or dropped). */
 class WatchGone extends Error {
