@@ -4,7 +4,7 @@
  * integers, `memory` is a numeric string, property strings (`agent`, `netN`, disks) are strings, flags 0/1.
  */
 import { createHash } from 'node:crypto';
-import type { VmHardware } from '@/server/domain/vm-hardware';
+import { DESCRIPTION_ANNOTATION, type VmHardware } from '@/server/domain/vm-hardware';
 import type { VmRuntime } from '@/server/domain/vm-runtime';
 import type { VmRow } from '@/server/schemas/vms';
 import { parseExtras, type Extras } from './extras';
@@ -290,6 +290,9 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   for (const [k, v] of Object.entries(extras.options)) {
     config[k] = INT_OPTIONS.has(k) && /^-?\d+$/.test(v) ? Number(v) : v;
   }
+  // A description set through /api (the domain's annotation) shows here too; one a PVE client wrote wins.
+  const description = hw.annotations[DESCRIPTION_ANNOTATION];
+  if (config.description === undefined && description) config.description = description;
   config.name = row.name;
   config.cores = hw.cores;
   config.sockets = hw.sockets;

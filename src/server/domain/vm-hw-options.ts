@@ -60,15 +60,24 @@ function bootOrderOf(domain: Record<string, unknown>): string[] {
     .map((d) => asString(d.name));
 }
 
-export function descriptionOf(vm: KObject): string {
-  const own = vm.metadata.annotations?.[DESCRIPTION_ANNOTATION];
-  if (own !== undefined) return own;
+function proxmoxExtras(vm: KObject): Record<string, unknown> | undefined {
+  const text = vm.metadata.annotations?.[PROXMOX_EXTRAS_ANNOTATION];
+  if (!text) return undefined;
   try {
-    const extras = asDict(JSON.parse(vm.metadata.annotations?.[PROXMOX_EXTRAS_ANNOTATION] ?? '{}'));
-    return asString(asDict(extras.options).description);
+    return asDict(JSON.parse(text));
   } catch {
-    return '';
+    return undefined;
   }
+}
+
+/**
+ * The description: the one a Proxmox client wrote (kept in the translator's extras annotation), else the one set
+ * through /api. Setting it through /api drops the Proxmox copy, so whichever was written last is shown by both.
+ */
+export function descriptionOf(vm: KObject): string {
+  const pve = asDict(proxmoxExtras(vm)?.options).description;
+  if (typeof pve === 'string') return pve;
+  return vm.metadata.annotations?.[DESCRIPTION_ANNOTATION] ?? '';
 }
 
 /**
@@ -154,7 +163,14 @@ export async function setOptions(
   }
 
   if (change.description !== undefined && change.description !== descriptionOf(vm)) {
-    patch.metadata = { annotations: { [DESCRIPTION_ANNOTATION]: change.description || null } };
+    const annotations: Record<string, string | null> = { [DESCRIPTION_ANNOTATION]: change.description || null };
+    const extras = proxmoxExtras(vm);
+    const options = asDict(extras?.options);
+    if (extras && typeof options.description === 'string') {
+      const { description: _pve, ...rest } = options;
+      annotations[PROXMOX_EXTRAS_ANNOTATION] = JSON.stringify({ ...extras, options: rest });
+    }
+    patch.metadata = { annotations };
     applied.push('description');
   }
 

@@ -55,6 +55,18 @@ describe('hardware through /api and /api2/json', () => {
     expect(Number(cfg.sockets ?? 1) * Number(cfg.cores ?? 1)).toBe(2);
     expect(Number(cfg.memory)).toBe(512);
 
+    // The description: whichever door wrote it last, both show it.
+    expect((await rest('POST', '/vms/tailvm/doors/options', { description: 'from the api' })).status).toBe(200);
+    await expect.poll(async () => (await config()).description, { timeout: 10_000 }).toBe('from the api');
+    expect((await api.put('/nodes/corral-1/qemu/610/config', { description: 'from pve' })).status).toBe(200);
+    const described = async () =>
+      ((await rest('GET', '/vms/tailvm/doors/hardware')).body as { options: { description: string } }).options
+        .description;
+    await expect.poll(described, { timeout: 10_000 }).toBe('from pve');
+    expect((await rest('POST', '/vms/tailvm/doors/options', { description: 'api again' })).status).toBe(200);
+    await expect.poll(async () => (await config()).description, { timeout: 10_000 }).toBe('api again');
+    expect(await described()).toBe('api again');
+
     // Proxmox → /api: a NIC on bridge=lan, then the hardware view lists it with its network.
     expect((await api.put('/nodes/corral-1/qemu/610/config', { net2: 'e1000,bridge=lan' })).status).toBe(200);
     await expect
