@@ -1,5 +1,6 @@
 /** `/version`, `/cluster/*`, `/nodes`, `/nodes/{node}/*` (non-VM), `/storage`, `/pools`, tasks. */
 import { createHash } from 'node:crypto';
+import { listNads } from '@/server/domain/vm-hardware';
 import type { NodeRow } from '@/server/schemas/nodes';
 import type { Task } from '@/server/schemas/tasks';
 import { upidNode } from '../translate/upid';
@@ -287,8 +288,11 @@ export function registerCluster(table: Routes): void {
   });
   define(table, 'GET', '/nodes/{node}/network', {
     privilege: { name: 'Sys.Audit', path: nodeAcl },
-    handle: (ctx) => {
+    handle: async (ctx) => {
       const n = requireNode(ctx);
+      // Multus networks are the other bridges a NIC can name (`bridge=lan`); outside the VMs' namespace as ns/name.
+      const deps = ctx.state.services.deps;
+      const nads = await listNads(deps).catch(() => []);
       return [
         {
           iface: 'vmbr0',
@@ -298,6 +302,14 @@ export function registerCluster(table: Routes): void {
           ...(n.row.ip ? { address: n.row.ip, cidr: `${n.row.ip}/32` } : {}),
           comments: 'the Kubernetes pod network',
         },
+        ...nads.map((nad) => ({
+          iface: nad.namespace === deps.config.defaultNamespace ? nad.name : `${nad.namespace}/${nad.name}`,
+          type: 'bridge',
+          active: 1,
+          autostart: 1,
+          ...(nad.bridge ? { bridge_ports: nad.bridge } : {}),
+          comments: `Multus NetworkAttachmentDefinition ${nad.namespace}/${nad.name}${nad.type ? ` (${nad.type})` : ''}`,
+        })),
       ];
     },
   });

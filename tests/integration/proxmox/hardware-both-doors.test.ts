@@ -67,6 +67,14 @@ describe('hardware through /api and /api2/json', () => {
     await expect.poll(async () => (await config()).description, { timeout: 10_000 }).toBe('api again');
     expect(await described()).toBe('api again');
 
+    // Proxmox clients find lan among the bridges (GET /nodes/{node}/network), as /api lists it among the NADs.
+    const bridges = (await api.get('/nodes/corral-1/network')).body.data as { iface: string; type: string }[];
+    expect(bridges.map((b) => [b.iface, b.type])).toEqual([
+      ['vmbr0', 'bridge'],
+      ['lan', 'bridge'],
+    ]);
+    expect((await rest('GET', '/nads')).body).toEqual([expect.objectContaining({ name: 'lan', namespace: 'tailvm' })]);
+
     // Proxmox → /api: a NIC on bridge=lan, then the hardware view lists it with its network.
     expect((await api.put('/nodes/corral-1/qemu/610/config', { net2: 'e1000,bridge=lan' })).status).toBe(200);
     await expect
