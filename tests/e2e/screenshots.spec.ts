@@ -80,3 +80,89 @@ test.describe('screenshots', () => {
     await context.close();
   });
 });
+
+// The Snapshots tab, the More ▾ menu, the export dialog and the wizard's template source, at desktop and phone
+// width in both themes. Run alone with `-g "snapshots and More"`.
+test.describe('snapshots and More ▾', () => {
+  const VM = { ns: 'tailvm', name: 'installer' }; // running, with a disk on a snapshot-capable storage class
+  const SNAPSHOTS = [
+    { name: 'before-upgrade', description: 'PostgreSQL 16 before the upgrade to 17' },
+    { name: 'nightly', description: 'nightly, taken online' },
+  ];
+
+  test.beforeAll(async ({ request, baseURL }) => {
+    const headers = { Origin: new URL(baseURL ?? 'http://localhost').origin, 'Content-Type': 'application/json' };
+    for (const s of SNAPSHOTS) {
+      const res = await request.post(`/api/vms/${VM.ns}/${VM.name}/snapshots`, { headers, data: s });
+      expect([202, 409], await res.text()).toContain(res.status()); // 409: taken by an earlier run
+    }
+  });
+
+  for (const theme of ['dark', 'light'] as const) {
+    const suffix = theme === 'light' ? '-light' : '';
+
+    test(`desktop, ${theme}`, async ({ page }) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=snapshots`);
+      await waitLive(page);
+      for (const s of SNAPSHOTS)
+        await expect(page.locator(`[data-snapshot="${s.name}"]`)).toContainText('Succeeded', { timeout: 30_000 });
+      await page.screenshot({ path: `${DIR}/vm-snapshots${suffix}.png` });
+
+      await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
+      await page.screenshot({ path: `${DIR}/vm-more-menu${suffix}.png` });
+      await page.keyboard.press('Escape');
+
+      if (theme === 'dark') {
+        await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+        await page.getByRole('menuitem', { name: 'Clone…' }).click();
+        await expect(page.getByRole('dialog')).toBeVisible();
+        await page.screenshot({ path: `${DIR}/vm-clone.png` });
+        await page.keyboard.press('Escape');
+        await page.getByRole('button', { name: 'Take snapshot' }).click();
+        await expect(page.getByRole('dialog').getByLabel('Name')).toBeVisible();
+        await page.getByRole('dialog').getByLabel('Description').fill('before changing the schema');
+        await page.screenshot({ path: `${DIR}/vm-take-snapshot.png` });
+        await page.keyboard.press('Escape');
+
+        const stopped = 'fedora-template';
+        await page.goto(`/create?template=${VM.ns}/${stopped}`);
+        await expect(page.getByTestId('template-note')).toBeVisible();
+        await expect(page.getByText('local user')).toBeVisible(); // whoami and capabilities are in
+        await page.screenshot({ path: `${DIR}/create-template.png` });
+      }
+    });
+
+    test(`phone, ${theme}`, async ({ browser, baseURL }) => {
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        baseURL,
+      });
+      const page = await context.newPage();
+      await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=snapshots`);
+      await expect(page.locator('.badge-live')).toBeAttached(); // hidden on phones, but rendered
+      await expect(page.locator(`[data-snapshot="${SNAPSHOTS[0]?.name}"]`)).toContainText('Succeeded');
+      await page.screenshot({ path: `${DIR}/phone-snapshots${suffix}.png` });
+      await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
+      await page.screenshot({ path: `${DIR}/phone-more-menu${suffix}.png` });
+      if (theme === 'dark') {
+        // db's disk is on nfs, which has no VolumeSnapshotClass: the 409 disables Take, with the reason visible.
+        await page.goto(`/vms/${VM.ns}/db?tab=snapshots`);
+        await page.getByRole('button', { name: 'Take snapshot' }).click();
+        const dialog = page.getByRole('dialog');
+        await dialog.getByRole('button', { name: 'Take snapshot' }).click();
+        await expect(dialog.locator('.inline-error')).toBeVisible();
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await expect(page.locator('#take-why')).toBeVisible();
+        await page.screenshot({ path: `${DIR}/phone-snapshot-refused.png` });
+      }
+      await context.close();
+    });
+  }
+});

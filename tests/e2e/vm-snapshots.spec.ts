@@ -91,6 +91,22 @@ test('take a snapshot, change the VM, roll back: the change is undone; delete th
   }
 });
 
+test('a VM whose storage cannot be snapshotted: the 409 is shown and Take then says why it is disabled', async ({
+  page,
+}) => {
+  // The demo fleet's db keeps its disk on the nfs storage class, whose driver has no VolumeSnapshotClass.
+  await page.goto(`/vms/${NS}/db?tab=snapshots`);
+  await waitLive(page);
+  const take = page.getByRole('button', { name: 'Take snapshot' });
+  await take.click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Take snapshot' }).click();
+  await expect(dialog.locator('.inline-error')).toContainText('no VolumeSnapshotClass for storage class nfs');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(take).toBeDisabled();
+  await expect(take).toHaveAttribute('title', /^Take snapshot: no VolumeSnapshotClass for storage class nfs/);
+});
+
 test('clone a stopped VM and open the clone; template: mark, create a VM from it, unmark', async ({
   page,
   request,

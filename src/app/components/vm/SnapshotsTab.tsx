@@ -4,7 +4,7 @@
 // read once and again whenever one of this VM's snapshot tasks (which do arrive live) starts or ends.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { useTasks } from '../../lib/live';
+import { useLive, useTasks } from '../../lib/live';
 import type { SnapshotRow, TaskRow } from '../../lib/model';
 import { formatQuantity } from '../../lib/quantity';
 import { useSession } from '../../lib/session';
@@ -22,6 +22,9 @@ import {
 import { Modal } from '../Modal';
 import { StatusText } from '../TasksPanel';
 import type { VmTabProps } from './tabs';
+
+/** A 409 about what the cluster lacks (not e.g. a name already used): Take stays disabled with it. */
+const SUPPORT_REFUSAL = /VolumeSnapshotClass|feature gate|snapshot API|not installed/i;
 
 type Dialog = { kind: 'take' } | { kind: 'rollback'; snap: SnapshotRow } | { kind: 'delete'; snap: SnapshotRow };
 
@@ -69,13 +72,21 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
   const options = trpc.snapshots.list.queryOptions({ namespace: vm.namespace, vm: vm.name }, { retry: false });
   const list = useQuery(options);
   const [dialog, setDialog] = useState<Dialog | null>(null);
+  // The server's 409 to a Take (no VolumeSnapshotClass for this VM's storage, the feature gate off): from then on
+  // the button is disabled with that reason.
+  const [refusal, setRefusal] = useState('');
 
   // This VM's snapshot tasks, newest first (the journal's order).
   const tasks = useTasks().filter((t) => t.target === target && SNAPSHOT_TASKS.has(t.action));
   const runningTask = tasks.find((t) => t.status === 'running');
   const latest = tasks[0];
-  // Tasks that ended before the tab opened are history (the Tasks panel has them); later ones stay shown.
-  const [before] = useState(() => new Set(tasks.filter((t) => t.status !== 'running').map((t) => t.id)));
+  // Tasks that had ended when the tab first saw the live journal are history (the Tasks panel has them); later
+  // ones stay shown. The journal arrives with the stream's snapshot, after the prefilled VM rows.
+  const { link } = useLive();
+  const history = useRef<Set<string> | null>(null);
+  if (history.current === null && link === 'live')
+    history.current = new Set(tasks.filter((t) => t.status !== 'running').map((t) => t.id));
+  const showTask = latest && (latest.status === 'running' || (history.current && !history.current.has(latest.id)));
   // Refetch when a snapshot task starts, ends or moves on (not on mount: the query has just fetched).
   const signature = tasks
     .slice(0, 5)
@@ -95,7 +106,7 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
     hasDisk: vm.disk !== '',
     canSnapshot: session.capabilities?.canSnapshot,
   };
-  const take = takeSnapshotState(facts, { listError: list.error?.message, runningTask });
+  const take = takeSnapshotState(facts, { listError: list.error?.message || refusal || undefined, runningTask });
   const rows = newestFirst(list.data ?? []);
 
   return (
@@ -123,7 +134,7 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
           </span>
         )}
       </div>
-      {latest && (latest.status === 'running' || !before.has(latest.id)) && (
+      {latest && showTask && (
         <div className="panel-body snapshot-task">
           <TaskProgress task={latest} testId="snapshot-task" />
         </div>
@@ -142,7 +153,7 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
             <thead>
               <tr>
                 <th>Name</th>
-                <th>Taken</th>
+                <th className="hide-phone">Taken</th>
                 <th>Phase</th>
                 <th className="hide-phone">Description</th>
                 <th className="num hide-phone">Size</th>
@@ -155,11 +166,11 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
             </thead>
             <tbody>
               <tr className="timeline-now">
-                <td className="timeline">
+                <td className={`timeline${rows.length === 0 ? ' last' : ''}`}>
                   <span className="timeline-dot now" aria-hidden />
                   <strong>NOW</strong>
                 </td>
-                <td colSpan={readOnly ? 4 : 5} className="page-sub">
+                <td colSpan={readOnly ? 4 : 5} className="page-sub timeline-now-text">
                   current state{rows.length === 0 ? ' · no snapshots yet' : ''}
                 </td>
               </tr>
@@ -171,8 +182,9 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
                     <td className={`timeline${i === rows.length - 1 ? ' last' : ''}`}>
                       <span className="timeline-dot" aria-hidden />
                       <span className="mono">{row.name}</span>
+                      <span className="show-phone page-sub">{when(row.creationTime)}</span>
                     </td>
-                    <td>{when(row.creationTime)}</td>
+                    <td className="hide-phone">{when(row.creationTime)}</td>
                     <td>
                       <span className={phaseClass(row)}>{row.phase || 'Pending'}</span>
                       {row.error && <div className="field-error">{row.error}</div>}
@@ -181,27 +193,29 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
                     <td className="num hide-phone">{row.size ? formatQuantity(row.size) : '—'}</td>
                     {!readOnly && (
                       <td className="row-actions">
-                        <button
-                          type="button"
-                          className="btn-small"
-                          disabled={!rollback.enabled}
-                          title={
-                            rollback.enabled ? `Roll ${vm.name} back to ${row.name}` : `Rollback: ${rollback.reason}`
-                          }
-                          onClick={() => setDialog({ kind: 'rollback', snap: row })}
-                        >
-                          Rollback
-                        </button>
-                        <button
-                          type="button"
-                          className="btn-small btn-danger"
-                          disabled={!remove.enabled}
-                          title={remove.enabled ? `Delete snapshot ${row.name}` : `Delete: ${remove.reason}`}
-                          onClick={() => setDialog({ kind: 'delete', snap: row })}
-                        >
-                          Delete
-                        </button>
-                        <WhyHint state={rollback.enabled ? remove : rollback} />
+                        <div className="row-actions-inner">
+                          <button
+                            type="button"
+                            className="btn-small"
+                            disabled={!rollback.enabled}
+                            title={
+                              rollback.enabled ? `Roll ${vm.name} back to ${row.name}` : `Rollback: ${rollback.reason}`
+                            }
+                            onClick={() => setDialog({ kind: 'rollback', snap: row })}
+                          >
+                            Rollback
+                          </button>
+                          <button
+                            type="button"
+                            className="btn-small btn-danger"
+                            disabled={!remove.enabled}
+                            title={remove.enabled ? `Delete snapshot ${row.name}` : `Delete: ${remove.reason}`}
+                            onClick={() => setDialog({ kind: 'delete', snap: row })}
+                          >
+                            Delete
+                          </button>
+                          <WhyHint state={rollback.enabled ? remove : rollback} />
+                        </div>
                       </td>
                     )}
                   </tr>
@@ -213,7 +227,7 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
       )}
       {!readOnly && (
         <>
-          <TakeDialog vm={vm} open={dialog?.kind === 'take'} onClose={() => setDialog(null)} />
+          <TakeDialog vm={vm} open={dialog?.kind === 'take'} onClose={() => setDialog(null)} onRefused={setRefusal} />
           <RollbackDialog
             vm={vm}
             snap={dialog?.kind === 'rollback' ? dialog.snap : null}
@@ -230,14 +244,31 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
   );
 }
 
-function TakeDialog({ vm, open, onClose }: { vm: VmTabProps['vm']; open: boolean; onClose: () => void }) {
+function TakeDialog({
+  vm,
+  open,
+  onClose,
+  onRefused,
+}: {
+  vm: VmTabProps['vm'];
+  open: boolean;
+  onClose: () => void;
+  onRefused: (reason: string) => void;
+}) {
   const trpc = useTRPC();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   useEffect(() => {
     if (open) setName(suggestSnapshotName());
   }, [open]);
-  const create = useMutation(trpc.snapshots.create.mutationOptions({ onSuccess: () => close() }));
+  const create = useMutation(
+    trpc.snapshots.create.mutationOptions({
+      onSuccess: () => close(),
+      onError: (err) => {
+        if (err.data?.code === 'CONFLICT' && SUPPORT_REFUSAL.test(err.message)) onRefused(err.message);
+      },
+    }),
+  );
   const problem = snapshotNameProblem(name);
   const close = () => {
     create.reset();

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams, useSearchParams } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useFleet, useNodes, useVm } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
@@ -32,6 +32,13 @@ export function VmView() {
   const { synced } = useFleet();
   const vm = useVm(namespace, name);
   const session = useSession();
+  // At phone width the tab strip scrolls sideways: keep the selected tab in view.
+  const tabList = useRef<HTMLDivElement>(null);
+  const tabParam = search.get('tab');
+  const found = vm !== undefined;
+  useEffect(() => {
+    tabList.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [tabParam, found]);
 
   if (!vm) {
     return (
@@ -70,7 +77,7 @@ export function VmView() {
         <span className="header-spacer" />
         {!session.readOnly && <VmToolbar vm={vm} />}
       </div>
-      <div className="tabs" role="tablist" aria-label="VM views">
+      <div className="tabs" role="tablist" aria-label="VM views" ref={tabList}>
         {visible.map((t) => (
           <Link
             key={t.id}
