@@ -151,7 +151,7 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
     const warm = { requests: 0, findings: [], statuses: {}, ms: 0 };
     const large = (c: FuzzCase) => (c.body?.length ?? 0) > 50_000 || c.path.length > 2000;
     const every = (cs: FuzzCase[], n: number) => cs.filter((c, i) => (i % n === 0 && c.method === 'GET') || large(c));
-    const step = Number(process.env.FUZZ_WARMUP_STEP ?? 2);
+    const step = Number(process.env.FUZZ_WARMUP_STEP ?? 1);
     await runCases(every(apiCases, step), { base: h.url, store: h.sim.store, checks: apiChecks, deleteVm }, warm);
     await runCases(every(pxCases, step), { base: h.url, store: h.sim.store, checks: proxmoxChecks, deleteVm }, warm);
     memBefore = await settledMemory();
