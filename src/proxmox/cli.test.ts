@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { UsageError, parseServeArgs } from './cli';
+import { describe, expect, it, vi } from 'vitest';
+import { UsageError, main, parseServeArgs } from './cli';
 import { parseAddr } from './serve';
 
 describe('corral proxmox serve arguments', () => {
@@ -26,5 +26,21 @@ describe('corral proxmox serve arguments', () => {
     expect(parseAddr('[::1]:9000')).toEqual({ host: '::1', port: 9000 });
     expect(() => parseAddr('nowhere')).toThrow(/--addr/);
     expect(() => parseAddr(':70000')).toThrow(/out of range/);
+  });
+});
+
+describe('corral proxmox serve --help', () => {
+  it('prints the usage and exits 0; an unknown option exits 2', async () => {
+    const out: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
+    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await main(['serve', '--help'])).toBe(0);
+      expect(out.join('\n')).toContain('usage: corral proxmox serve');
+      expect(await main(['serve', '--bogus'])).toBe(2);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
   });
 });

@@ -65,9 +65,15 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'serve') {
     console.error(
-      command === undefined || command === '--help' ? USAGE : `unknown proxmox command '${command}'\n\n${USAGE}`,
+      command === undefined || command === '--help' || command === '-h'
+        ? USAGE
+        : `unknown proxmox command '${command}'\n\n${USAGE}`,
     );
-    return command === '--help' ? 0 : 2;
+    return command === '--help' || command === '-h' ? 0 : 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(USAGE);
+    return 0;
   }
   let args: ServeArgs;
   try {
