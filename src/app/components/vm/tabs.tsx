@@ -5,6 +5,8 @@ import type { ComponentType } from 'react';
 import type { VmRow } from '../../lib/model';
 import { ConsoleTab } from '../console/ConsoleTab';
 import { TerminalTab } from '../console/TerminalTab';
+import { HardwareTab } from './HardwareTab';
+import { OptionsTab } from './OptionsTab';
 import { SnapshotsTab } from './SnapshotsTab';
 import { SummaryTab } from './SummaryTab';
 import { YamlTab } from './YamlTab';
@@ -28,6 +30,8 @@ export const VM_TABS: VmTab[] = [
   { id: 'yaml', label: 'YAML', Component: YamlTab },
   { id: 'console', label: 'Console', Component: ConsoleTab },
   { id: 'terminal', label: 'Terminal', Component: TerminalTab },
+  { id: 'hardware', label: 'Hardware', Component: HardwareTab },
+  { id: 'options', label: 'Options', Component: OptionsTab },
   { id: 'snapshots', label: 'Snapshots', Component: SnapshotsTab },
 ];
 
