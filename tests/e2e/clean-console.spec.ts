@@ -52,6 +52,20 @@ const ROUTES: Route[] = [
     },
   },
   {
+    name: 'VM hardware',
+    path: () => `/vms/${NS}/${vm}?tab=hardware`,
+    ready: async (page) => {
+      await expect(page.getByTestId('hw-cpu')).toContainText('vCPU');
+    },
+  },
+  {
+    name: 'VM options',
+    path: () => `/vms/${NS}/${vm}?tab=options`,
+    ready: async (page) => {
+      await expect(page.getByTestId('opt-firmware')).toBeVisible();
+    },
+  },
+  {
     name: 'VM snapshots',
     path: () => `/vms/${NS}/${vm}?tab=snapshots`,
     ready: async (page) => {
