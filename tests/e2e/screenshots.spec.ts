@@ -166,3 +166,93 @@ test.describe('snapshots and More ▾', () => {
     });
   }
 });
+
+// The Hardware and Options tabs of a running VM with a hot-plugged disk, a NIC and a boot order still pending
+// (orange) until its next restart, at desktop and phone width in both themes. Run alone with
+// `-g "hardware and Options"`.
+test.describe('hardware and Options', () => {
+  const VM = { ns: 'tailvm', name: 'app-1' };
+
+  test.beforeAll(async ({ request, baseURL }) => {
+    const headers = { Origin: new URL(baseURL ?? 'http://localhost').origin, 'Content-Type': 'application/json' };
+    const base = `/api/vms/${VM.ns}/${VM.name}`;
+    const created = await request.post('/api/vms', {
+      headers,
+      data: { name: VM.name, namespace: VM.ns, image: 'cirros', cpu: 2, mem: '2Gi', start: true },
+    });
+    expect([201, 409], await created.text()).toContain(created.status()); // 409: made by an earlier run
+    if (created.status() !== 201) return;
+    await expect
+      .poll(async () => {
+        const rows = (await (await request.get('/api/vms', { params: { namespace: VM.ns } })).json()) as {
+          name: string;
+          status: string;
+        }[];
+        return rows.find((r) => r.name === VM.name)?.status;
+      })
+      .toBe('Running');
+    const calls: [string, unknown][] = [
+      [`${base}/volumes`, { size: '20Gi' }],
+      [`${base}/nics`, { nad: 'lan' }],
+      [`${base}/options`, { description: 'Application server\nowner: platform team', firmware: 'uefi' }],
+    ];
+    for (const [url, data] of calls) {
+      const res = await request.post(url, { headers, data });
+      expect(res.ok(), await res.text()).toBe(true);
+    }
+  });
+
+  for (const theme of ['dark', 'light'] as const) {
+    const suffix = theme === 'light' ? '-light' : '';
+
+    test(`desktop, ${theme}`, async ({ page }) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=hardware`);
+      await waitLive(page);
+      await expect(page.locator('[data-nic]', { hasText: 'network=lan' })).toBeVisible();
+      await expect(page.locator('[data-disk]', { hasText: `${VM.name}-disk-` })).toContainText('20 GiB');
+      await page.screenshot({ path: `${DIR}/vm-hardware${suffix}.png` });
+      if (theme === 'dark') {
+        await page.getByRole('button', { name: 'Add NIC' }).click();
+        await expect(page.getByRole('dialog').getByLabel('Network')).toContainText('lan');
+        await page.screenshot({ path: `${DIR}/vm-add-nic.png` });
+        await page.keyboard.press('Escape');
+        await page.getByTestId('hw-mem').getByRole('button', { name: 'Edit' }).click();
+        await expect(page.getByRole('dialog').getByTestId('scale-mode')).toBeVisible();
+        await page.screenshot({ path: `${DIR}/vm-scale.png` });
+        await page.keyboard.press('Escape');
+      }
+      await page.getByRole('tab', { name: 'Options' }).click();
+      await expect(page.getByTestId('opt-description')).toContainText('Application server');
+      await page.screenshot({ path: `${DIR}/vm-options${suffix}.png` });
+      if (theme === 'dark') {
+        await page.getByTestId('opt-boot').getByRole('button', { name: 'Edit' }).click();
+        await expect(page.getByRole('dialog').getByTestId('boot-list')).toBeVisible();
+        await page.screenshot({ path: `${DIR}/vm-boot-order.png` });
+        await page.keyboard.press('Escape');
+      }
+    });
+
+    test(`phone, ${theme}`, async ({ browser, baseURL }) => {
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        baseURL,
+      });
+      const page = await context.newPage();
+      await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=hardware`);
+      await expect(page.locator('.badge-live')).toBeAttached(); // hidden on phones, but rendered
+      const nic = page.locator('[data-nic]', { hasText: 'network=lan' });
+      await expect(nic).toBeVisible();
+      await nic.scrollIntoViewIfNeeded(); // the pending (orange) NIC at the end of the table
+      await page.screenshot({ path: `${DIR}/phone-hardware${suffix}.png` });
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=options`);
+      await expect(page.getByTestId('opt-description')).toContainText('Application server');
+      await page.screenshot({ path: `${DIR}/phone-options${suffix}.png` });
+      await context.close();
+    });
+  }
+});
