@@ -143,7 +143,7 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
     ...(admins ? { admins } : {}),
     ...(allowedHosts ? { allowedHosts } : {}),
   };
-  const state = new ProxmoxState(options.services, log);
+  const state = new ProxmoxState(options.services);
   const routes = buildRoutes();
   const gaps = new GapLog(log);
 

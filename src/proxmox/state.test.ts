@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CorralServices } from '@/server/domain/services';
 import type { FleetDelta } from '@/server/domain/vm-rows';
+import { VmidIndex } from '@/server/domain/vmids';
 import type { VmRow } from '@/server/schemas/vms';
 import { ProxmoxState } from './state';
 
@@ -28,9 +29,13 @@ function vmRow(name: string, uid: string, vmid: number): VmRow {
   };
 }
 
-/** The slice of the services ProxmoxState reads, over a fleet the test edits and announces delta by delta. */
+/**
+ * The slice of the services ProxmoxState reads, over a fleet the test edits and announces delta by delta (rows are
+ * labelled with their vmid; the index plays the fleet view's).
+ */
 function fakeServices() {
   const rows = new Map<string, VmRow>();
+  const vmids = new VmidIndex();
   const listeners: ((delta: FleetDelta) => void)[] = [];
   const announce = (delta: FleetDelta) => listeners.forEach((l) => l(delta));
   const services = {
@@ -38,6 +43,10 @@ function fakeServices() {
       subscribe: (l: (delta: FleetDelta) => void) => (listeners.push(l), () => undefined),
       vmRows: () => [...rows.values()],
       vmRow: (namespace: string, name: string) => rows.get(`${namespace}/${name}`),
+      vmids,
+      retireVmid: (ref: { namespace: string; name: string }, uid: string) => {
+        if (rows.get(`${ref.namespace}/${ref.name}`)?.uid === uid) vmids.remove(ref);
+      },
     },
     journal: { subscribe: () => () => undefined },
     metrics: { sampledAt: () => 0 },
@@ -47,10 +56,12 @@ function fakeServices() {
     services,
     put(row: VmRow) {
       rows.set(`${row.namespace}/${row.name}`, row);
+      if (row.status !== 'Terminating') vmids.upsert({ ...row, label: String(row.vmid) });
       announce({ type: 'vm', op: 'upsert', vm: row });
     },
     drop(name: string) {
       rows.delete(`tailvm/${name}`);
+      vmids.remove({ namespace: 'tailvm', name });
       announce({ type: 'vm', op: 'delete', namespace: 'tailvm', name });
     },
   };
@@ -61,7 +72,7 @@ const listed = (state: ProxmoxState) => state.vmRowsWithIds().map((r) => `${r.ro
 describe('VMs deleted through the Proxmox API', () => {
   it('vanish at once while their objects finalise, and come back under the same name as a new VM', () => {
     const fleet = fakeServices();
-    const state = new ProxmoxState(fleet.services, () => undefined);
+    const state = new ProxmoxState(fleet.services);
     const old = vmRow('web', 'uid-old', 810);
     fleet.put(old);
     expect(state.resolveVm('corral-1', '810').row.uid).toBe('uid-old');
@@ -80,7 +91,7 @@ describe('VMs deleted through the Proxmox API', () => {
 
   it('do not hide a new VM when the cache dropped the old one before the delete call returned', () => {
     const fleet = fakeServices();
-    const state = new ProxmoxState(fleet.services, () => undefined);
+    const state = new ProxmoxState(fleet.services);
     fleet.put(vmRow('web', 'uid-old', 810));
     // The watch reports the VM gone while the delete request is still being answered...
     fleet.drop('web');

@@ -1,21 +1,19 @@
 /**
- * What the Proxmox translator keeps beside Corral's services: the vmid index (fed by the fleet view's change
- * feed), the UPID registry over the task journal, which VMs have an operation in flight (PVE's `lock`), and the
+ * What the Proxmox translator keeps beside Corral's services: the UPID registry over the task journal, which VMs have an operation in flight (PVE's `lock`), and the
  * VMs deleted through this API whose objects are still finalising (so `status/current` fails right away, as
- * Terraform's delete expects).
+ * Terraform's delete expects). The vmid index is the domain's (`services.fleet.vmids`), so `/api/vms` rows carry
+ * the same ids.
  */
 import type { CorralServices } from '@/server/domain/services';
 import type { Caller } from '@/server/domain/deps';
 import type { Identity } from '@/server/domain/identity';
-import { patchVmMetadata } from '@/server/domain/vm-hardware';
-import { LABEL_VMID } from '@/server/domain/labels';
 import type { VmRow } from '@/server/schemas/vms';
 import type { Task } from '@/server/schemas/tasks';
 import type { Principal } from './auth/authenticate';
 import { hasPrivilege } from './auth/roles';
 import { UpidRegistry } from './tasks';
 import { upidNode } from './translate/upid';
-import { VmidIndex, labelVmid, type VmRef } from './vmid-index';
+import type { VmidIndex, VmRef } from '@/server/domain/vmids';
 import { envelopeBuffer, vmNotFound, paramError } from './wire';
 
 /** Journal actions that hold a PVE lock on their VM while they run. */
@@ -37,7 +35,6 @@ export interface ResolvedVm {
 }
 
 export class ProxmoxState {
-  readonly vmids: VmidIndex;
   readonly upids = new UpidRegistry();
   private readonly locks = new Map<string, Map<string, string>>();
   /**
@@ -59,11 +56,7 @@ export class ProxmoxState {
   /** The metrics sample the cached rows were built from. */
   private rowsSampledAt = 0;
 
-  constructor(
-    readonly services: CorralServices,
-    private readonly log: (line: string) => void = (l) => console.log(l),
-  ) {
-    this.vmids = new VmidIndex((ref, vmid) => this.persistVmid(ref, vmid));
+  constructor(readonly services: CorralServices) {
     this.unsubscribers.push(
       services.fleet.subscribe((delta) => {
         this.version++;
@@ -76,14 +69,11 @@ export class ProxmoxState {
         );
         if (delta.op === 'delete') {
           this.deleted.delete(`${delta.namespace}/${delta.name}`);
-          this.vmids.remove(delta);
         } else if (!this.isDeleted(delta.vm)) {
           this.deleted.delete(`${delta.vm.namespace}/${delta.vm.name}`); // a new VM under a deleted one's name
-          this.vmids.upsert(sourceOf(delta.vm));
         }
       }),
     );
-    this.vmids.rebuild(services.fleet.vmRows().map(sourceOf));
     this.unsubscribers.push(services.journal.subscribe((task) => this.trackLock(task)));
   }
 
@@ -91,12 +81,9 @@ export class ProxmoxState {
     for (const u of this.unsubscribers) u();
   }
 
-  private persistVmid(ref: VmRef, vmid: number): void {
-    patchVmMetadata(this.services.deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
-      () => this.log(`[proxmox] labelled ${ref.namespace}/${ref.name} with vmid ${vmid} (its fallback id was taken)`),
-      (err: unknown) =>
-        this.log(`[proxmox] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),
-    );
+  /** The domain's vmid index, shared with `/api/vms`. */
+  get vmids(): VmidIndex {
+    return this.services.fleet.vmids;
   }
 
   private trackLock(task: Task): void {
@@ -184,7 +171,7 @@ export class ProxmoxState {
     this.version++;
     if (this.services.fleet.vmRow(ref.namespace, ref.name)?.uid !== uid) return;
     this.deleted.set(`${ref.namespace}/${ref.name}`, uid);
-    this.vmids.remove(ref);
+    this.services.fleet.retireVmid(ref, uid);
   }
 
   private isDeleted(row: Pick<VmRow, 'namespace' | 'name' | 'uid'>): boolean {
@@ -206,12 +193,12 @@ export class ProxmoxState {
     return { vmid, ref, row };
   }
 
-  /** Every VM row with its vmid (rows whose vmid is not indexed yet are indexed now). */
+  /** Every VM row with its vmid (the row's own: the fleet view builds rows from the vmid index). */
   vmRowsWithIds(): { vmid: number; row: VmRow }[] {
     const out: { vmid: number; row: VmRow }[] = [];
     for (const row of this.services.fleet.vmRows()) {
       if (this.isDeleted(row)) continue;
-      out.push({ vmid: this.vmids.vmidOf(row) ?? this.vmids.upsert(sourceOf(row)), row });
+      out.push({ vmid: row.vmid, row });
     }
     return out;
   }
@@ -264,15 +251,4 @@ export class ProxmoxState {
 /** A Corral login as a PVE user id (`alice@github` stays; `system` becomes `system@corral`). */
 export function pveUser(login: string): string {
   return login.includes('@') ? login : `${login || 'corral'}@corral`;
-}
-
-function sourceOf(row: VmRow): { namespace: string; name: string; label?: string; created?: number } {
-  const label = row.vmid !== null && labelVmid(String(row.vmid)) !== undefined ? String(row.vmid) : undefined;
-  const created = Date.parse(row.createdAt);
-  return {
-    namespace: row.namespace,
-    name: row.name,
-    ...(label ? { label } : {}),
-    ...(Number.isFinite(created) ? { created } : {}),
-  };
 }

@@ -21,7 +21,7 @@ const vm = (name: string, over: Partial<VmRow> = {}): VmRow => ({
   instancetype: '',
   preference: '',
   os: '',
-  vmid: null,
+  vmid: 100,
   ...over,
 });
 const node = (name: string): NodeRow => ({

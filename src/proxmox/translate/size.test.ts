@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc32 } from './crc32';
 import { bytesToMiB, formatPveSize, formatQuantity, mibToBytes, parsePveSize, parseQuantity } from './size';
-
-describe('crc32', () => {
-  it('is the IEEE checksum', () => {
-    expect(crc32('')).toBe(0);
-    expect(crc32('123456789')).toBe(0xcbf43926);
-    expect(crc32('web')).toBe(crc32('web'));
-  });
-});
 
 describe('Proxmox sizes', () => {
   it('parses units as binary, bytes as bytes', () => {

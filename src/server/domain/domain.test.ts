@@ -167,7 +167,7 @@ describe('services on a fake cluster', () => {
       'restart:virtualmachines',
     ]);
     const vm = cluster.cache.get('VirtualMachine', 'tailvm', 'web');
-    expect(buildVmRow(vm!, cluster.cache).running).toBe(true);
+    expect(buildVmRow(vm!, cluster.cache, 100).running).toBe(true);
     services.close();
   });
 });

@@ -16,6 +16,8 @@ import { nodeUsage, vmUsage } from './usage';
 import { migrateVm, requireVm, vmAction } from './vm-actions';
 import { createVm } from './vm-create';
 import { deleteVm, deletionPlan } from './vm-delete';
+import { LABEL_VMID } from './labels';
+import { patchVmMetadata } from './vm-hw-cpu';
 import { FleetView } from './vm-rows';
 import { setTag } from './vm-tags';
 
@@ -34,6 +36,14 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const fleet = new FleetView(cluster);
   const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
+  // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label.
+  fleet.persistVmid = (ref, vmid) => {
+    patchVmMetadata(deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
+      () => console.log(`[corral] labelled ${ref.namespace}/${ref.name} with vmid ${vmid} (its fallback id was taken)`),
+      (err: unknown) =>
+        console.log(`[corral] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),
+    );
+  };
 
   return {
     deps,

@@ -3,7 +3,7 @@
  * row mapping, the Proxmox translator and the tests share one reading of each field.
  */
 import type { KObject } from './cluster-port';
-import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from './labels';
+import { LABEL_TAG_PREFIX, LABEL_TEMPLATE } from './labels';
 
 type Dict = Record<string, unknown>;
 const obj = (v: unknown): Dict => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Dict) : {});
@@ -167,12 +167,6 @@ export function vmTags(vm: KObject): string[] {
 
 export function isTemplate(vm: KObject): boolean {
   return vm.metadata.labels?.[LABEL_TEMPLATE] === 'true';
-}
-
-export function vmid(vm: KObject): number | null {
-  const raw = vm.metadata.labels?.[LABEL_VMID];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) ? n : null;
 }
 
 export function refName(ref: unknown): string {

@@ -1,13 +1,15 @@
 /**
  * VM rows and node rows, derived from the watch cache and kept current by its change events. Rows are recomputed
  * only for the VMs an event touches, and each row keeps its JSON text, so `GET /api/vms` on 10,000 VMs is a join
- * of cached strings rather than a walk over five object kinds (see bench/api.ts).
+ * of cached strings rather than a walk over five object kinds (see bench/api.ts). The fleet view also owns the vmid
+ * index (`vmids.ts`), so a row's `vmid` is the id `/api2/json` addresses the same VM by.
  */
 import type { NodeRow } from '../schemas/nodes';
 import type { VmRow } from '../schemas/vms';
 import type { CachedKind, ChangeEvent, ClusterCache, ClusterPort, KObject } from './cluster-port';
 import { LABEL_VM } from './labels';
 import { cpuToCores } from './quantity';
+import { VmidIndex, fallbackVmid, labelVmid, vmidSourceOf, type VmRef } from './vmids';
 import {
   asArray,
   asDict,
@@ -21,7 +23,6 @@ import {
   rootVolume,
   runStrategy,
   vmCpu,
-  vmid,
   vmiActive,
   vmiAddress,
   vmiNode,
@@ -45,7 +46,7 @@ function rootDiskSize(vm: KObject, cache: ClusterCache): string {
   return asString(asDict(asDict(pvc?.status).capacity).storage) || claimSize(pvc);
 }
 
-export function buildVmRow(vm: KObject, cache: ClusterCache): VmRow {
+export function buildVmRow(vm: KObject, cache: ClusterCache, vmid: number): VmRow {
   const namespace = vm.metadata.namespace ?? '';
   const name = vm.metadata.name ?? '';
   const vmi = cache.get('VirtualMachineInstance', namespace, name);
@@ -69,7 +70,7 @@ export function buildVmRow(vm: KObject, cache: ClusterCache): VmRow {
     instancetype: refName(spec.instancetype),
     preference: refName(spec.preference),
     os: guestOs(vmi),
-    vmid: vmid(vm),
+    vmid,
   };
 }
 
@@ -121,9 +122,32 @@ export class FleetView {
   private vmsUnsorted = false;
   private readonly listeners = new Set<(delta: FleetDelta) => void>();
   private readonly unsubscribe: () => void;
+  private readonly index = new VmidIndex((ref, vmid) => this.assigned(ref, vmid));
+  /** VMs whose index entry moved while another row was being built: their rows are rebuilt right after. */
+  private readonly moved = new Set<string>();
+  /** VMs being deleted (`namespace/name` → uid) whose vmid is already free again; their rows keep the old id. */
+  private readonly retired = new Map<string, string>();
+  /** Persists an id the index chose (a collision's newcomer) as the VM's label; set by the services. */
+  persistVmid: (ref: VmRef, vmid: number) => void = () => {};
 
   constructor(private readonly cluster: ClusterPort) {
     this.unsubscribe = cluster.onChange((e) => this.apply(e));
+  }
+
+  /** The one vmid index (rows built first, so every VM in the cache is in it). */
+  get vmids(): VmidIndex {
+    this.rawVmMap();
+    return this.index;
+  }
+
+  /**
+   * A VM deleted through an API stops holding its vmid at once, while its object finalises (Terraform recreates
+   * it right away under the same vmid). A no-op when the cache already dropped it or a new VM holds the name.
+   */
+  retireVmid(ref: VmRef, uid: string): void {
+    if (this.vmRow(ref.namespace, ref.name)?.uid !== uid) return;
+    this.retired.set(vmKey(ref.namespace, ref.name), uid);
+    this.index.remove(ref);
   }
 
   close(): void {
@@ -174,14 +198,37 @@ export class FleetView {
   /** Rows in whatever order they were added (for updates). */
   private rawVmMap(): Map<string, Cached<VmRow>> {
     if (!this.vms) {
-      const entries = this.cluster.cache
-        .list('VirtualMachine')
-        .map((vm) => buildVmRow(vm, this.cluster.cache))
+      const vms = this.cluster.cache.list('VirtualMachine');
+      // Labels first, then unlabelled VMs oldest first: the ids do not depend on list order.
+      this.index.rebuild(vms.filter((vm) => !this.isRetired(vm)).map(vmidSourceOf));
+      this.moved.clear();
+      const entries = vms
+        .map((vm) => this.rowOf(vm))
         .map((row) => [vmKey(row.namespace, row.name), { row, json: JSON.stringify(row) }] as const)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       this.vms = new Map(entries);
     }
     return this.vms;
+  }
+
+  /** A VM's row with its vmid from the index (indexed now when new). */
+  private rowOf(vm: KObject, before?: VmRow): VmRow {
+    const source = vmidSourceOf(vm);
+    const id = this.isRetired(vm)
+      ? (before?.vmid ?? labelVmid(source.label) ?? fallbackVmid(source.name))
+      : this.index.upsert(source);
+    return buildVmRow(vm, this.cluster.cache, id);
+  }
+
+  private isRetired(vm: KObject): boolean {
+    const uid = this.retired.get(vmKey(vm.metadata.namespace ?? '', vm.metadata.name ?? ''));
+    return uid !== undefined && uid === vm.metadata.uid;
+  }
+
+  /** The index gave a VM a new id (a collision): persist it, and rebuild that VM's row once the current one is done. */
+  private assigned(ref: VmRef, vmid: number): void {
+    this.moved.add(vmKey(ref.namespace, ref.name));
+    this.persistVmid(ref, vmid);
   }
 
   private nodeMap(): Map<string, Cached<NodeRow>> {
@@ -198,7 +245,15 @@ export class FleetView {
 
   private apply(e: ChangeEvent): void {
     for (const key of affectedVms(e)) this.refreshVm(key);
+    this.refreshMoved();
     for (const node of affectedNodes(e)) this.refreshNode(node);
+  }
+
+  private refreshMoved(): void {
+    for (const key of this.moved) {
+      this.moved.delete(key);
+      this.refreshVm(key);
+    }
   }
 
   private refreshVm(key: string): void {
@@ -208,6 +263,8 @@ export class FleetView {
     const vm = this.cluster.cache.get('VirtualMachine', namespace, name);
     const before = map.get(key);
     if (!vm) {
+      this.retired.delete(key);
+      this.index.remove({ namespace, name });
       if (before) {
         map.delete(key);
         this.listJson = undefined;
@@ -215,7 +272,8 @@ export class FleetView {
       }
       return;
     }
-    const row = buildVmRow(vm, this.cluster.cache);
+    if (this.retired.has(key) && !this.isRetired(vm)) this.retired.delete(key); // a new VM under the old name
+    const row = this.rowOf(vm, before?.row);
     const json = JSON.stringify(row);
     if (before?.json === json) return;
     map.set(key, { row, json });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crc32 } from './translate/crc32';
-import { VmidIndex, fallbackVmid, labelVmid, type VmRef } from './vmid-index';
+import { crc32 } from './crc32';
+import { VmidIndex, fallbackVmid, labelVmid, type VmRef } from './vmids';
 
 /** Two names whose fallback ids collide, found once by brute force over a small alphabet. */
 function collidingNames(): [string, string] {
@@ -14,6 +14,14 @@ function collidingNames(): [string, string] {
     if (i > 2_000_000) throw new Error('no collision found');
   }
 }
+
+describe('crc32', () => {
+  it('is the IEEE checksum', () => {
+    expect(crc32('')).toBe(0);
+    expect(crc32('123456789')).toBe(0xcbf43926);
+    expect(crc32('web')).toBe(crc32('web'));
+  });
+});
 
 describe('fallbackVmid', () => {
   it('is the original Corral formula', () => {

@@ -1,14 +1,16 @@
 /**
- * Proxmox addresses VMs by a numeric vmid; KubeVirt by namespace/name. The index keeps both directions in maps
- * (O(1) per request, no listing) and enforces the rules:
+ * Every VM's numeric vmid — the id Proxmox clients address it by (`/api2/json`) and the `vmid` of its `/api/vms`
+ * row; KubeVirt addresses it by namespace/name. One index, owned by the fleet view (`services.fleet.vmids`) and fed
+ * by the watch cache, keeps both directions in maps (O(1) per request, no listing) and enforces the rules:
  *  - a `corral.io/proxmox-vmid` label wins;
  *  - an unlabelled VM gets the deterministic fallback `100 + crc32(name) % 899999900` (the original Corral's);
  *  - a collision never leaves two VMs on one vmid: the newcomer gets the lowest free id and `onAssign` is asked
  *    to persist it as the newcomer's label, so the choice survives restarts.
  */
-import { crc32 } from './translate/crc32';
+import type { KObject } from './cluster-port';
+import { crc32 } from './crc32';
+import { LABEL_VMID } from './labels';
 
-export const VMID_LABEL = 'corral.io/proxmox-vmid';
 export const MIN_VMID = 100;
 export const MAX_VMID = 999_999_999;
 
@@ -33,6 +35,18 @@ export function labelVmid(label: string | undefined): number | undefined {
   if (label === undefined || !/^\d{3,9}$/.test(label)) return undefined;
   const n = Number(label);
   return n >= MIN_VMID && n <= MAX_VMID ? n : undefined;
+}
+
+/** What the index needs to know about a VirtualMachine object. */
+export function vmidSourceOf(vm: KObject): VmidSource {
+  const label = vm.metadata.labels?.[LABEL_VMID];
+  const created = Date.parse(vm.metadata.creationTimestamp ?? '');
+  return {
+    namespace: vm.metadata.namespace ?? '',
+    name: vm.metadata.name ?? '',
+    ...(label !== undefined ? { label } : {}),
+    ...(Number.isFinite(created) ? { created } : {}),
+  };
 }
 
 const keyOf = (ref: VmRef): string => `${ref.namespace}/${ref.name}`;

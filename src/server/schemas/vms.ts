@@ -23,7 +23,15 @@ export const VmRow = z.object({
   instancetype: z.string(),
   preference: z.string(),
   os: z.string().describe('guest OS pretty name from the guest agent, "" when unknown'),
-  vmid: z.number().nullable().describe('Proxmox vmid from label corral.io/proxmox-vmid, null when unassigned'),
+  vmid: z
+    .number()
+    .int()
+    .min(100)
+    .max(999_999_999)
+    .describe(
+      'the id /api2/json addresses this VM by: label corral.io/proxmox-vmid, else 100 + crc32(name) % 899999900; ' +
+        'on a collision the newcomer gets the lowest free id, persisted as its label',
+    ),
 });
 export type VmRow = z.infer<typeof VmRow>;
 

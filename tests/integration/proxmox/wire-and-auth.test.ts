@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_VMID } from '@/server/domain/labels';
-import { fallbackVmid } from '@/proxmox/vmid-index';
+import { fallbackVmid } from '@/server/domain/vmids';
 import { ADMIN_SECRET, VIEWER_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
 
 let h: ProxmoxHarness;
