@@ -12,7 +12,9 @@ let cluster: EmbeddedCluster;
 let api: CustomObjectsApi;
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ fleet: 'empty', speed: 40 });
+  // Speed 10, not faster: the boot must still be printing when the test's console connects, even on a loaded CI
+  // machine (at 40 the whole boot took ~0.5 s and was sometimes over before the WebSocket was open).
+  cluster = await startEmbeddedCluster({ fleet: 'empty', speed: 10 });
   const kc = new KubeConfig();
   kc.loadFromString(cluster.kubeconfig);
   api = kc.makeApiClient(CustomObjectsApi);
