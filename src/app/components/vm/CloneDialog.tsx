@@ -8,7 +8,7 @@ import { useTask, useVm } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { nameProblem } from '../../lib/validation';
-import { Modal } from '../Modal';
+import { ActionDialog } from './ActionDialog';
 import { TaskProgress } from './SnapshotsTab';
 
 export function vmHref(namespace: string, name: string, tab = 'summary'): string {
@@ -41,41 +41,26 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
 
   const targetProblem = nameProblem(target);
   const nsProblem = namespace && nameProblem(namespace);
-  const invalid = targetProblem !== null || !!nsProblem;
+  const problem = targetProblem ?? (nsProblem || null);
   const close = () => {
     clone.reset();
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={vm.template ? `New VM from template ${vm.name}` : `Clone ${vm.name}`}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            {clone.isSuccess ? 'Close' : 'Cancel'}
-          </button>
-          {!clone.isSuccess && (
-            <button
-              type="submit"
-              form="clone-form"
-              className="btn-primary"
-              disabled={invalid || clone.isPending}
-              title={invalid ? `Clone: ${targetProblem ?? nsProblem}` : undefined}
-            >
-              {clone.isPending ? 'Starting…' : 'Clone'}
-            </button>
-          )}
-        </>
-      }
-    >
-      <form
-        id="clone-form"
-        className="modal-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (invalid) return;
+      label="Clone"
+      busyLabel="Starting…"
+      busy={clone.isPending}
+      error={clone.error}
+      problem={problem}
+      done={clone.isSuccess}
+      form={{
+        id: 'clone-form',
+        onSubmit: () => {
+          if (problem !== null) return;
           clone.mutate({
             ns: vm.namespace,
             name: vm.name,
@@ -83,56 +68,57 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
             ...(namespace && namespace !== vm.namespace ? { namespace } : {}),
             start,
           });
-        }}
-      >
-        <p className="page-sub" style={{ margin: 0 }}>
-          A full, independent copy of the disks and configuration (KubeVirt VirtualMachineClone: snapshot + restore).
-        </p>
-        <div className="field">
-          <label htmlFor="clone-target">Name of the new VM</label>
-          <input
-            id="clone-target"
-            value={target}
-            autoComplete="off"
-            spellCheck={false}
-            disabled={clone.isSuccess}
-            onChange={(e) => setTarget(e.target.value)}
-            aria-invalid={targetProblem ? true : undefined}
-          />
-          {targetProblem && <span className="field-error">{targetProblem}</span>}
-        </div>
-        <div className="field">
-          <label htmlFor="clone-namespace">Namespace</label>
-          <input
-            id="clone-namespace"
-            value={namespace}
-            autoComplete="off"
-            spellCheck={false}
-            disabled={clone.isSuccess}
-            onChange={(e) => setNamespace(e.target.value)}
-            aria-invalid={nsProblem ? true : undefined}
-          />
-          <span className={nsProblem ? 'field-error' : 'field-hint'}>
-            {nsProblem || `KubeVirt clones within the source namespace (${vm.namespace})`}
-          </span>
-        </div>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={start}
-            disabled={clone.isSuccess}
-            onChange={(e) => setStart(e.target.checked)}
-          />
-          Start the new VM once it exists
-        </label>
-        {clone.error && <div className="inline-error">{clone.error.message}</div>}
-        {clone.isSuccess && (
+        },
+      }}
+      after={
+        clone.isSuccess && (
           <div data-testid="clone-progress">
             {task ? <TaskProgress task={task} /> : <span className="page-sub">Task {clone.data.task} started…</span>}
             {task?.status === 'done' && !created && <span className="page-sub">Waiting for the new VM to appear…</span>}
           </div>
-        )}
-      </form>
-    </Modal>
+        )
+      }
+    >
+      <p className="page-sub" style={{ margin: 0 }}>
+        A full, independent copy of the disks and configuration (KubeVirt VirtualMachineClone: snapshot + restore).
+      </p>
+      <div className="field">
+        <label htmlFor="clone-target">Name of the new VM</label>
+        <input
+          id="clone-target"
+          value={target}
+          autoComplete="off"
+          spellCheck={false}
+          disabled={clone.isSuccess}
+          onChange={(e) => setTarget(e.target.value)}
+          aria-invalid={targetProblem ? true : undefined}
+        />
+        {targetProblem && <span className="field-error">{targetProblem}</span>}
+      </div>
+      <div className="field">
+        <label htmlFor="clone-namespace">Namespace</label>
+        <input
+          id="clone-namespace"
+          value={namespace}
+          autoComplete="off"
+          spellCheck={false}
+          disabled={clone.isSuccess}
+          onChange={(e) => setNamespace(e.target.value)}
+          aria-invalid={nsProblem ? true : undefined}
+        />
+        <span className={nsProblem ? 'field-error' : 'field-hint'}>
+          {nsProblem || `KubeVirt clones within the source namespace (${vm.namespace})`}
+        </span>
+      </div>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={start}
+          disabled={clone.isSuccess}
+          onChange={(e) => setStart(e.target.checked)}
+        />
+        Start the new VM once it exists
+      </label>
+    </ActionDialog>
   );
 }

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
-import { Modal } from '../Modal';
+import { ActionDialog } from './ActionDialog';
 
 export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -28,26 +28,18 @@ export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; 
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={`Delete ${vm.name}?`}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn-danger solid"
-            disabled={typed !== vm.name || remove.isPending}
-            title={typed !== vm.name ? 'Type the VM name to confirm' : undefined}
-            onClick={() => remove.mutate({ namespace: vm.namespace, name: vm.name })}
-          >
-            {remove.isPending ? 'Deleting…' : 'Delete'}
-          </button>
-        </>
-      }
+      label="Delete"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      error={remove.error}
+      disabled={typed !== vm.name}
+      confirmTitle={typed !== vm.name ? 'Type the VM name to confirm' : undefined}
+      danger
+      onConfirm={() => remove.mutate({ namespace: vm.namespace, name: vm.name })}
     >
       {vm.running && <p style={{ margin: 0 }}>The VM is running: it will be stopped first.</p>}
       <div>
@@ -75,7 +67,6 @@ export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; 
         </label>
         <input id="delete-confirm" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} />
       </div>
-      {remove.error && <div className="inline-error">{remove.error.message}</div>}
-    </Modal>
+    </ActionDialog>
   );
 }

@@ -5,8 +5,8 @@ import { useState } from 'react';
 import { useNodes, useTask } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
-import { Modal } from '../Modal';
 import { StatusText } from '../TasksPanel';
+import { ActionDialog } from './ActionDialog';
 
 export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -20,29 +20,36 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={`Migrate ${vm.name}`}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            {migrate.isSuccess ? 'Close' : 'Cancel'}
-          </button>
-          {!migrate.isSuccess && (
-            <button
-              type="button"
-              className="btn-primary"
-              disabled={migrate.isPending}
-              title={migrate.isPending ? 'The migration is being started' : undefined}
-              onClick={() =>
-                migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })
-              }
-            >
-              {migrate.isPending ? 'Starting…' : 'Migrate'}
-            </button>
-          )}
-        </>
+      label="Migrate"
+      busyLabel="Starting…"
+      busy={migrate.isPending}
+      error={migrate.error}
+      confirmTitle={migrate.isPending ? 'The migration is being started' : undefined}
+      onConfirm={() => migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })}
+      done={migrate.isSuccess}
+      after={
+        migrate.isSuccess && (
+          <div data-testid="migrate-progress">
+            {task ? (
+              <>
+                <StatusText task={task} />{' '}
+                <span className="progress" aria-label={`${task.progress}%`}>
+                  <span style={{ width: `${task.progress}%` }} />
+                </span>
+                {task.error && <div className="inline-error">{task.error}</div>}
+                <pre className="yaml mono" style={{ maxHeight: 140, borderRadius: 6 }}>
+                  {task.log}
+                </pre>
+              </>
+            ) : (
+              <span className="page-sub">Task {migrate.data.task} started…</span>
+            )}
+          </div>
+        )
       }
     >
       <p style={{ margin: 0 }}>
@@ -66,25 +73,6 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
           ))}
         </select>
       </div>
-      {migrate.error && <div className="inline-error">{migrate.error.message}</div>}
-      {migrate.isSuccess && (
-        <div data-testid="migrate-progress">
-          {task ? (
-            <>
-              <StatusText task={task} />{' '}
-              <span className="progress" aria-label={`${task.progress}%`}>
-                <span style={{ width: `${task.progress}%` }} />
-              </span>
-              {task.error && <div className="inline-error">{task.error}</div>}
-              <pre className="yaml mono" style={{ maxHeight: 140, borderRadius: 6 }}>
-                {task.log}
-              </pre>
-            </>
-          ) : (
-            <span className="page-sub">Task {migrate.data.task} started…</span>
-          )}
-        </div>
-      )}
-    </Modal>
+    </ActionDialog>
   );
 }

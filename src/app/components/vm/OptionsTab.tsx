@@ -15,8 +15,8 @@ import {
   runStrategyProblem,
   sameOrder,
 } from '../../lib/vm-hardware';
-import { Modal } from '../Modal';
-import { ControlButton, PendingNote, useHardware } from './HardwareTab';
+import { ActionDialog } from './ActionDialog';
+import { ControlButton, PanelError, PendingNote, useHardware } from './HardwareTab';
 import { WhyHint } from './SnapshotsTab';
 import type { VmTabProps } from './tabs';
 
@@ -38,14 +38,7 @@ export function OptionsTab({ vm, readOnly }: VmTabProps) {
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const close = () => setDialog(null);
   const data = hw.data;
-  if (hw.isError)
-    return (
-      <section className="panel">
-        <div className="panel-body">
-          <div className="inline-error">Options unavailable: {hw.error.message}</div>
-        </div>
-      </section>
-    );
+  if (hw.isError) return <PanelError>Options unavailable: {hw.error.message}</PanelError>;
   if (!data) return <div className="skeleton">Loading options…</div>;
   const { options } = data;
   const firmwarePending = pendingFor(data.pending, 'firmware');
@@ -149,40 +142,25 @@ function OptionsDialog({
   };
   const why = problem ?? (change ? null : 'nothing changed');
   return (
-    <Modal
+    <ActionDialog
       title={title}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            form="options-form"
-            className="btn-primary"
-            disabled={why !== null || set.isPending}
-            title={why ? `Save: ${why}` : undefined}
-          >
-            {set.isPending ? 'Saving…' : 'Save'}
-          </button>
-        </>
-      }
-    >
-      <form
-        id="options-form"
-        className="modal-form"
-        onSubmit={(e) => {
-          e.preventDefault();
+      label="Save"
+      busyLabel="Saving…"
+      busy={set.isPending}
+      error={set.error}
+      problem={why}
+      form={{
+        id: 'options-form',
+        onSubmit: () => {
           if (why || !change) return;
           set.mutate({ namespace: vm.namespace, name: vm.name, ...change });
-        }}
-      >
-        {children}
-        {set.error && <div className="inline-error">{set.error.message}</div>}
-      </form>
-    </Modal>
+        },
+      }}
+    >
+      {children}
+    </ActionDialog>
   );
 }
 

@@ -19,8 +19,8 @@ import {
   suggestSnapshotName,
   takeSnapshotState,
 } from '../../lib/vm-ops';
-import { Modal } from '../Modal';
 import { StatusText } from '../TasksPanel';
+import { ActionDialog } from './ActionDialog';
 import type { VmTabProps } from './tabs';
 
 /** A 409 about what the cluster lacks (not e.g. a name already used): Take stays disabled with it. */
@@ -276,32 +276,18 @@ function TakeDialog({
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={`Take a snapshot of ${vm.name}`}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            form="take-snapshot-form"
-            className="btn-primary"
-            disabled={problem !== null || create.isPending}
-            title={problem ? `Take snapshot: ${problem}` : undefined}
-          >
-            {create.isPending ? 'Taking…' : 'Take snapshot'}
-          </button>
-        </>
-      }
-    >
-      <form
-        id="take-snapshot-form"
-        className="modal-form"
-        onSubmit={(e) => {
-          e.preventDefault();
+      label="Take snapshot"
+      busyLabel="Taking…"
+      busy={create.isPending}
+      error={create.error}
+      problem={problem}
+      form={{
+        id: 'take-snapshot-form',
+        onSubmit: () => {
           if (problem) return;
           create.mutate({
             namespace: vm.namespace,
@@ -309,41 +295,40 @@ function TakeDialog({
             name,
             ...(description.trim() ? { description: description.trim() } : {}),
           });
-        }}
-      >
-        {vm.running && (
-          <p className="page-sub" style={{ margin: 0 }}>
-            The VM runs: the snapshot is taken online (the guest agent freezes the filesystems when it is connected).
-          </p>
-        )}
-        <div className="field">
-          <label htmlFor="snapshot-name">Name</label>
-          <input
-            id="snapshot-name"
-            value={name}
-            autoComplete="off"
-            spellCheck={false}
-            onChange={(e) => setName(e.target.value)}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby="snapshot-name-hint"
-          />
-          <span id="snapshot-name-hint" className={problem ? 'field-error' : 'field-hint'}>
-            {problem ?? 'A letter, then letters, digits, - or _ (up to 40)'}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor="snapshot-description">Description</label>
-          <textarea
-            id="snapshot-description"
-            rows={3}
-            value={description}
-            placeholder="e.g. before the kernel upgrade"
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </div>
-        {create.error && <div className="inline-error">{create.error.message}</div>}
-      </form>
-    </Modal>
+        },
+      }}
+    >
+      {vm.running && (
+        <p className="page-sub" style={{ margin: 0 }}>
+          The VM runs: the snapshot is taken online (the guest agent freezes the filesystems when it is connected).
+        </p>
+      )}
+      <div className="field">
+        <label htmlFor="snapshot-name">Name</label>
+        <input
+          id="snapshot-name"
+          value={name}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby="snapshot-name-hint"
+        />
+        <span id="snapshot-name-hint" className={problem ? 'field-error' : 'field-hint'}>
+          {problem ?? 'A letter, then letters, digits, - or _ (up to 40)'}
+        </span>
+      </div>
+      <div className="field">
+        <label htmlFor="snapshot-description">Description</label>
+        <textarea
+          id="snapshot-description"
+          rows={3}
+          value={description}
+          placeholder="e.g. before the kernel upgrade"
+          onChange={(e) => setDescription(e.target.value)}
+        />
+      </div>
+    </ActionDialog>
   );
 }
 
@@ -363,25 +348,17 @@ function RollbackDialog({
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={`Roll ${vm.name} back to ${snap?.name ?? ''}?`}
       open={snap !== null}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn-danger solid"
-            disabled={restore.isPending || !snap}
-            onClick={() => snap && restore.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
-          >
-            {restore.isPending ? 'Rolling back…' : 'Rollback'}
-          </button>
-        </>
-      }
+      label="Rollback"
+      busyLabel="Rolling back…"
+      busy={restore.isPending}
+      error={restore.error}
+      disabled={!snap}
+      danger
+      onConfirm={() => snap && restore.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
     >
       <p style={{ margin: 0 }}>
         The disks and the configuration return to the state of <strong className="mono">{snap?.name}</strong>
@@ -392,8 +369,7 @@ function RollbackDialog({
           The VM is running: it is stopped, rolled back and started again.
         </p>
       )}
-      {restore.error && <div className="inline-error">{restore.error.message}</div>}
-    </Modal>
+    </ActionDialog>
   );
 }
 
@@ -413,31 +389,22 @@ function DeleteSnapshotDialog({
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={`Delete snapshot ${snap?.name ?? ''}?`}
       open={snap !== null}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn-danger solid"
-            disabled={remove.isPending || !snap}
-            onClick={() => snap && remove.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
-          >
-            {remove.isPending ? 'Deleting…' : 'Delete'}
-          </button>
-        </>
-      }
+      label="Delete"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      error={remove.error}
+      disabled={!snap}
+      danger
+      onConfirm={() => snap && remove.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
     >
       <p style={{ margin: 0 }}>
         {vm.name} can no longer be rolled back to <strong className="mono">{snap?.name}</strong>. The VM itself is not
         changed.
       </p>
-      {remove.error && <div className="inline-error">{remove.error.message}</div>}
-    </Modal>
+    </ActionDialog>
   );
 }

@@ -4,7 +4,7 @@
 import { useMutation } from '@tanstack/react-query';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
-import { Modal } from '../Modal';
+import { ActionDialog } from './ActionDialog';
 
 export function TemplateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -15,32 +15,21 @@ export function TemplateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean
     onClose();
   };
   return (
-    <Modal
+    <ActionDialog
       title={on ? `Convert ${vm.name} to a template?` : `Unmark ${vm.name} as a template?`}
       open={open}
       onClose={close}
-      footer={
-        <>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn-primary"
-            disabled={set.isPending}
-            onClick={() => set.mutate({ namespace: vm.namespace, name: vm.name, on })}
-          >
-            {set.isPending ? 'Saving…' : on ? 'Convert to template' : 'Unmark template'}
-          </button>
-        </>
-      }
+      label={on ? 'Convert to template' : 'Unmark template'}
+      busyLabel="Saving…"
+      busy={set.isPending}
+      error={set.error}
+      onConfirm={() => set.mutate({ namespace: vm.namespace, name: vm.name, on })}
     >
       <p style={{ margin: 0 }}>
         {on
           ? 'A template is not started itself: new VMs are cloned from it (More ▾ → Clone, or Create VM → Template). It is listed under Templates on the Datacenter page.'
           : 'It becomes an ordinary VM again, listed with the others, and can be started.'}
       </p>
-      {set.error && <div className="inline-error">{set.error.message}</div>}
-    </Modal>
+    </ActionDialog>
   );
 }
