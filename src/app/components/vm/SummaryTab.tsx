@@ -96,7 +96,7 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
             <dt>Preference</dt>
             <dd>{vm.preference || '—'}</dd>
             <dt>Proxmox vmid</dt>
-            <dd>{vm.vmid ?? '—'}</dd>
+            <dd>{vm.vmid}</dd>
             <dt>Created</dt>
             <dd>{vm.createdAt ? new Date(vm.createdAt).toLocaleString() : '—'}</dd>
           </dl>
