@@ -156,7 +156,8 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       console.error('[corral] request failed:', err);
-      sendJsonError(res, 500, err instanceof Error ? err.message : String(err));
+      // Who asked is not known here: the log keeps the detail, the answer keeps no address.
+      sendJsonError(res, 500, redactAddresses(err instanceof Error ? err.message : String(err)));
     });
   };
   // TLS 1.3 must be on offer: Terraform's bpg/proxmox provider refuses anything older by default. HTTP/1.1 only,
