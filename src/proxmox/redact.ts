@@ -6,25 +6,12 @@
  * else (and anonymous callers) URLs, IP addresses (with or without a port) and `name.domain:port` become
  * "the cluster". The operator's log always has the full text.
  */
+import { redactAddresses as redactCorral } from '@/server/errors';
 import { ProxmoxError, toProxmoxError } from './wire';
 
-const ADDRESS_PATTERNS: RegExp[] = [
-  // URLs of any scheme a client library prints (https://, http://, wss://, tcp://)
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>),]+/gi,
-  // [IPv6]:port, full IPv6, and compressed IPv6 (a '::'); MAC addresses (six 2-digit groups) stay
-  /\[[0-9a-f:.]+\](?::\d{1,5})?/gi,
-  /\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b/gi,
-  /(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?\b/gi,
-  // IPv4, with or without a port
-  /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g,
-  // host.domain:port (a dot is required, so `local-lvm:10` or a UPID is left alone)
-  /\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{1,5}\b/gi,
-];
-
+/** Addresses become "the cluster", in the words a Proxmox client shows its user. */
 export function redactAddresses(text: string): string {
-  let out = text;
-  for (const re of ADDRESS_PATTERNS) out = out.replace(re, 'the cluster');
-  return out;
+  return redactCorral(text, 'the cluster');
 }
 
 /** The error as a non-Administrator may see it. */

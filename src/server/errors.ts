@@ -45,16 +45,23 @@ export function describeError(err: unknown): string {
 }
 
 const ADDRESS_PATTERNS: RegExp[] = [
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s'",)]+/gi, // URLs: https://10.0.0.1:6443/apis/…
-  /\[[0-9a-f:.]+\](?::\d+)?/gi, // [fd00::1]:6443
-  /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, // 10.0.0.1:6443
-  /\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}\b/gi, // kubernetes.default.svc:443
+  // URLs of any scheme a client library prints (https://, http://, wss://, tcp://)
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>),]+/gi,
+  // [IPv6]:port, full IPv6, and compressed IPv6 (a '::'); MAC addresses (six 2-digit groups) stay
+  /\[[0-9a-f:.]+\](?::\d{1,5})?/gi,
+  /\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b/gi,
+  /(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?\b/gi,
+  // IPv4, with or without a port
+  /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g,
+  // host.domain:port (a dot is required, so `local-lvm:10` or a Proxmox UPID is left alone)
+  /\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{1,5}\b/gi,
 ];
 
 /**
  * The message with network addresses replaced, for callers who may not learn the cluster's internals (anonymous and
- * read-only callers): "connect ECONNREFUSED 10.0.0.1:6443" becomes "connect ECONNREFUSED <address>".
+ * read-only callers): "connect ECONNREFUSED 10.0.0.1:6443" becomes "connect ECONNREFUSED <address>". The one
+ * implementation for every front door; the Proxmox API passes its own wording ("the cluster").
  */
-export function redactAddresses(message: string): string {
-  return ADDRESS_PATTERNS.reduce((m, re) => m.replace(re, '<address>'), message);
+export function redactAddresses(message: string, replacement = '<address>'): string {
+  return ADDRESS_PATTERNS.reduce((m, re) => m.replace(re, replacement), message);
 }

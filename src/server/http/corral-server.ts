@@ -87,7 +87,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ready' }));
       } else {
         // /readyz is anonymous: the problems say which kind is down and why, without the cluster's address.
-        const problems = (services.cluster.readinessProblems?.() ?? []).map(redactAddresses);
+        const problems = (services.cluster.readinessProblems?.() ?? []).map((p) => redactAddresses(p));
         const reason =
           extra ??
           (problems.length
