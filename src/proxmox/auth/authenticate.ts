@@ -15,6 +15,7 @@ import type { LoginLimiter } from './login-limiter';
 import { lesserRole, type Role } from './roles';
 import type { TicketSigner } from './tickets';
 import { matchPassword, matchToken, parseTokenHeader, type TokenGrant } from './tokens';
+import { isLoopbackAddress, relayedByHeaders } from '@/server/http/trust';
 
 export interface Principal {
   /** `root@pam` — the user the caller acts as. */
@@ -57,19 +58,11 @@ export type LoginFacts = Omit<RequestFacts, 'method'>;
 export const OPEN_MODE_REFUSAL =
   "Corral's Proxmox API has no secret configured, so it only answers on loopback. Set CORRAL_PROXMOX_TOKEN (or --token) to serve other hosts.";
 
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
-}
+/** Loopback peers (127.0.0.0/8, ::1, IPv4-mapped): the front door's rule, one implementation. */
+export const isLoopback = isLoopbackAddress;
 
-/** Headers a reverse proxy adds when it relays a request for someone else. */
-const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'tailscale-user-login'];
-
-/** Whether a request carries the marks of a reverse proxy relaying it for another client. */
-export function relayedByProxy(headers: Record<string, string | string[] | undefined> | undefined): boolean {
-  return FORWARDING_HEADERS.some((h) => headers?.[h] !== undefined);
-}
+/** Whether a request carries the marks of a reverse proxy relaying it for another client (the front door's rule). */
+export const relayedByProxy = relayedByHeaders;
 
 /** `localhost` (and `*.localhost`), 127.0.0.0/8 and ::1, as a host name from a URL (brackets allowed). */
 export function isLoopbackName(hostname: string): boolean {

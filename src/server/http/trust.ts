@@ -146,6 +146,13 @@ export function hostAllowed(config: TrustConfig, header: string | undefined): bo
 }
 
 const RELAY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'tailscale-user-login'] as const;
+
+/** Whether headers carry the marks of a reverse proxy relaying the request for another client. */
+export function relayedByHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>> | undefined,
+): boolean {
+  return RELAY_HEADERS.some((h) => headers?.[h] !== undefined);
+}
 export const IDENTITY_HEADERS = ['tailscale-user-login', 'tailscale-user-name', 'x-forwarded-host'] as const;
 
 /** What the front door established about one request (or WebSocket upgrade). */
@@ -168,7 +175,7 @@ export function assessRequest(
 ): RequestTrust {
   const address = normaliseAddress(peer);
   const trustedPeer = inList(config.trustedProxies, address);
-  const relayed = RELAY_HEADERS.some((h) => headers[h] !== undefined);
+  const relayed = relayedByHeaders(headers);
   return { config, peer: address, trustedPeer, relayed, local: isLoopbackAddress(address) && !relayed };
 }
 
