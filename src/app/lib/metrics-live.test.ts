@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { chartNotice, mergePoint } from './metrics-live';
+
+const HOUR = 3_600_000;
+const p = (t: number, cpu = 100) => ({ t, cpu });
+
+describe('mergePoint', () => {
+  it('appends to the hour window and drops what fell out of the hour', () => {
+    const held = [p(0), p(HOUR / 2), p(HOUR)];
+    const m = mergePoint(held, p(HOUR + 15_000), 'hour');
+    expect(m).toEqual({ kind: 'append', points: [p(HOUR / 2), p(HOUR), p(HOUR + 15_000)] });
+    expect(held).toHaveLength(3); // not mutated
+  });
+
+  it('ignores a sample that is not newer than the newest held', () => {
+    expect(mergePoint([p(10)], p(10), 'hour')).toEqual({ kind: 'ignore' });
+    expect(mergePoint([p(10)], p(5), 'day')).toEqual({ kind: 'ignore' });
+  });
+
+  it('asks the day and week windows to refetch once a bucket can have closed', () => {
+    expect(mergePoint([p(0)], p(60_000), 'day')).toEqual({ kind: 'ignore' });
+    expect(mergePoint([p(0)], p(300_000), 'day')).toEqual({ kind: 'refetch' });
+    expect(mergePoint([p(0)], p(300_000), 'week')).toEqual({ kind: 'ignore' });
+    expect(mergePoint([p(0)], p(1_800_000), 'week')).toEqual({ kind: 'refetch' });
+    expect(mergePoint([], p(1), 'week')).toEqual({ kind: 'refetch' });
+  });
+});
+
+describe('chartNotice', () => {
+  it('says metrics-server is missing when it never answered', () => {
+    expect(chartNotice([], { stale: true, lastSample: null })).toEqual({
+      text: 'metrics-server is not installed or not answering: no metrics.k8s.io',
+      blocking: true,
+    });
+  });
+
+  it('says "no samples yet" for an empty history while metrics-server answers', () => {
+    expect(chartNotice([], { stale: false })).toEqual({ text: 'No samples yet', blocking: true });
+    expect(chartNotice([], {})).toEqual({ text: 'No samples yet', blocking: true });
+  });
+
+  it('captions stale history without hiding it, and says since when', () => {
+    expect(chartNotice([p(0)], { stale: true, lastSample: 0 }, 120_000)).toEqual({
+      text: 'metrics-server is not answering: stale since 2 min ago',
+      blocking: false,
+    });
+    expect(chartNotice([p(0), p(60_000)], { stale: true }, 120_000)?.text).toContain('since 1 min ago');
+    // A VM without points of its own on a stale store: the store's newest sample says since when.
+    expect(chartNotice([], { stale: true, lastSample: 60_000 }, 120_000)).toEqual({
+      text: 'metrics-server is not answering: stale since 1 min ago',
+      blocking: true,
+    });
+  });
+
+  it('is silent with current samples', () => {
+    expect(chartNotice([p(0)], { stale: false })).toBeNull();
+  });
+});
