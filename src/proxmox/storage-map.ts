@@ -5,6 +5,7 @@
  * owns, and the catalog's ISO entries.
  */
 import type { CorralServices } from '@/server/domain/services';
+import { classCapacity, storageCapacity } from '@/server/domain/storage-capacity';
 import { libraryClaims, storageClasses, type StorageFact } from '@/server/domain/vm-hardware';
 import { corral } from './errors';
 
@@ -37,6 +38,40 @@ export async function pveStorages(services: CorralServices): Promise<PveStorage[
   if (!classes.some((c) => c.name === ISO_STORAGE))
     out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl', storageClass: '', shared: 1 });
   return out.sort((a, b) => a.storage.localeCompare(b.storage));
+}
+
+/** A storage's sizes in bytes as PVE reports them; `estimated` when total/avail are not the CSI driver's own. */
+export interface StorageSizes {
+  total: number;
+  used: number;
+  avail: number;
+  estimated: boolean;
+}
+
+/**
+ * Sizes of each storage (by storage id). A StorageClass storage (and `local-lvm`, its default class's alias) reads
+ * the domain's capacity of that class: used = its Bound claims. `local`, the ISO library, uses the library's claims
+ * and the node-disk estimate for total/avail.
+ */
+export async function storageSizes(
+  services: CorralServices,
+  storages: PveStorage[],
+): Promise<Map<string, StorageSizes>> {
+  const deps = services.deps;
+  const defaultClass = (await corral(storageClasses(deps))).find((c) => c.isDefault)?.name ?? '';
+  const capacity = await corral(storageCapacity(deps, defaultClass));
+  const out = new Map<string, StorageSizes>();
+  for (const s of storages) {
+    if (s.storageClass) {
+      const c = classCapacity(capacity, s.storageClass);
+      out.set(s.storage, { total: c.total, used: c.used, avail: c.avail, estimated: c.estimated });
+      continue;
+    }
+    const used = libraryClaims(deps, deps.config.defaultNamespace).reduce((sum, c) => sum + (c.sizeBytes ?? 0), 0);
+    const { pool } = capacity;
+    out.set(s.storage, { total: Math.max(pool.total, used), used, avail: pool.avail, estimated: true });
+  }
+  return out;
 }
 
 export async function findStorage(services: CorralServices, id: string): Promise<PveStorage | undefined> {

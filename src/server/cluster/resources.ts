@@ -36,6 +36,7 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   Job: d('Job', 'batch', 'v1', 'jobs'),
   DataVolume: d('DataVolume', 'cdi.kubevirt.io', 'v1beta1', 'datavolumes'),
   StorageClass: d('StorageClass', 'storage.k8s.io', 'v1', 'storageclasses', false),
+  CSIStorageCapacity: d('CSIStorageCapacity', 'storage.k8s.io', 'v1', 'csistoragecapacities'),
   VolumeSnapshotClass: d('VolumeSnapshotClass', 'snapshot.storage.k8s.io', 'v1', 'volumesnapshotclasses', false),
   VirtualMachineSnapshot: d('VirtualMachineSnapshot', 'snapshot.kubevirt.io', 'v1beta1', 'virtualmachinesnapshots'),
   VirtualMachineRestore: d('VirtualMachineRestore', 'snapshot.kubevirt.io', 'v1beta1', 'virtualmachinerestores'),

@@ -49,6 +49,7 @@ export type Kind =
   | 'Service'
   | 'Job'
   | 'StorageClass'
+  | 'CSIStorageCapacity'
   | 'VolumeSnapshotClass'
   | 'VirtualMachineSnapshot'
   | 'VirtualMachineRestore'

@@ -1,0 +1,133 @@
+/**
+ * Storage: `/storage`, `/nodes/{node}/storage[/{storage}/status|content]` and the storage rows of
+ * `/cluster/resources`. Sizes come from the domain's StorageClass capacity (storage-map.ts says which storage reads
+ * which class); every StorageClass storage is shared, so each node reports the same figures.
+ */
+import {
+  findStorage,
+  isoVolumes,
+  pveStorages,
+  storageSizes,
+  ISO_STORAGE,
+  type PveStorage,
+  type StorageSizes,
+} from '../storage-map';
+import { ProxmoxError } from '../wire';
+import { define, storageAcl, type EndpointContext, type Routes } from './context';
+import { requireNode } from './nodes';
+
+/** The storage named in the path, or PVE's error for an unknown one. */
+async function requireStorage(ctx: EndpointContext): Promise<PveStorage> {
+  const s = await findStorage(ctx.state.services, ctx.path.storage ?? '');
+  if (!s) throw new ProxmoxError(404, `storage '${ctx.path.storage}' does not exist`);
+  return s;
+}
+
+/** A storage's status as the node lists it (integers: clients decode sizes into ints). */
+function storageStatus(s: PveStorage, sizes: StorageSizes | undefined) {
+  return {
+    storage: s.storage,
+    type: s.type,
+    content: s.content,
+    shared: s.shared,
+    active: 1,
+    enabled: 1,
+    total: Math.round(sizes?.total ?? 0),
+    used: Math.round(sizes?.used ?? 0),
+    avail: Math.round(sizes?.avail ?? 0),
+  };
+}
+
+/** The storage rows of `/cluster/resources` on one node: `disk` used, `maxdisk` total. */
+export async function storageResourceRows(ctx: EndpointContext, nodes: string[]): Promise<Record<string, unknown>[]> {
+  const storages = await pveStorages(ctx.state.services);
+  const sizes = await storageSizes(ctx.state.services, storages);
+  return nodes.flatMap((node) =>
+    storages.map((s) => ({
+      id: `storage/${node}/${s.storage}`,
+      type: 'storage',
+      storage: s.storage,
+      node,
+      status: 'available',
+      plugintype: s.type,
+      shared: s.shared,
+      // PVE reports content types as a comma string; bpg decodes /cluster/resources `content` strictly, so only
+      // storage rows (never requested with type=vm) carry it.
+      content: s.content,
+      disk: Math.round(sizes.get(s.storage)?.used ?? 0),
+      maxdisk: Math.round(sizes.get(s.storage)?.total ?? 0),
+    })),
+  );
+}
+
+export function registerStorage(table: Routes): void {
+  define(table, 'GET', '/storage', {
+    handle: async (ctx) => {
+      const type = ctx.args.string('type');
+      return (await pveStorages(ctx.state.services))
+        .filter((s) => !type || s.type === type)
+        .map((s) => ({
+          storage: s.storage,
+          type: s.type,
+          content: s.content,
+          shared: s.shared,
+          digest: '',
+          ...(s.storageClass ? { 'storage-class': s.storageClass } : {}),
+        }));
+    },
+  });
+  define(table, 'GET', '/storage/{storage}', {
+    handle: async (ctx) => {
+      const s = await requireStorage(ctx);
+      return { storage: s.storage, type: s.type, content: s.content, shared: s.shared };
+    },
+  });
+  define(table, 'GET', '/nodes/{node}/storage', {
+    privilege: { name: 'Datastore.Audit', path: () => '/storage' },
+    handle: async (ctx) => {
+      requireNode(ctx);
+      const content = ctx.args.string('content');
+      const storages = (await pveStorages(ctx.state.services)).filter(
+        (s) => !content || s.content.split(',').includes(content),
+      );
+      const sizes = await storageSizes(ctx.state.services, storages);
+      return storages.map((s) => {
+        const row = storageStatus(s, sizes.get(s.storage));
+        return { ...row, used_fraction: row.total > 0 ? row.used / row.total : 0 };
+      });
+    },
+  });
+  define(table, 'GET', '/nodes/{node}/storage/{storage}/status', {
+    privilege: { name: 'Datastore.Audit', path: storageAcl },
+    handle: async (ctx) => {
+      requireNode(ctx);
+      const s = await requireStorage(ctx);
+      return storageStatus(s, (await storageSizes(ctx.state.services, [s])).get(s.storage));
+    },
+  });
+  define(table, 'GET', '/nodes/{node}/storage/{storage}/content', {
+    privilege: { name: 'Datastore.Audit', path: storageAcl },
+    handle: async (ctx) => {
+      requireNode(ctx);
+      const s = await requireStorage(ctx);
+      const content = ctx.args.string('content');
+      if (s.storage !== ISO_STORAGE || (content && content !== 'iso')) return [];
+      return (await isoVolumes(ctx.state.services)).map((v) => ({
+        volid: v.volid,
+        content: 'iso',
+        format: 'iso',
+        size: v.sizeBytes ?? 0,
+        ctime: v.ctime,
+      }));
+    },
+  });
+  define(table, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', {
+    privilege: { name: 'Datastore.Audit', path: storageAcl },
+    handle: async (ctx) => {
+      const volid = ctx.path.volume ?? '';
+      const iso = (await isoVolumes(ctx.state.services)).find((v) => v.volid === volid);
+      if (!iso) throw new ProxmoxError(404, `volume '${volid}' does not exist`);
+      return { path: volid, format: 'iso', size: iso.sizeBytes ?? 0, used: iso.sizeBytes ?? 0 };
+    },
+  });
+}
