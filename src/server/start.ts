@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
+import { PrometheusCollector } from './domain/prometheus';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
 import type { HttpLimits } from './http/limits';
@@ -47,6 +48,8 @@ export interface StartOptions {
   metricsIntervalMs?: number;
   /** PEM certificate and key: the whole port (UI, REST, tRPC, /api2/json, WebSockets) speaks HTTPS. */
   tls?: { cert: string; key: string };
+  /** `--metrics`: collect the Prometheus snapshot every `intervalMs` (default 15 s) for GET /metrics. */
+  prometheus?: { intervalMs?: number };
 }
 
 export interface RunningCorral {
@@ -56,6 +59,8 @@ export interface RunningCorral {
   services: CorralServices;
   cluster: KubeCluster;
   trust: TrustConfig;
+  /** The /metrics collector when started with `prometheus` (--metrics). */
+  prometheus?: PrometheusCollector;
   /** Who may change state and whom identity headers are believed from, for the startup log. */
   accessMode: string;
   close(): Promise<void>;
@@ -117,10 +122,18 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
   await cluster.cache.start();
   cluster.metrics.start();
-  cluster.cache
-    .waitForSync(options.syncTimeoutMs ?? 60_000)
-    .catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
+  const synced = cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000);
+  synced.catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
+  const prometheus = options.prometheus
+    ? new PrometheusCollector(services.deps, { intervalMs: options.prometheus.intervalMs })
+    : undefined;
+  prometheus?.start();
+  // The first snapshot may predate the cache: take one as soon as it has synced rather than a whole interval later.
+  synced.then(
+    () => prometheus?.running && prometheus.collectNow(),
+    () => undefined,
+  );
   const hostname = options.host ?? '127.0.0.1';
   const trust = trustConfig({ listenHost: hostname, ...(options.open !== undefined ? { open: options.open } : {}) });
   const http = createCorralHttpServer({
@@ -128,6 +141,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     trust,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
+    ...(prometheus ? { prometheus } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
@@ -149,8 +163,10 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     services,
     cluster,
     trust,
+    ...(prometheus ? { prometheus } : {}),
     accessMode: accessModeLine(trust),
     async close() {
+      prometheus?.close();
       services.close();
       await http.close();
       await closeNext?.();

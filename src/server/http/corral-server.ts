@@ -1,5 +1,5 @@
 /**
- * One node:http server on one port (stack-notes §3): /healthz, /readyz, /api/openapi.json, /api/docs, /api/* REST,
+ * One node:http server on one port (stack-notes §3): /healthz, /readyz, /metrics, /api/openapi.json, /api/docs, /api/* REST,
  * /trpc/* tRPC (superjson, SSE subscriptions), /api2/json/* → the Proxmox handler once mounted, everything else →
  * Next.js. WebSocket upgrades are routed by path prefix to registered handlers (consoles register /api/vnc/ and
  * /api/tty/); in dev, /_next/ upgrades go to Next's HMR through a private "upgrade bus" server, others are closed.
@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import type { PrometheusCollector } from '../domain/prometheus';
 import type { CorralServices } from '../domain/services';
 import { identityFor } from '../identity-http';
 import { redactAddresses } from '../errors';
@@ -21,6 +22,7 @@ import { createContextInner } from '../trpc';
 import { API_DOCS_HTML, API_DOCS_SCRIPT } from './api-docs';
 import { applyServerLimits, resolveLimits, serverOptions, type HttpLimits } from './limits';
 import { frontDoor, refuseUpgrade } from './front-door';
+import { serveMetrics } from './metrics-route';
 import { staticPageSecurityHeaders } from './security-headers';
 import { trustConfig, type TrustConfig } from './trust';
 
@@ -50,6 +52,8 @@ export interface CorralHttpOptions {
   trust?: TrustConfig;
   /** Overrides of the request limits (defaults and CORRAL_* variables otherwise). */
   limits?: Partial<HttpLimits>;
+  /** `--metrics`: the collector /metrics renders; without it /metrics says corral_collection_success 0. */
+  prometheus?: PrometheusCollector;
 }
 
 /** The API reference runs one inline script: its hash, and nothing else, may execute there. */
@@ -97,6 +101,10 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
           .writeHead(503, { 'Content-Type': 'application/json' })
           .end(JSON.stringify({ status: 'not ready', error: reason, problems }));
       }
+      return;
+    }
+    if (path === '/metrics') {
+      serveMetrics(req, res, options.prometheus);
       return;
     }
     if (path === '/api/openapi.json') {

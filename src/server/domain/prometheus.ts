@@ -1,0 +1,249 @@
+/**
+ * The fleet as Prometheus series (the original's ADR-0011), for `GET /metrics` with `corral web --metrics`.
+ *
+ * A timer builds a snapshot from memory (the watch cache, the fleet rows, the metrics.k8s.io sample, the task
+ * counters) and renders it once into bytes; a scrape sends those bytes behind three small collection lines. So a
+ * scrape costs the same at 10 VMs as at 10,000 and two Prometheis cost nothing extra. The price is staleness, so
+ * the staleness is a series: corral_collection_age_seconds is computed at scrape time from the snapshot's moment,
+ * and grows when the collector stops or every attempt fails (the last good snapshot keeps being served, marked
+ * corral_collection_success 0).
+ */
+import type { Task } from '../schemas/tasks';
+import type { ResourceUsage } from './cluster-port';
+import type { DomainDeps } from './deps';
+import { ANNOTATION_SOURCE } from './labels';
+import { ExpositionWriter, labelText } from './prometheus-text';
+import { vmUsage } from './usage';
+
+/** The only backend this Corral serves; the label exists so series join with a multi-backend Corral's. */
+export const BACKEND = 'kubevirt';
+export const DEFAULT_COLLECTION_INTERVAL_MS = 15_000;
+
+const HELP = {
+  age: 'Seconds since the snapshot these series are rendered from was taken; grows when collection stops',
+  duration: 'Seconds the last successful collection took to build its snapshot',
+  success: '1 when the last collection succeeded; 0 when it failed, has not run, or collection is off (no --metrics)',
+};
+
+/** What `/metrics` answers without --metrics: 200 and "not collecting" as a value (a 503 would record nothing). */
+export function collectionOffText(): string {
+  return new ExpositionWriter().family('corral_collection_success', 'gauge', HELP.success).sample('', 0).text();
+}
+
+interface Snapshot {
+  /** Epoch ms the collection started: the moment its data describes. */
+  takenAt: number;
+  durationSeconds: number;
+  /** Every series after the collection families, rendered once. */
+  body: Buffer;
+}
+
+export interface PrometheusOptions {
+  intervalMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+/** `{"bootc": image}` in the source annotation is how vm-create records a bootc-built VM. */
+function isBootc(annotations: Record<string, string> | undefined): boolean {
+  const source = annotations?.[ANNOTATION_SOURCE];
+  if (!source?.includes('bootc')) return false;
+  try {
+    const parsed: unknown = JSON.parse(source);
+    return typeof parsed === 'object' && parsed !== null && 'bootc' in parsed;
+  } catch {
+    return false;
+  }
+}
+
+const flag = (b: boolean) => (b ? 'true' : 'false');
+const one = (b: boolean) => (b ? 1 : 0);
+
+export class PrometheusCollector {
+  readonly intervalMs: number;
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+  private snapshot: Snapshot | undefined;
+  private lastOk = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  /** Finished tasks by action and outcome since this process started: a true counter, never decreasing. */
+  private readonly finished = new Map<string, { action: string; status: string; count: number }>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly deps: DomainDeps,
+    options: PrometheusOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS;
+    this.now = options.now ?? Date.now;
+    this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
+    // The journal publishes a task's final state exactly once (later updates of a finished task are ignored).
+    this.unsubscribe = deps.journal.subscribe((task: Task) => {
+      if (task.status === 'running') return;
+      const key = `${task.action}\u0000${task.status}`;
+      const entry = this.finished.get(key);
+      if (entry) entry.count++;
+      else this.finished.set(key, { action: task.action, status: task.status, count: 1 });
+    });
+  }
+
+  /** Collects now, then every interval. Idempotent. */
+  start(): void {
+    if (this.timer) return;
+    this.collectNow();
+    this.timer = setInterval(() => this.collectNow(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** True between start() and stop(). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Stops the timer; the last snapshot stays served and its age keeps growing. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  close(): void {
+    this.stop();
+    this.unsubscribe();
+  }
+
+  /** One collection. A failure keeps the previous snapshot (ageing) and reports success 0; it never throws. */
+  collectNow(): boolean {
+    const started = this.now();
+    const t0 = performance.now();
+    try {
+      const body = Buffer.from(this.renderFleet(), 'utf8');
+      // Microseconds are plenty, and a rounded number reads better than 0.0005637679999999819.
+      const durationSeconds = Math.round((performance.now() - t0) * 1000) / 1e6;
+      this.snapshot = { takenAt: started, durationSeconds, body };
+      this.lastOk = true;
+    } catch (err) {
+      if (this.lastOk) this.log(`metrics collection failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.lastOk = false;
+    }
+    return this.lastOk;
+  }
+
+  /** The exposition: the collection lines (age computed now) and the snapshot's bytes. */
+  render(now = this.now()): { head: string; body: Buffer } {
+    const w = new ExpositionWriter();
+    const snap = this.snapshot;
+    w.family('corral_collection_age_seconds', 'gauge', HELP.age);
+    if (snap) w.sample('', Math.max(0, now - snap.takenAt) / 1000);
+    w.family('corral_collection_duration_seconds', 'gauge', HELP.duration);
+    if (snap) w.sample('', snap.durationSeconds);
+    w.family('corral_collection_success', 'gauge', HELP.success).sample('', one(this.lastOk));
+    return { head: w.text(), body: snap?.body ?? Buffer.alloc(0) };
+  }
+
+  private renderFleet(): string {
+    const { cluster, fleet } = this.deps;
+    const context = cluster.info.context;
+    const ctx = labelText([
+      ['context', context],
+      ['backend', BACKEND],
+    ]);
+    const w = new ExpositionWriter();
+
+    // An unreachable cluster is reported as down, never as empty: its last-known instances stay listed below.
+    w.family('corral_backend_up', 'gauge', '1 when the cluster cache is synced and the cluster reachable');
+    w.sample(ctx, one(cluster.isReady()));
+    w.family('corral_backend_error', 'gauge', '1 when a watch or the heartbeat of this cluster is failing now');
+    w.sample(ctx, one((cluster.readinessProblems?.() ?? []).length > 0));
+
+    const rows = fleet.vmRows();
+    // Pools do not exist in this Corral yet: every instance is ungrouped, pool="" (never omitted).
+    const pool = '';
+    const base: string[] = new Array<string>(rows.length);
+    const info: string[] = new Array<string>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const pairs: [string, string][] = [
+        ['name', r.name],
+        ['backend', BACKEND],
+        ['context', context],
+        ['namespace', r.namespace],
+        ['pool', pool],
+      ];
+      base[i] = labelText(pairs);
+      const vm = cluster.cache.get('VirtualMachine', r.namespace, r.name);
+      info[i] = labelText([
+        ...pairs,
+        ['node', r.node],
+        ['template', flag(r.template)],
+        ['bootc', flag(isBootc(vm?.metadata.annotations))],
+      ]);
+    }
+
+    w.family('corral_instance_info', 'gauge', 'Static facts about an instance; the value is always 1');
+    for (let i = 0; i < rows.length; i++) w.sample(info[i]!, 1);
+    w.family('corral_instance_running', 'gauge', '1 when an instance of the VM exists and has not finished');
+    for (let i = 0; i < rows.length; i++) w.sample(base[i]!, one(rows[i]!.running));
+    w.family('corral_instance_ready', 'gauge', '1 when the VM is running and KubeVirt reports it ready');
+    for (let i = 0; i < rows.length; i++) w.sample(base[i]!, one(rows[i]!.ready));
+
+    // Usage, as metrics-server measured the launcher's compute container; no reading → no series, never a fake 0.
+    const measured: { labels: string; usage: ResourceUsage }[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const usage = r.running ? vmUsage(this.deps, r.namespace, r.name) : undefined;
+      if (usage) measured.push({ labels: base[i]!, usage });
+    }
+    w.family('corral_instance_cpu_cores', 'gauge', 'CPU cores the instance uses (metrics.k8s.io); absent unmeasured');
+    for (const m of measured) w.sample(m.labels, m.usage.cpuCores);
+    w.family('corral_instance_memory_bytes', 'gauge', 'Memory the instance uses in bytes (metrics.k8s.io)');
+    for (const m of measured) w.sample(m.labels, m.usage.memoryBytes);
+
+    // One state per instance, so the three rows sum to the fleet.
+    let ready = 0;
+    let running = 0;
+    let stopped = 0;
+    for (const r of rows) {
+      if (r.ready) ready++;
+      else if (r.running) running++;
+      else stopped++;
+    }
+    w.family('corral_instances', 'gauge', 'Instances by state: ready, running (not ready), stopped');
+    for (const [state, n] of [
+      ['ready', ready],
+      ['running', running],
+      ['stopped', stopped],
+    ] as const)
+      w.sample(
+        labelText([
+          ['backend', BACKEND],
+          ['context', context],
+          ['state', state],
+        ]),
+        n,
+      );
+    const poolLabels = labelText([['pool', pool]]);
+    w.family('corral_pool_instances', 'gauge', 'Instances in a pool; pool="" is everything ungrouped');
+    w.sample(poolLabels, rows.length);
+    w.family('corral_pool_running', 'gauge', 'Running instances in a pool');
+    w.sample(
+      poolLabels,
+      rows.reduce((n, r) => n + one(r.running), 0),
+    );
+    // No doctor exists in this Corral: the family is declared and has no rows until a real source of checks does.
+    w.family('corral_check', 'gauge', '1 when a health check passes (no checks are run yet)');
+    w.family('corral_tasks_total', 'counter', 'Tasks finished since start, by action and outcome');
+    for (const t of [...this.finished.values()].sort((a, b) =>
+      a.action === b.action ? a.status.localeCompare(b.status) : a.action.localeCompare(b.action),
+    ))
+      w.sample(
+        labelText([
+          ['action', t.action],
+          ['status', t.status],
+        ]),
+        t.count,
+      );
+
+    return w.text();
+  }
+}
