@@ -7,6 +7,7 @@
  *   --host ADDR         listen address (default 0.0.0.0)
  *   --open              without CORRAL_ADMINS, let callers from other machines change state too
  *   --cert FILE --key FILE  PEM certificate and key: serve HTTPS (TLS 1.2/1.3) instead of HTTP
+ *   --metrics           collect the Prometheus series GET /metrics serves (--metrics-interval SECONDS, default 15)
  *   --help              usage; an unknown flag or a bad value prints usage and exits 2
  * NODE_ENV=production serves the built UI (building it first when .next/BUILD_ID is missing); otherwise Next dev.
  */
@@ -37,6 +38,10 @@ const USAGE = `usage: corral web [options]
                       (default: only callers on this machine may; also CORRAL_OPEN=1)
   --cert, --key       PEM certificate and key: serve HTTPS, TLS 1.3 available (proxmoxer and Terraform need it)
   --no-ui             serve the API only
+  --metrics           collect the Prometheus series served at GET /metrics (also CORRAL_METRICS=1);
+                      without it /metrics answers corral_collection_success 0
+  --metrics-interval SECONDS
+                      how often the /metrics snapshot is rebuilt (default 15, 1 – 3600)
   --help              this text
 
 Security settings (CORRAL_ADMINS, CORRAL_TRUSTED_PROXIES, CORRAL_ALLOWED_HOSTS, limits): docs/security.md`;
@@ -58,6 +63,8 @@ function parseCommandLine() {
         host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
         open: { type: 'boolean', default: /^(1|true|yes)$/i.test(process.env.CORRAL_OPEN ?? '') },
         'no-ui': { type: 'boolean', default: false },
+        metrics: { type: 'boolean', default: /^(1|true|yes)$/i.test(process.env.CORRAL_METRICS ?? '') },
+        'metrics-interval': { type: 'string' },
         cert: { type: 'string' },
         key: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -81,6 +88,17 @@ const port = Number(values.port);
 if (!/^\d+$/.test(values.port) || !Number.isInteger(port) || port > 65535)
   usageError(`--port: not a port number: ${values.port}`);
 const dev = process.env.NODE_ENV !== 'production';
+
+function metricsInterval(): number | undefined {
+  const raw = values['metrics-interval'];
+  if (raw === undefined) return undefined;
+  if (!values.metrics) usageError('--metrics-interval needs --metrics');
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds < 1 || seconds > 3600)
+    usageError(`--metrics-interval: not a whole number of seconds from 1 to 3600: ${raw}`);
+  return seconds * 1000;
+}
+const metricsIntervalMs = metricsInterval();
 
 if (!!values.cert !== !!values.key) usageError('--cert and --key go together');
 function readPem(flag: string, file: string): string {
@@ -131,6 +149,7 @@ async function main(): Promise<void> {
     host: values.host,
     open: values.open,
     next: values['no-ui'] ? false : { dev, dir: root },
+    ...(values.metrics ? { prometheus: { intervalMs: metricsIntervalMs } } : {}),
     ...(tls ? { tls } : {}),
   });
   closers.unshift(() => corral.close());
@@ -143,6 +162,11 @@ async function main(): Promise<void> {
     : values.host;
   console.log(`[corral] listening on ${tls ? 'https' : 'http'}://${shownHost}:${corral.port} — ${where}`);
   console.log(`[corral] ${corral.accessMode}`);
+  console.log(
+    corral.prometheus
+      ? `[corral] Prometheus series at /metrics, rebuilt every ${corral.prometheus.intervalMs / 1000} s`
+      : '[corral] /metrics is not collecting (start with --metrics)',
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

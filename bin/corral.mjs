@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME]` runs the server.
+// The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--metrics]` runs the server.
 // It always runs server.ts on the project's own Node 24 (node_modules/.bin/node, from the `node` npm package)
 // with tsx, because the system Node may be too old for @kubernetes/client-node 2.
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
 const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
+                  [--metrics [--metrics-interval SECONDS]]
        corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
@@ -20,7 +21,10 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE 
   --host ADDR         listen address (default $HOST or 0.0.0.0)
   --open              without CORRAL_ADMINS, callers from other machines may change state too
   --cert, --key       PEM certificate and key: serve HTTPS, TLS 1.3 available (proxmoxer and Terraform need it)
-  --no-ui             serve the API only`;
+  --no-ui             serve the API only
+  --metrics           collect the Prometheus series served at GET /metrics (every 15 s, or --metrics-interval)
+
+  corral web --help and corral proxmox serve --help list every flag of each.`;
 
 if (command !== 'web' && command !== 'proxmox') {
   console.error(

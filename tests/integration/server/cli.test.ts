@@ -1,5 +1,6 @@
-/** `corral web` on the command line: --help, and usage errors that exit 2 without a stack trace. */
-import { spawnSync } from 'node:child_process';
+/** `corral web` on the command line: --help, usage errors that exit 2 without a stack trace, and --metrics. */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -21,12 +22,26 @@ describe('corral web', () => {
     expect(r.stdout).toContain('--open');
   });
 
+  it('--help lists every flag server.ts accepts', () => {
+    // The flags as parseArgs declares them, read from the source so a new flag without a usage line fails here.
+    const source = readFileSync(`${root}server.ts`, 'utf8');
+    const block = /options: \{([\s\S]*?)\n {6}\},\n {6}strict: true/.exec(source)?.[1] ?? '';
+    const flags = [...block.matchAll(/^ {8}'?([a-z-]+)'?: \{/gm)].map((m) => m[1]);
+    expect(flags).toEqual(expect.arrayContaining(['demo', 'metrics', 'metrics-interval', 'no-ui', 'help']));
+    const help = corral('web', '--help').stdout;
+    for (const flag of flags) expect(help).toMatch(new RegExp(`^\\s+(--[a-z-]+, )?--${flag}\\b`, 'm'));
+  });
+
   it.each([
     [['--bogus'], /Unknown option '--bogus'/],
     [['--port'], /--port/],
     [['--port', 'eighty'], /--port: not a port number/],
     [['--cert', 'only.pem'], /--cert and --key go together/],
     [['stray'], /positional/i],
+    [['--metrics-interval', '5'], /--metrics-interval needs --metrics/],
+    [['--metrics', '--metrics-interval', '0'], /--metrics-interval: not a whole number of seconds/],
+    [['--metrics', '--metrics-interval', '1.5'], /--metrics-interval: not a whole number of seconds/],
+    [['--metrics=yes'], /--metrics/],
   ])('refuses %j with usage and exit 2', (args, message) => {
     const r = corral('web', ...args);
     expect(r.status).toBe(2);
@@ -34,4 +49,59 @@ describe('corral web', () => {
     expect(r.stderr).toContain('usage: corral web');
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
+});
+
+describe('corral (the command itself)', () => {
+  it.each([[['bogus']], [['proxmox', 'serve', '--bogus']]])(
+    'refuses %j with usage, exit 2 and no stack trace',
+    (args) => {
+      const r = corral(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/usage: corral/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
+});
+
+describe('corral web --metrics', () => {
+  it('serves collected Prometheus series at /metrics on the main port', async () => {
+    const child = spawn(
+      `${root}node_modules/.bin/node`,
+      ['bin/corral.mjs', 'web', '--demo', '--no-ui', '--metrics', '--metrics-interval', '1', '--port', '0'],
+      { cwd: root, env: { ...process.env, HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}\n${err}`)), 60_000);
+        child.stdout.on('data', () => {
+          const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+        void exited.then((code) => reject(new Error(`corral exited with ${code}:\n${out}\n${err}`)));
+      });
+      expect(out).toContain('Prometheus series at /metrics, rebuilt every 1 s');
+      let text = '';
+      for (let i = 0; i < 100 && !/^corral_backend_up\{.*\} 1$/m.test(text); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      }
+      expect(text).toMatch(/^corral_collection_success 1$/m);
+      expect(text).toMatch(/^corral_backend_up\{context="corral-sim",backend="kubevirt"\} 1$/m);
+      expect(text).toMatch(
+        /^corral_instance_info\{name="web",backend="kubevirt",context="corral-sim",namespace="tailvm",pool="",/m,
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(err).not.toMatch(/\n\s+at /);
+  }, 90_000);
 });
