@@ -1,13 +1,25 @@
 /**
  * The ClusterPort over a real (or embedded) apiserver: reads from the WatchCache, writes through KubeHttp with
  * JSON merge patches (`application/merge-patch+json`, client-node's PatchStrategy.MergePatch — its default
- * json-patch content type is wrong for a merge body) and KubeVirt subresource PUTs.
+ * json-patch content type is wrong for a merge body) and KubeVirt subresource PUTs. Kinds outside the cache (Events)
+ * are read with live lists and per-caller watches (`listPage`, `watch`), which end when their caller goes.
  */
 import { type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
-import type { ChangeEvent, ClusterInfo, ClusterPort, Kind, KObject, SubresourceTarget } from '../domain/cluster-port';
+import type {
+  ChangeEvent,
+  ClusterInfo,
+  ClusterPort,
+  Kind,
+  KObject,
+  ListPage,
+  SubresourceTarget,
+  WatchChange,
+  WatchEnd,
+} from '../domain/cluster-port';
 import { CorralError } from '../errors';
 import { KubeHttp } from './kube-http';
 import { MetricsSampler } from './metrics-sampler';
+import { fromKubeResponse } from './errors';
 import { apiVersionOf, RESOURCES, resourcePath, subresourcePath } from './resources';
 import { WatchCache, type WatchCacheOptions } from './watch-cache';
 
@@ -151,6 +163,101 @@ export class KubeCluster implements ClusterPort {
       path: subresourcePath(target, namespace, name, verb),
       body: body ?? {},
       what: `${verb} on ${target === 'virtualmachines' ? 'VM' : 'VMI'} ${namespace}/${name}`,
+    });
+  }
+
+  async listPage(
+    kind: Kind,
+    options: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number },
+  ): Promise<ListPage> {
+    const query = new URLSearchParams();
+    if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+    if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+    if (options.limit) query.set('limit', String(options.limit));
+    const q = query.toString();
+    const list = await this.http.request<{ items?: KObject[]; metadata?: { resourceVersion?: string } }>({
+      method: 'GET',
+      path: `${resourcePath(RESOURCES[kind], options.namespace)}${q ? `?${q}` : ''}`,
+      what: `listing ${RESOURCES[kind].plural}`,
+    });
+    return { items: list?.items ?? [], resourceVersion: list?.metadata?.resourceVersion ?? '' };
+  }
+
+  async watch(
+    kind: Kind,
+    options: { namespace?: string; fieldSelector?: string; resourceVersion: string },
+    onChange: (change: WatchChange) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    const r = RESOURCES[kind];
+    const what = `watching ${r.plural}`;
+    // The apiserver ends the stream after timeoutSeconds; the caller resumes from the last version it saw.
+    const query = new URLSearchParams({
+      watch: 'true',
+      resourceVersion: options.resourceVersion,
+      timeoutSeconds: '300',
+    });
+    if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+    if (signal.aborted) return 'closed';
+    let res;
+    try {
+      res = await this.http.stream(`${resourcePath(r, options.namespace)}?${query}`, signal, what);
+    } catch (err) {
+      if (signal.aborted) return 'closed';
+      throw err;
+    }
+    if (res.status === 410) return 'expired';
+    if (res.status !== 200) {
+      const text = res.body ? await new Response(res.body).text().catch(() => '') : '';
+      throw fromKubeResponse(res.status, text, what);
+    }
+    if (!res.body) return 'closed';
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return 'closed';
+        buffered += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, cut).trim();
+          buffered = buffered.slice(cut + 1);
+          if (!line) continue;
+          let event: { type?: string; object?: KObject & { code?: number; message?: string } };
+          try {
+            event = JSON.parse(line) as typeof event;
+          } catch {
+            continue;
+          }
+          const { type, object } = event;
+          if (!object) continue;
+          if (type === 'ERROR') {
+            if (object.code === 410) return 'expired';
+            throw new CorralError('BAD_GATEWAY', `the ${r.plural} watch failed: ${object.message ?? 'ERROR event'}`);
+          }
+          if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') onChange({ type, object });
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return 'closed';
+      throw err instanceof CorralError
+        ? err
+        : new CorralError(
+            'UNAVAILABLE',
+            `the ${r.plural} watch broke off (${err instanceof Error ? err.message : String(err)})`,
+          );
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+  }
+
+  async readSubresource(target: SubresourceTarget, namespace: string, name: string, verb: string): Promise<unknown> {
+    return this.http.request({
+      method: 'GET',
+      path: subresourcePath(target, namespace, name, verb),
+      what: `reading ${verb} of ${target === 'virtualmachines' ? 'VM' : 'VMI'} ${namespace}/${name}`,
     });
   }
 }

@@ -34,16 +34,29 @@ export function parseUsage(raw: RawUsage['usage']): ResourceUsage {
   return { cpuCores: Number.isFinite(cpu) ? cpu : 0, memoryBytes: Number.isFinite(mem) ? Math.round(mem) : 0 };
 }
 
+/** CORRAL_METRICS_INTERVAL_MS (100 ms – 1 h), else 15 s: metrics-server's own resolution. */
+export function metricsIntervalFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.CORRAL_METRICS_INTERVAL_MS?.trim();
+  if (!raw) return 15_000;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000)
+    throw new Error(
+      `CORRAL_METRICS_INTERVAL_MS must be a whole number of milliseconds from 100 to 3600000, not "${raw}"`,
+    );
+  return ms;
+}
+
 export class MetricsSampler implements MetricsReadings {
   private pods = new Map<string, PodSample>();
   private nodes = new Map<string, ResourceUsage>();
   private lastSample = 0;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<boolean> | undefined;
+  private readonly listeners = new Set<(ok: boolean) => void>();
 
   constructor(
     private readonly http: KubeHttp,
-    readonly intervalMs = 15_000,
+    readonly intervalMs = metricsIntervalFromEnv(),
   ) {}
 
   /** Samples now, then every interval. Idempotent. */
@@ -79,6 +92,22 @@ export class MetricsSampler implements MetricsReadings {
     return this.lastSample;
   }
 
+  onSample(listener: (ok: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private notify(ok: boolean): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(ok);
+      } catch (err) {
+        // A reader's bug must not stop the sampling timer.
+        console.warn(`[corral] metrics listener failed: ${String(err)}`);
+      }
+    }
+  }
+
   private async sample(): Promise<boolean> {
     try {
       const [pods, nodes] = await Promise.all([
@@ -94,12 +123,14 @@ export class MetricsSampler implements MetricsReadings {
       this.nodes = new Map((nodes?.items ?? []).map((item) => [item.metadata?.name ?? '', parseUsage(item.usage)]));
       // Strictly increasing, so readers can tell two samples apart even within one millisecond.
       this.lastSample = Math.max(Date.now(), this.lastSample + 1);
+      this.notify(true);
       return true;
     } catch {
       // No metrics-server, or the cluster is away: stale numbers would lie, so forget them.
       this.pods = new Map();
       this.nodes = new Map();
       this.lastSample = 0;
+      this.notify(false);
       return false;
     }
   }

@@ -30,6 +30,7 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   Node: d('Node', '', 'v1', 'nodes', false),
   PersistentVolumeClaim: d('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
   Namespace: d('Namespace', '', 'v1', 'namespaces', false),
+  Event: d('Event', '', 'v1', 'events'),
   Secret: d('Secret', '', 'v1', 'secrets'),
   ConfigMap: d('ConfigMap', '', 'v1', 'configmaps'),
   Service: d('Service', '', 'v1', 'services'),

@@ -96,6 +96,14 @@ export interface ResourceUsage {
   memoryBytes: number;
 }
 
+/** Network and disk rates of a pod (bytes/s), from the kubelet's counters; a field the node does not serve is absent. */
+export interface IoRates {
+  netin?: number;
+  netout?: number;
+  diskread?: number;
+  diskwrite?: number;
+}
+
 /**
  * The last metrics.k8s.io sample, held in memory by the cluster layer (refreshed on a timer, never per request).
  * Every reading is undefined while metrics-server is absent or has not answered yet.
@@ -106,6 +114,10 @@ export interface MetricsReadings {
   node(name: string): ResourceUsage | undefined;
   /** Epoch ms of the last successful sample; 0 when metrics.k8s.io has never answered (or stopped answering). */
   sampledAt(): number;
+  /** A pod's network and disk rates over the last interval; undefined until two kubelet readings exist. */
+  podIo?(namespace: string, name: string): IoRates | undefined;
+  /** Called after every sampling round: `ok` says whether metrics.k8s.io answered. Returns an unsubscribe function. */
+  onSample?(listener: (ok: boolean) => void): () => void;
 }
 
 export type SubresourceTarget = 'virtualmachines' | 'virtualmachineinstances';

@@ -1,5 +1,5 @@
 /**
- * The `live.fleet` event stream: numbered deltas (VM rows, node rows, tasks) kept in a bounded ring so a client
+ * The `live.fleet` event stream: numbered deltas (VM rows, node rows, tasks, metrics rounds) kept in a bounded ring so a client
  * that reconnects with Last-Event-ID gets exactly what it missed; one that fell out of the ring gets a snapshot.
  */
 import type { FleetEvent } from '../schemas/live';
@@ -38,6 +38,11 @@ export class LiveFeed {
       journal.subscribe((task) => this.push({ type: 'task', task })),
       () => clearInterval(timer),
     ];
+  }
+
+  /** Adds another source of events (the metrics store's `metrics` rounds); it is stopped with the feed. */
+  addSource(subscribe: (push: (event: FleetEvent) => void) => () => void): void {
+    this.stops.push(subscribe((event) => this.push(event)));
   }
 
   close(): void {

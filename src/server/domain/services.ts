@@ -11,6 +11,7 @@ import { capabilityFacts, instanceTypes } from './cluster-facts';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
+import { MetricsStore } from './metrics-store';
 import { TaskJournal } from './tasks';
 import { nodeUsage, vmUsage } from './usage';
 import { migrateVm, requireVm, vmAction } from './vm-actions';
@@ -36,6 +37,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const fleet = new FleetView(cluster);
   const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
+  const metricsStore = new MetricsStore(deps);
+  live.addSource((push) => metricsStore.subscribe(push));
   // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label.
   fleet.persistVmid = (ref, vmid) => {
     patchVmMetadata(deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
@@ -51,6 +54,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     journal,
     fleet,
     live,
+    /** Retained VM/node/fleet metrics histories, recorded after every sampling round (metrics-store.ts). */
+    metricsStore,
     vms: {
       list: (filter?: { namespace?: string; tag?: string; node?: string }) => {
         const rows = fleet.vmRows();
@@ -127,6 +132,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       ready: cluster.isReady(),
     }),
     close: () => {
+      metricsStore.close();
       live.close();
       fleet.close();
     },

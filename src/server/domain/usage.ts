@@ -24,7 +24,7 @@ export function vmiVcpus(vmi: KObject): number {
 }
 
 /** The launcher pod running the VMI now: on the VMI's node when a migration briefly leaves two. */
-function launcherPod(deps: DomainDeps, vmi: KObject): KObject | undefined {
+export function launcherPod(deps: DomainDeps, vmi: KObject): KObject | undefined {
   const namespace = vmi.metadata.namespace ?? '';
   const node = asString(asDict(vmi.status).nodeName);
   const pods = deps.cluster.cache

@@ -6,6 +6,7 @@ import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { liveRouter } from './live';
+import { metricsRouter } from './metrics';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
 import { snapshotsRouter } from './vm-snapshots';
@@ -17,6 +18,7 @@ export const appRouter = router({
   clones: clonesRouter,
   templates: templatesRouter,
   hardware: hardwareRouter,
+  metrics: metricsRouter,
   vms: vmsRouter,
   images: imagesRouter,
   tasks: tasksRouter,

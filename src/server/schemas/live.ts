@@ -3,6 +3,7 @@
  * (not REST outputs) because subscriptions are tRPC-only and travel with superjson.
  */
 import { z } from 'zod';
+import type { MetricsTick } from './metrics';
 import type { NodeRow } from './nodes';
 import type { Task } from './tasks';
 import type { VmRow } from './vms';
@@ -20,4 +21,6 @@ export type FleetEvent =
   | { type: 'node'; op: 'upsert'; node: NodeRow }
   | { type: 'node'; op: 'delete'; name: string }
   | { type: 'task'; task: Task }
-  | { type: 'ready'; ready: boolean };
+  | { type: 'ready'; ready: boolean }
+  /** After each sampling round: fleet and per-node sums of the newest sample (see schemas/metrics.ts). */
+  | MetricsTick;

@@ -57,3 +57,26 @@ export const TopRow = z.object({
   mem: z.number().optional().describe('bytes'),
 });
 export type TopRow = z.infer<typeof TopRow>;
+
+/** `metrics.follow`: the VM whose new points an open VM page wants. */
+export const MetricsFollowInput = VmRef;
+
+/**
+ * One `metrics.follow` event after each sampling round: the VM's new hour point (absent when the VM was not
+ * measured in that round, e.g. stopped), and whether the store is stale (metrics-server stopped answering).
+ * A TypeScript type, not a REST output: subscriptions are tRPC-only (like `live.fleet`).
+ */
+export interface MetricsFollowEvent {
+  t: number;
+  stale: boolean;
+  point?: HistoryPoint;
+}
+
+/** The `metrics` event of the `live.fleet` feed: fleet and per-node sums of the newest sample, never per-VM points. */
+export interface MetricsTick {
+  type: 'metrics';
+  t: number;
+  stale: boolean;
+  fleet: HistoryPoint;
+  nodes: { name: string; point: HistoryPoint }[];
+}

@@ -9,7 +9,10 @@ import type {
   ClusterPort,
   Kind,
   KObject,
+  ListPage,
   SubresourceTarget,
+  WatchChange,
+  WatchEnd,
 } from '../domain/cluster-port';
 import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
@@ -66,6 +69,9 @@ export class FakeCluster implements ClusterPort {
     body?: unknown;
   }[] = [];
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  private readonly watchers = new Set<{ kind: Kind; namespace?: string; onChange: (c: WatchChange) => void }>();
+  /** Answers of read subresources, by `target/namespace/name/verb`: a value, or an error to throw. */
+  readonly subresourceReads = new Map<string, unknown>();
   /** Make the n-th write (1-based) of a kind fail, to test rollback. */
   failOn: { verb: string; kind: Kind; error: CorralError } | undefined;
   ready = true;
@@ -89,6 +95,9 @@ export class FakeCluster implements ClusterPort {
     const existed = this.table(kind).has(key(o.metadata.namespace, o.metadata.name ?? ''));
     this.table(kind).set(key(o.metadata.namespace, o.metadata.name ?? ''), o);
     if (isCached(kind)) this.emit({ kind, type: existed ? 'MODIFIED' : 'ADDED', object: o });
+    for (const w of this.watchers)
+      if (w.kind === kind && (w.namespace === undefined || w.namespace === o.metadata.namespace))
+        w.onChange({ type: existed ? 'MODIFIED' : 'ADDED', object: o });
   }
 
   isReady(): boolean {
@@ -152,6 +161,34 @@ export class FakeCluster implements ClusterPort {
     body?: unknown,
   ): Promise<void> {
     this.writes.push({ verb, kind: target, namespace, name, body });
+  }
+
+  async listPage(kind: Kind, options: { namespace?: string; labelSelector?: string }): Promise<ListPage> {
+    return { items: await this.fetchList(kind, options), resourceVersion: '1' };
+  }
+
+  /** Delivers every later `put` of the kind until the signal aborts. */
+  async watch(
+    kind: Kind,
+    options: { namespace?: string },
+    onChange: (change: WatchChange) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    const w = { kind, ...(options.namespace !== undefined ? { namespace: options.namespace } : {}), onChange };
+    this.watchers.add(w);
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.watchers.delete(w);
+    return 'closed';
+  }
+
+  async readSubresource(target: SubresourceTarget, namespace: string, name: string, verb: string): Promise<unknown> {
+    const answer = this.subresourceReads.get(`${target}/${namespace}/${name}/${verb}`);
+    if (answer instanceof Error) throw answer;
+    if (answer === undefined) throw new CorralError('NOT_FOUND', `${target} ${namespace}/${name} ${verb} not found`);
+    return answer;
   }
 
   private maybeFail(verb: string, kind: Kind): void {
