@@ -1,11 +1,13 @@
 /**
  * Clone and template flag for Corral's own API, over the implementations /api2/json uses (vm-clone.ts,
- * vm-hardware.ts's setTemplateFlag): the preconditions are checked here so a refusal is a 409 saying why.
+ * vm-hardware.ts's setTemplateFlag): the preconditions are checked here so a refusal is a 409 saying why. A clone
+ * into another namespace goes through CDI cross-namespace DataVolumes instead (vm-clone-namespace.ts).
  */
 import { CorralError } from '../errors';
 import type { Caller, DomainDeps } from './deps';
 import { requireVm } from './vm-actions';
 import { cloneVm } from './vm-clone';
+import { cloneVmToNamespace } from './vm-clone-namespace';
 import { asArray, asDict, printableStatus, vmiActive } from './vm-facts';
 import { setTemplateFlag } from './vm-hardware';
 import { requireSnapshotSupport, translateGateRefusal } from './vm-snapshot-ops';
@@ -34,11 +36,13 @@ export async function cloneForApi(
   const { namespace, name, target } = input;
   const vm = requireVm(deps, namespace, name);
   const targetNamespace = input.targetNamespace ?? namespace;
-  if (targetNamespace !== namespace)
-    throw new CorralError(
-      'NOT_IMPLEMENTED',
-      `clones into another namespace are not supported (KubeVirt's VirtualMachineClone copies within ${namespace}); clone within ${namespace} instead`,
-    );
+  if (targetNamespace !== namespace) {
+    // No snapshot needed: CDI copies each disk straight from the source PVC (vm-clone-namespace.ts).
+    const task = await cloneVmToNamespace(deps, caller, namespace, name, targetNamespace, target, {
+      start: input.start === true,
+    });
+    return { target, namespace: targetNamespace, task };
+  }
   if (vm.metadata.deletionTimestamp) throw new CorralError('CONFLICT', `VM ${namespace}/${name} is being deleted`);
   const why = onlineCloneRefusal(deps, namespace, name);
   if (why) throw new CorralError('CONFLICT', why);

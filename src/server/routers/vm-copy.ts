@@ -14,7 +14,7 @@ export const clonesRouter = router({
         path: '/vms/{ns}/{name}/clone',
         tags: ['clone'],
         summary:
-          'Full clone (VirtualMachineClone: snapshot + restore) as a task with progress; a running VM only with a guest agent',
+          'Full clone as a task with progress: VirtualMachineClone (snapshot + restore) within the namespace, CDI cross-namespace DataVolumes into another; a running VM only with a guest agent and within its namespace',
       },
       successStatus: 202,
     })

@@ -53,7 +53,9 @@ export const CloneInput = z.strictObject({
   ns: Namespace.describe('namespace of the source VM'),
   name: K8sName.describe('the source VM'),
   target: K8sName.describe('name of the new VM'),
-  namespace: Namespace.optional().describe('namespace of the clone (default: the source namespace)'),
+  namespace: Namespace.optional().describe(
+    'namespace of the clone (default: the source namespace); it must exist, and the source must be stopped to clone into another one',
+  ),
   start: z.boolean().optional().describe('start the clone once it exists (default false)'),
 });
 export const Cloned = z.object({ target: z.string(), namespace: z.string(), task: z.string() });

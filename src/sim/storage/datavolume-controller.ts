@@ -5,7 +5,8 @@
  */
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
-import { CDI_ANN, DISK_CONTENT_ANNOTATION, S, SIM_CONTROLLED_POD_ANNOTATION } from './keys.js';
+import { CDI_ANN, DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S, SIM_CONTROLLED_POD_ANNOTATION } from './keys.js';
+import { podClaims, vmiClaims } from './consumers.js';
 import {
   appendPodLog,
   deletePod,
@@ -553,6 +554,17 @@ function runClone(rt: Runtime, dv: KObject, source: { namespace: string; name: s
     rt.after(`${id}:step`, rt.between(500, 1500), () => {
       const current = rt.get(S.dataVolumes, ns, name);
       if (!current || status(current).phase !== 'CloneScheduled') return;
+      const user = ns !== source.namespace ? sourceUser(rt, source) : undefined;
+      if (user) {
+        // A cross-namespace clone is host-assisted: CDI reads the source through a pod of its own, which it only
+        // starts once nothing else has the claim mounted. Checked again until the source is free.
+        recordEvent(rt.store, current, 'CloneSourceInUse', `pod ${user} using PersistentVolumeClaim ${source.name}`, {
+          type: 'Warning',
+          component: 'datavolume-pvc-clone-controller',
+        });
+        rt.after(`${id}:step`, 2000, () => runClone(rt, rt.get(S.dataVolumes, ns, name) ?? current, source));
+        return;
+      }
       patchStatus(rt, current, (st) => {
         st.phase = 'CloneInProgress';
         st.progress = formatProgress(0);
@@ -576,8 +588,10 @@ function runClone(rt: Runtime, dv: KObject, source: { namespace: string; name: s
       return;
     }
     const sourcePvc = rt.get(S.pvcs, source.namespace, source.name);
+    const copied = sourcePvc?.metadata.annotations ?? {};
     annotatePvc(rt, current, {
-      [DISK_CONTENT_ANNOTATION]: sourcePvc?.metadata.annotations?.[DISK_CONTENT_ANNOTATION] ?? `clone:${from}`,
+      [DISK_CONTENT_ANNOTATION]: copied[DISK_CONTENT_ANNOTATION] ?? `clone:${from}`,
+      ...(copied[EXPORT_BYTES_ANNOTATION] ? { [EXPORT_BYTES_ANNOTATION]: copied[EXPORT_BYTES_ANNOTATION] } : {}),
     });
     patchStatus(rt, current, (st) => {
       st.phase = 'Succeeded';
@@ -593,6 +607,17 @@ function runClone(rt: Runtime, dv: KObject, source: { namespace: string; name: s
       component: 'datavolume-pvc-clone-controller',
     });
   });
+}
+
+/** `<namespace>/<pod>` of a running pod (a VMI counts as its virt-launcher pod) that has the source claim mounted. */
+function sourceUser(rt: Runtime, source: { namespace: string; name: string }): string | undefined {
+  const done = (o: KObject) => status(o).phase === 'Succeeded' || status(o).phase === 'Failed';
+  for (const pod of rt.list(S.pods, source.namespace))
+    if (!done(pod) && podClaims(pod).includes(source.name)) return `${source.namespace}/${pod.metadata.name}`;
+  for (const vmi of rt.list(S.vmis, source.namespace))
+    if (!done(vmi) && !vmi.metadata.deletionTimestamp && vmiClaims(vmi).includes(source.name))
+      return `${source.namespace}/virt-launcher-${vmi.metadata.name}`;
+  return undefined;
 }
 
 // --- upload ------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewObject } from '@/sim/store/types';
-import { CDI_ANN, DISK_CONTENT_ANNOTATION, S } from '@/sim/storage/keys';
+import { CDI_ANN, DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S } from '@/sim/storage/keys';
 import { eventsFor, type Harness, NS, phaseOf, pvc, startHarness, st, storageClass, waitFor } from './harness';
 
 /** The URLs docs/sim-storage.md promises: one that imports, two that never can. */
@@ -209,6 +209,52 @@ describe('DataVolume clone', () => {
     expect(claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('http:https://example.org/golden.img');
     expect(claim?.metadata.annotations?.[CDI_ANN.cloneRequest]).toBe(`${NS}/golden`);
     expect((claim?.spec as { resources: { requests: { storage: string } } }).resources.requests.storage).toBe('8Gi');
+  });
+
+  it('clones across namespaces (host-assisted): waits with CloneSourceInUse while a pod has the source mounted', async () => {
+    h = await startHarness({ speed: 40, seed });
+    h.store.create(S.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
+    h.store.create(S.pvcs, pvc('golden', '8Gi', 'longhorn', {}));
+    await waitFor('golden bound', () => phaseOf(h!.store.get(S.pvcs, NS, 'golden')) === 'Bound');
+    h.store.mutate(S.pvcs, NS, 'golden', (o) => {
+      o.metadata.annotations = {
+        ...o.metadata.annotations,
+        [DISK_CONTENT_ANNOTATION]: 'the golden bytes',
+        [EXPORT_BYTES_ANNOTATION]: String(64 << 20),
+      };
+    });
+    h.store.create(S.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'reader', namespace: NS },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox' }],
+        volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'golden' } }],
+      },
+      status: { phase: 'Running' },
+    });
+    h.store.create(S.dataVolumes, {
+      ...dv('copy', { pvc: { namespace: NS, name: 'golden' } }, {}),
+      metadata: { name: 'copy', namespace: 'other' },
+    });
+    await waitFor('CloneSourceInUse', () =>
+      eventsFor(h!.store, 'copy', 'other').find((e) => e.reason === 'CloneSourceInUse'),
+    );
+    expect(eventsFor(h.store, 'copy', 'other').find((e) => e.reason === 'CloneSourceInUse')?.message).toBe(
+      `pod ${NS}/reader using PersistentVolumeClaim golden`,
+    );
+    expect(phaseOf(h.store.get(S.dataVolumes, 'other', 'copy'))).toBe('CloneScheduled');
+    h.store.delete(S.pods, NS, 'reader');
+    await waitFor('Succeeded', () => phaseOf(h!.store.get(S.dataVolumes, 'other', 'copy')) === 'Succeeded', 20_000);
+    const claim = h.store.get(S.pvcs, 'other', 'copy');
+    expect(claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('the golden bytes');
+    expect(claim?.metadata.annotations?.[EXPORT_BYTES_ANNOTATION]).toBe(String(64 << 20));
+    expect(claim?.metadata.annotations?.[CDI_ANN.cloneRequest]).toBe(`${NS}/golden`);
+    // The copy is its own volume: changing it leaves the source as it was.
+    h.store.mutate(S.pvcs, 'other', 'copy', (o) => {
+      o.metadata.annotations = { ...o.metadata.annotations, [DISK_CONTENT_ANNOTATION]: 'changed' };
+    });
+    expect(h.store.get(S.pvcs, NS, 'golden')?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('the golden bytes');
   });
 
   it('waits with CloneWithoutSource while the source PVC is missing', async () => {

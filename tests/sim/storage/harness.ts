@@ -144,9 +144,13 @@ export function st(obj: KObject | undefined): Record<string, unknown> {
   return (obj?.status as Record<string, unknown> | undefined) ?? {};
 }
 
-export function eventsFor(store: ObjectStore, name: string): { reason: string; type: string; message: string }[] {
+export function eventsFor(
+  store: ObjectStore,
+  name: string,
+  namespace = NS,
+): { reason: string; type: string; message: string }[] {
   return store
-    .list(S.events, NS)
+    .list(S.events, namespace)
     .filter((e) => (e.involvedObject as { name?: string }).name === name)
     .map((e) => ({ reason: String(e.reason), type: String(e.type), message: String(e.message) }));
 }
