@@ -57,7 +57,8 @@ export type Kind =
   | 'VirtualMachineExport'
   | 'VirtualMachineClusterInstancetype'
   | 'VirtualMachineClusterPreference'
-  | 'NetworkAttachmentDefinition';
+  | 'NetworkAttachmentDefinition'
+  | 'Event';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {
@@ -122,6 +123,21 @@ export interface MetricsReadings {
 
 export type SubresourceTarget = 'virtualmachines' | 'virtualmachineinstances';
 
+/** One live list answer with the collection's resourceVersion (where a watch of the same list may start). */
+export interface ListPage {
+  items: KObject[];
+  resourceVersion: string;
+}
+
+/** How a watch ended: the apiserver closed the stream (resume from the last version), or that version is gone. */
+export type WatchEnd = 'closed' | 'expired';
+
+/** One change seen by a watch, with the object's new state (its last state for DELETED). */
+export interface WatchChange {
+  type: ChangeType;
+  object: KObject;
+}
+
 export interface ClusterPort {
   readonly info: ClusterInfo;
   readonly cache: ClusterCache;
@@ -143,6 +159,23 @@ export interface ClusterPort {
   fetch(kind: Kind, namespace: string | undefined, name: string): Promise<KObject | undefined>;
   /** Live list (kinds outside the cache). */
   fetchList(kind: Kind, options?: { namespace?: string; labelSelector?: string }): Promise<KObject[]>;
+  /** Live list with field/label selectors and the collection's resourceVersion (kinds outside the cache: Events). */
+  listPage(
+    kind: Kind,
+    options: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number },
+  ): Promise<ListPage>;
+  /**
+   * Watches a collection from `resourceVersion` until the signal aborts (resolves 'closed') or the apiserver ends
+   * the stream ('closed': resume from the last version seen) or the version has expired ('expired': list again).
+   */
+  watch(
+    kind: Kind,
+    options: { namespace?: string; fieldSelector?: string; resourceVersion: string },
+    onChange: (change: WatchChange) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd>;
+  /** KubeVirt read subresource: GET /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
+  readSubresource(target: SubresourceTarget, namespace: string, name: string, verb: string): Promise<unknown>;
   /** KubeVirt subresource verb: PUT /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
   subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
+import { vmObserveRouter } from './vm-observe';
 import { snapshotsRouter } from './vm-snapshots';
 import { vmsRouter } from './vms';
 
@@ -19,6 +20,7 @@ export const appRouter = router({
   templates: templatesRouter,
   hardware: hardwareRouter,
   metrics: metricsRouter,
+  observe: vmObserveRouter,
   vms: vmsRouter,
   images: imagesRouter,
   tasks: tasksRouter,
