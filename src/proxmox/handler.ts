@@ -24,6 +24,7 @@ import { parseGrants, type TokenGrant } from './auth/tokens';
 import { registerAccess } from './endpoints/access';
 import { registerCluster } from './endpoints/cluster';
 import { registerNodes } from './endpoints/nodes';
+import { registerAgent } from './endpoints/agent';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerQemu } from './endpoints/qemu';
 import { registerSnapshots } from './endpoints/snapshots';
@@ -65,6 +66,7 @@ export function buildRoutes(): Routes {
   registerNodes(table);
   registerStorage(table);
   registerQemu(table);
+  registerAgent(table);
   registerSnapshots(table);
   return table;
 }

@@ -1,4 +1,4 @@
-/** `/nodes/{node}/qemu/…`: list, create, destroy, power, config, resize, unlink, template, agent. */
+/** `/nodes/{node}/qemu/…`: list, create, destroy, power, config, resize, unlink, template (agent: agent.ts). */
 import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from '@/server/domain/labels';
 import {
   addDisks,
@@ -441,17 +441,6 @@ async function template(ctx: EndpointContext): Promise<string> {
   return upid(ctx, taskId);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Guest agent
-
-function agentRuntime(ctx: EndpointContext) {
-  const vm = resolve(ctx);
-  const runtime = vmRuntime(ctx.state.services.deps, vm.ref.namespace, vm.ref.name);
-  if (!runtime.active) throw new ProxmoxError(500, `VM ${vm.vmid} is not running`);
-  if (!runtime.agentConnected) throw new ProxmoxError(500, 'QEMU guest agent is not running');
-  return runtime;
-}
-
 /** `POST …/clone {newid, name, description}`: KubeVirt's VirtualMachineClone, labelled with the new vmid. */
 async function clone(ctx: EndpointContext): Promise<string> {
   const { state, args } = ctx;
@@ -642,38 +631,4 @@ export function registerQemu(table: Routes): void {
   define(table, 'PUT', '/nodes/{node}/qemu/{vmid}/resize', { privilege: VM_AUDIT('VM.Config.Disk'), handle: resize });
   define(table, 'PUT', '/nodes/{node}/qemu/{vmid}/unlink', { privilege: VM_AUDIT('VM.Config.Disk'), handle: unlink });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/template', { privilege: VM_AUDIT('VM.Allocate'), handle: template });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/agent', {
-    privilege: VM_AUDIT('VM.Monitor'),
-    handle: (ctx) => {
-      resolve(ctx);
-      return ['ping', 'network-get-interfaces', 'get-host-name'].map((name) => ({ name }));
-    },
-  });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/agent/ping', {
-    privilege: VM_AUDIT('VM.Monitor'),
-    handle: (ctx) => {
-      agentRuntime(ctx);
-      return { result: {} };
-    },
-  });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', {
-    privilege: VM_AUDIT('VM.Monitor'),
-    handle: (ctx) => ({
-      result: agentRuntime(ctx).interfaces.map((i) => ({
-        name: i.name,
-        'hardware-address': i.mac.toLowerCase(),
-        'ip-addresses': i.ips.map((ip) => ({
-          'ip-address': ip,
-          'ip-address-type': ip.includes(':') ? 'ipv6' : 'ipv4',
-        })),
-      })),
-    }),
-  });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/agent/get-host-name', {
-    privilege: VM_AUDIT('VM.Monitor'),
-    handle: (ctx) => {
-      agentRuntime(ctx);
-      return { result: { 'host-name': resolve(ctx).row.name } };
-    },
-  });
 }
