@@ -27,6 +27,7 @@ import { registerNodes } from './endpoints/nodes';
 import { registerAgent } from './endpoints/agent';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerQemu } from './endpoints/qemu';
+import { registerRrd } from './endpoints/rrddata';
 import { registerSnapshots } from './endpoints/snapshots';
 import { registerStorage } from './endpoints/storage';
 import { Params, paramsFromJson } from './params';
@@ -67,6 +68,7 @@ export function buildRoutes(): Routes {
   registerStorage(table);
   registerQemu(table);
   registerAgent(table);
+  registerRrd(table);
   registerSnapshots(table);
   return table;
 }

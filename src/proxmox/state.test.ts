@@ -50,6 +50,7 @@ function fakeServices() {
     },
     journal: { subscribe: () => () => undefined },
     metrics: { sampledAt: () => 0 },
+    metricsStore: { subscribe: () => () => undefined },
     nodes: { list: () => [] },
   } as unknown as CorralServices;
   return {

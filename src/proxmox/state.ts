@@ -4,6 +4,7 @@
  * Terraform's delete expects). The vmid index is the domain's (`services.fleet.vmids`), so `/api/vms` rows carry
  * the same ids.
  */
+import { IoCounters } from '@/server/domain/io-counters';
 import type { CorralServices } from '@/server/domain/services';
 import type { Caller } from '@/server/domain/deps';
 import type { Identity } from '@/server/domain/identity';
@@ -36,6 +37,8 @@ export interface ResolvedVm {
 
 export class ProxmoxState {
   readonly upids = new UpidRegistry();
+  /** PVE's cumulative netin/netout/diskread/diskwrite: the metrics store's rates integrated per round. */
+  readonly io: IoCounters;
   private readonly locks = new Map<string, Map<string, string>>();
   /**
    * VMs deleted through this API whose objects are still finalising, by `namespace/name` → the deleted VM's uid. The
@@ -47,7 +50,8 @@ export class ProxmoxState {
    * `/cluster/resources` qemu rows as JSON, split around `uptime` (the one field that changes by itself), so a
    * list of 10,000 VMs is a join of cached strings. An entry is dropped when its VM row changes (fleet delta:
    * VM, VMI, disks), when a task on it starts or ends (lock), when nodes change (the home node), and all at once
-   * when the cluster layer takes a new metrics sample (cpu and mem are measured figures).
+   * when the cluster layer takes a new metrics sample (cpu and mem are measured figures) or the metrics store
+   * records a round (the I/O counters).
    */
   private readonly rowJson = new Map<string, { head: string; tail: string; since: number; running: boolean }>();
   /** Bumped on every invalidation; the joined list is reused while it and the wall-clock second are unchanged. */
@@ -57,6 +61,7 @@ export class ProxmoxState {
   private rowsSampledAt = 0;
 
   constructor(readonly services: CorralServices) {
+    this.io = new IoCounters(services.deps, services.metricsStore);
     this.unsubscribers.push(
       services.fleet.subscribe((delta) => {
         this.version++;
@@ -75,10 +80,18 @@ export class ProxmoxState {
       }),
     );
     this.unsubscribers.push(services.journal.subscribe((task) => this.trackLock(task)));
+    // A recorded round moves every running VM's I/O counters: cached rows are rebuilt from the new totals.
+    this.unsubscribers.push(
+      services.metricsStore.subscribe(() => {
+        this.rowJson.clear();
+        this.version++;
+      }),
+    );
   }
 
   close(): void {
     for (const u of this.unsubscribers) u();
+    this.io.close();
   }
 
   /** The domain's vmid index, shared with `/api/vms`. */

@@ -4,6 +4,7 @@
  * integers, `memory` is a numeric string, property strings (`agent`, `netN`, disks) are strings, flags 0/1.
  */
 import { createHash } from 'node:crypto';
+import type { IoTotals } from '@/server/domain/io-counters';
 import { DESCRIPTION_ANNOTATION, type VmHardware } from '@/server/domain/vm-hardware';
 import type { VmRuntime } from '@/server/domain/vm-runtime';
 import type { VmRow } from '@/server/schemas/vms';
@@ -21,6 +22,8 @@ export interface RowContext {
   node: string;
   lock?: string;
   runtime: VmRuntime;
+  /** Bytes since the VM started (the domain's integrated counters); zeros when absent or not running. */
+  io?: IoTotals;
 }
 
 function baseNumbers(ctx: RowContext) {
@@ -39,8 +42,11 @@ function baseNumbers(ctx: RowContext) {
     // for a guest it cannot measure. QEMU overhead can push the launcher past the guest size: capped at maxmem.
     mem: state.status === 'running' ? Math.min(maxmem, runtime.memoryUsedBytes) : 0,
     cpu: state.status === 'running' ? runtime.cpuUsage : 0,
+    io: state.status === 'running' && ctx.io ? ctx.io : NO_IO,
   };
 }
+
+const NO_IO: IoTotals = { netin: 0, netout: 0, diskread: 0, diskwrite: 0 };
 
 /** Tags and the operation lock appear only when there are any, as on a real PVE node. */
 function withTagsAndLock(
@@ -69,10 +75,10 @@ export function qemuListRow(ctx: RowContext): Record<string, unknown> {
     disk: 0,
     uptime: n.uptime,
     cpu: n.cpu,
-    netin: 0,
-    netout: 0,
-    diskread: 0,
-    diskwrite: 0,
+    netin: n.io.netin,
+    netout: n.io.netout,
+    diskread: n.io.diskread,
+    diskwrite: n.io.diskwrite,
     template: ctx.row.template ? 1 : 0,
   };
   return withTagsAndLock(out, ctx, n.state.lock);
@@ -96,10 +102,10 @@ export function resourceRow(ctx: RowContext): Record<string, unknown> {
     maxdisk: n.maxdisk,
     disk: 0,
     uptime: n.uptime,
-    netin: 0,
-    netout: 0,
-    diskread: 0,
-    diskwrite: 0,
+    netin: n.io.netin,
+    netout: n.io.netout,
+    diskread: n.io.diskread,
+    diskwrite: n.io.diskwrite,
   };
   return withTagsAndLock(out, ctx, n.state.lock);
 }

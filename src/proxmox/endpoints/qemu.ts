@@ -63,6 +63,7 @@ export function rowContext(ctx: EndpointContext, vmid: number, row: ResolvedVm['
     node: ctx.state.vmNode(row),
     ...(lock ? { lock } : {}),
     runtime: vmRuntime(ctx.state.services.deps, row.namespace, row.name),
+    io: ctx.state.io.totals(row.namespace, row.name),
   };
 }
 
@@ -556,6 +557,7 @@ export function registerQemu(table: Routes): void {
         'config',
         'pending',
         'status',
+        'rrddata',
         'snapshot',
         'resize',
         'unlink',
