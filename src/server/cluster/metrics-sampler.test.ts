@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeHttp, KubeRequest } from './kube-http';
-import { MetricsSampler, parseUsage } from './metrics-sampler';
+import { MetricsSampler, metricsIntervalFromEnv, parseUsage } from './metrics-sampler';
 
 function fakeHttp(answer: (req: KubeRequest) => unknown): { http: KubeHttp; calls: string[] } {
   const calls: string[] = [];
@@ -24,7 +24,8 @@ describe('metrics sampling', () => {
   it('holds one sample of every pod and node, and empties it when metrics.k8s.io disappears', async () => {
     let served = true;
     const { http, calls } = fakeHttp((req) => {
-      if (!served) throw new Error('404 the server could not find the requested resource');
+      if (!served || req.path.includes('/proxy/'))
+        throw new Error('404 the server could not find the requested resource');
       return req.path.endsWith('/nodes')
         ? { items: [{ metadata: { name: 'n1' }, usage: { cpu: '2', memory: '1Gi' } }] }
         : {
@@ -40,8 +41,17 @@ describe('metrics sampling', () => {
           };
     });
     const sampler = new MetricsSampler(http, 60_000);
+    const rounds: boolean[] = [];
+    sampler.onSample((ok) => rounds.push(ok));
     expect(await sampler.sampleNow()).toBe(true);
-    expect(calls).toEqual(['/apis/metrics.k8s.io/v1beta1/pods', '/apis/metrics.k8s.io/v1beta1/nodes']);
+    // One list of each for the cluster, then one Summary and one cAdvisor read per node; a 404 there is no error.
+    expect(calls).toEqual([
+      '/apis/metrics.k8s.io/v1beta1/pods',
+      '/apis/metrics.k8s.io/v1beta1/nodes',
+      '/api/v1/nodes/n1/proxy/stats/summary',
+      '/api/v1/nodes/n1/proxy/metrics/cadvisor',
+    ]);
+    expect(sampler.podIo('tailvm', 'virt-launcher-web-x')).toBeUndefined();
     expect(sampler.pod('tailvm', 'virt-launcher-web-x', 'compute')).toEqual({
       cpuCores: 0.1,
       memoryBytes: 512 * 2 ** 20,
@@ -53,15 +63,24 @@ describe('metrics sampling', () => {
     const first = sampler.sampledAt();
     await sampler.sampleNow();
     expect(sampler.sampledAt()).toBeGreaterThan(first);
-    calls.splice(2); // count only the reads below
+    calls.splice(4); // count only the reads below
     // Reads never call the cluster.
     sampler.pod('tailvm', 'virt-launcher-web-x');
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(4);
 
     served = false;
     expect(await sampler.sampleNow()).toBe(false);
     expect(sampler.pod('tailvm', 'virt-launcher-web-x')).toBeUndefined();
     expect(sampler.node('n1')).toBeUndefined();
     expect(sampler.sampledAt()).toBe(0);
+    // The listeners (the metrics store) hear of every round, good or failed.
+    expect(rounds).toEqual([true, true, false]);
+  });
+
+  it('takes its interval from CORRAL_METRICS_INTERVAL_MS, refusing nonsense', () => {
+    expect(metricsIntervalFromEnv({})).toBe(15_000);
+    expect(metricsIntervalFromEnv({ CORRAL_METRICS_INTERVAL_MS: '250' })).toBe(250);
+    expect(() => metricsIntervalFromEnv({ CORRAL_METRICS_INTERVAL_MS: '5' })).toThrow(/100 to 3600000/);
+    expect(() => metricsIntervalFromEnv({ CORRAL_METRICS_INTERVAL_MS: 'fast' })).toThrow(/CORRAL_METRICS_INTERVAL_MS/);
   });
 });

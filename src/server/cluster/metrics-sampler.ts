@@ -4,10 +4,15 @@
  * metrics-server itself only refreshes every ~15 s, so sampling faster would buy nothing. When metrics.k8s.io is
  * not served (no metrics-server: 404/503) or the cluster is unreachable, the readings are simply empty — usage is
  * decoration, never a reason to fail a request or fill the log.
+ *
+ * After each good round the kubelets' network and disk counters are read too (one Summary and one cAdvisor request
+ * per node, kubelet-io.ts), then the listeners (the metrics store) are told. CORRAL_METRICS_INTERVAL_MS sets the
+ * interval (tests run it fast).
  */
-import type { MetricsReadings, ResourceUsage } from '../domain/cluster-port';
+import type { IoRates, MetricsReadings, ResourceUsage } from '../domain/cluster-port';
 import { quantityToNumber } from '../domain/quantity';
 import type { KubeHttp } from './kube-http';
+import { KubeletIo } from './kubelet-io';
 
 const METRICS_API = '/apis/metrics.k8s.io/v1beta1';
 
@@ -35,7 +40,7 @@ export function parseUsage(raw: RawUsage['usage']): ResourceUsage {
 }
 
 /** CORRAL_METRICS_INTERVAL_MS (100 ms – 1 h), else 15 s: metrics-server's own resolution. */
-export function metricsIntervalFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+export function metricsIntervalFromEnv(env: Record<string, string | undefined> = process.env): number {
   const raw = env.CORRAL_METRICS_INTERVAL_MS?.trim();
   if (!raw) return 15_000;
   const ms = Number(raw);
@@ -54,10 +59,14 @@ export class MetricsSampler implements MetricsReadings {
   private inFlight: Promise<boolean> | undefined;
   private readonly listeners = new Set<(ok: boolean) => void>();
 
+  private readonly io: KubeletIo;
+
   constructor(
     private readonly http: KubeHttp,
     readonly intervalMs = metricsIntervalFromEnv(),
-  ) {}
+  ) {
+    this.io = new KubeletIo(http);
+  }
 
   /** Samples now, then every interval. Idempotent. */
   start(): void {
@@ -92,6 +101,10 @@ export class MetricsSampler implements MetricsReadings {
     return this.lastSample;
   }
 
+  podIo(namespace: string, name: string): IoRates | undefined {
+    return this.io.pod(namespace, name);
+  }
+
   onSample(listener: (ok: boolean) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -121,6 +134,8 @@ export class MetricsSampler implements MetricsReadings {
         ]),
       );
       this.nodes = new Map((nodes?.items ?? []).map((item) => [item.metadata?.name ?? '', parseUsage(item.usage)]));
+      // Network and disk counters: one Summary and one cAdvisor read per node (never per VM or per request).
+      await this.io.sample([...this.nodes.keys()].filter((n) => n !== ''));
       // Strictly increasing, so readers can tell two samples apart even within one millisecond.
       this.lastSample = Math.max(Date.now(), this.lastSample + 1);
       this.notify(true);

@@ -1,9 +1,12 @@
 /**
  * The KubeVirt side of the embedded cluster as one SimModule: kube-scheduler + kubelet for every pod, the VM,
- * VMI, migration and hot-plug controllers, the subresources.kubevirt.io verbs and metrics-server.
+ * VMI, migration and hot-plug controllers, the subresources.kubevirt.io verbs, metrics-server and the kubelets'
+ * stats endpoints.
  */
+import { notFoundPath } from '../http/wire.js';
 import type { SimContext, SimModule } from '../module.js';
 import { Kubelet } from './kubelet.js';
+import { KubeletStats } from './kubelet-stats.js';
 import { HotplugVolumes } from './hotplug.js';
 import { K } from './keys.js';
 import { LauncherPods } from './launcher-pods.js';
@@ -18,9 +21,20 @@ import { VmiController } from './vmi-controller.js';
 export function kubevirtModule(): SimModule {
   let stopAll: (() => void) | undefined;
   let metrics: SimMetrics | undefined;
+  let stats: KubeletStats | undefined;
   return {
     name: 'kubevirt',
     subresources: kubevirtSubresources(),
+    // The kubelets' stats/summary and metrics/cadvisor, through the apiserver's node proxy.
+    rawRoutes: [
+      {
+        matches: (url, method) => KubeletStats.serves(url, method),
+        handle: (ctx, req, res, url) => {
+          if (!stats) throw notFoundPath(); // not started yet
+          return stats.route.handle(ctx, req, res, url);
+        },
+      },
+    ],
     metrics: {
       nodeMetrics: () => metrics?.nodeMetrics() ?? [],
       podMetrics: (namespace) => metrics?.podMetrics(namespace) ?? [],
@@ -34,6 +48,7 @@ export function kubevirtModule(): SimModule {
       const vmis = new VmiController(ctx, pods, new HotplugVolumes(ctx));
       const migrations = new MigrationController(ctx, pods);
       metrics = new SimMetrics(ctx);
+      stats = new KubeletStats(ctx, metrics);
       index.start();
       pods.load();
       const unsubscribe = ctx.store.subscribe((event) => {

@@ -32,7 +32,7 @@ interface Walk {
   level: number;
 }
 
-interface ContainerUsage {
+export interface ContainerUsage {
   name: string;
   cores: number;
   bytes: number;
@@ -57,8 +57,11 @@ export class SimMetrics implements MetricsProvider {
     return new Date(realMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
 
-  /** A multiplicative level around 1.0 that drifts each sample, reverts to the mean, and spikes now and then. */
-  private level(id: string): number {
+  /**
+   * A multiplicative level around 1.0 that drifts each sample, reverts to the mean, and spikes now and then. The
+   * kubelet's stats (kubelet-stats.ts) drive network and disk rates from the same walks, so I/O follows the load.
+   */
+  level(id: string): number {
     const now = this.bucket();
     let walk = this.walks.get(id);
     if (!walk || now - walk.bucket > MAX_CATCH_UP_STEPS)
@@ -118,7 +121,8 @@ export class SimMetrics implements MetricsProvider {
     });
   }
 
-  private usageOf(pod: KObject): ContainerUsage[] {
+  /** Each container's usage now (the kubelet's Summary API reports the same numbers). */
+  usageOf(pod: KObject): ContainerUsage[] {
     const role = pod.metadata.labels?.['kubevirt.io'];
     return role === 'virt-launcher' ? this.launcherUsage(pod) : this.plainUsage(pod);
   }
