@@ -5,6 +5,7 @@ import {
   tickLabel,
   timeStep,
   timeTicks,
+  typicalStep,
   valueScale,
   WINDOW_MS,
   type Frame,
@@ -124,5 +125,12 @@ describe('nearestIndex', () => {
     expect(nearestIndex(pts, 6)).toBe(1);
     expect(nearestIndex(pts, 99)).toBe(2);
     expect(nearestIndex([], 1)).toBe(-1);
+  });
+});
+
+describe('typicalStep', () => {
+  it('is the median spacing, robust to one gap', () => {
+    expect(typicalStep([{ t: 0 }, { t: 15 }, { t: 30 }, { t: 600 }, { t: 615 }], 99)).toBe(15);
+    expect(typicalStep([{ t: 0 }], 99)).toBe(99);
   });
 });

@@ -10,7 +10,10 @@ const DAY = 24 * HOUR;
 /** How far back each window reaches. */
 export const WINDOW_MS: Record<HistoryWindow, number> = { hour: HOUR, day: DAY, week: 7 * DAY };
 
-/** The spacing of the samples in each window (15 s raw, 5 min and 30 min downsampled), as the store keeps them. */
+/**
+ * The spacing of the samples in each window at the default 15 s sampling interval (15 s raw, 5 min and 30 min
+ * downsampled). A server may sample at another interval, so drawing goes by `typicalStep` of the data when it can.
+ */
 export const WINDOW_STEP_MS: Record<HistoryWindow, number> = { hour: 15_000, day: 5 * MIN, week: 30 * MIN };
 
 /** Tick spacings to choose from, smallest first; every one divides a day or is a whole number of days. */
@@ -157,6 +160,15 @@ export function seriesPath<P extends { t: number }>(
   }
   close();
   return out.join('');
+}
+
+/** The median spacing of the newest samples (up to 64 of them), or `fallback` with fewer than two. */
+export function typicalStep(points: readonly { t: number }[], fallback: number): number {
+  const gaps: number[] = [];
+  for (let i = Math.max(1, points.length - 64); i < points.length; i++) gaps.push(points[i]!.t - points[i - 1]!.t);
+  if (gaps.length === 0) return fallback;
+  gaps.sort((a, b) => a - b);
+  return gaps[gaps.length >> 1]!;
 }
 
 /** Index of the sample closest in time to `t` (points sorted by t), or -1 for no points. */

@@ -16,6 +16,7 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { FleetState } from './fleet-state';
 import { vmKey } from './fleet-store';
+import { MetricsFeed } from './metrics-feed';
 import { takePrefill } from './prefill';
 import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
@@ -29,6 +30,8 @@ interface LiveContextValue {
   state: FleetState;
   link: LinkState;
   lastError: string;
+  /** The stream's `metrics` events (fleet/node sums per sampling round) for the charts; not part of the fleet. */
+  metrics: MetricsFeed;
   /** Drops the stream and opens a new one (the banner's Retry); the snapshot that follows resyncs everything. */
   retry: () => void;
 }
@@ -49,6 +52,9 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   const stateRef = useRef<FleetState | null>(null);
   stateRef.current ??= new FleetState();
   const state = stateRef.current;
+  const metricsRef = useRef<MetricsFeed | null>(null);
+  metricsRef.current ??= new MetricsFeed();
+  const metrics = metricsRef.current;
   const [link, setLink] = useState<LinkState>('connecting');
   const [lastError, setLastError] = useState('');
   const [generation, setGeneration] = useState(0);
@@ -63,6 +69,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     const sub = client.live.fleet.subscribe(undefined, {
       onData: (value) => {
         const event = unwrap(value);
+        if (event.type === 'metrics') return metrics.push(event);
         state.apply(event);
         if (event.type === 'snapshot') {
           everLive.current = true;
@@ -86,7 +93,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       },
     });
     return () => sub.unsubscribe();
-  }, [client, state, generation, prefillDone]);
+  }, [client, state, metrics, generation, prefillDone]);
 
   // One-shot prefill (not polling): plain JSON lists render the table while the snapshot is still on its way.
   // The requests usually started in <head> already (lib/prefill.ts).
@@ -119,7 +126,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     void queryClient.invalidateQueries();
   }, [queryClient]);
 
-  const value = useMemo(() => ({ state, link, lastError, retry }), [state, link, lastError, retry]);
+  const value = useMemo(() => ({ state, link, lastError, metrics, retry }), [state, link, lastError, metrics, retry]);
   return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
 }
 

@@ -10,7 +10,7 @@ describe('metric formatting', () => {
     expect(formatCpu(1000)).toBe('1 core');
     expect(formatCpu(1500)).toBe('1.5 cores');
     expect(formatCpu(12_345)).toBe('12.3 cores');
-    expect(formatCpu(0)).toBe('0 m');
+    expect(formatCpu(0)).toBe('0');
   });
 
   it('bytes and rates in binary units with three significant digits', () => {

@@ -12,6 +12,7 @@ function digits(value: number): string {
 
 /** Millicores as "250 m" / "1.5 cores" (long: "250 millicores"). */
 export function formatCpu(millicores: number, long = false): string {
+  if (millicores === 0) return '0';
   if (Math.abs(millicores) < 1000) {
     const m = digits(millicores < 10 ? millicores : Math.round(millicores));
     return long ? `${m} millicores` : `${m} m`;

@@ -23,6 +23,10 @@ describe('mergePoint', () => {
     expect(mergePoint([p(0)], p(300_000), 'week')).toEqual({ kind: 'ignore' });
     expect(mergePoint([p(0)], p(1_800_000), 'week')).toEqual({ kind: 'refetch' });
     expect(mergePoint([], p(1), 'week')).toEqual({ kind: 'refetch' });
+    // A server sampling every 2 s closes its day buckets every 40 s: the spacing held decides, not 5 min.
+    const held = [p(0), p(40_000), p(80_000)];
+    expect(mergePoint(held, p(100_000), 'day')).toEqual({ kind: 'ignore' });
+    expect(mergePoint(held, p(120_000), 'day')).toEqual({ kind: 'refetch' });
   });
 });
 

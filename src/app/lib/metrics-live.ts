@@ -1,20 +1,22 @@
 // How a chart's history takes a pushed sample, and what a chart says instead of drawing. Pure, unit-tested.
 import type { HistoryPoint, HistoryWindow } from '@/server/schemas/metrics';
-import { WINDOW_MS, WINDOW_STEP_MS } from './chart-scale';
+import { typicalStep, WINDOW_MS, WINDOW_STEP_MS } from './chart-scale';
 import { formatAgo } from './metric-format';
 
 export type Merge = { kind: 'append'; points: HistoryPoint[] } | { kind: 'refetch' } | { kind: 'ignore' };
 
 /**
  * The hour window holds raw samples, so a pushed sample is appended (and samples older than an hour dropped). The
- * day and week windows hold averages over 5/30 minutes that only the store computes: a pushed sample there means
- * "refetch" once a new bucket can have closed since the newest point held, and nothing otherwise.
+ * day and week windows hold averages over 5/30 minutes (at the default interval) that only the store computes: a
+ * pushed sample there means "refetch" once a new bucket can have closed since the newest point held (judged by the
+ * spacing of the points held), and nothing otherwise.
  */
 export function mergePoint(points: readonly HistoryPoint[], point: HistoryPoint, window: HistoryWindow): Merge {
   const last = points[points.length - 1];
   if (last && point.t <= last.t) return { kind: 'ignore' };
   if (window !== 'hour') {
-    return !last || point.t - last.t >= WINDOW_STEP_MS[window] ? { kind: 'refetch' } : { kind: 'ignore' };
+    const step = typicalStep(points, WINDOW_STEP_MS[window]);
+    return !last || point.t - last.t >= step ? { kind: 'refetch' } : { kind: 'ignore' };
   }
   const from = point.t - WINDOW_MS.hour;
   let start = 0;
