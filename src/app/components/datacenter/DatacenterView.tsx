@@ -1,5 +1,5 @@
 'use client';
-// The Datacenter page: summary cards, tag chips, the filterable/sortable VM table with bulk actions, templates.
+// The Datacenter page: summary cards, fleet charts and top VMs, tag chips, the filterable/sortable VM table with bulk actions, templates.
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { runBulk, type BulkResult } from '../../lib/bulk';
@@ -7,8 +7,11 @@ import { hasTerm, isEmptyFilter, matchesFilter, parseFilter, toggleTerm } from '
 import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
+import { parseQuantity } from '../../lib/quantity';
 import type { SortSpec } from '../../lib/sort';
 import { useTRPCClient } from '../../lib/trpc';
+import { SumCharts } from '../charts/SumCharts';
+import { TopVms } from '../charts/TopVms';
 import { StatusDot } from '../StatusDot';
 import { TemplateDialog } from '../vm/TemplateDialog';
 import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
@@ -68,6 +71,10 @@ export function DatacenterView() {
   const rows = useSortedVms(filtered, sort);
   const nodes = state.nodes.list();
   const readyNodes = nodes.filter((n) => n.ready).length;
+  const capacity = nodes.reduce(
+    (sum, n) => (n.ready ? { cpus: sum.cpus + n.cpu, memBytes: sum.memBytes + (parseQuantity(n.memory) ?? 0) } : sum),
+    { cpus: 0, memBytes: 0 },
+  );
 
   // Selection only ever refers to rows that still exist.
   useEffect(() => {
@@ -121,6 +128,12 @@ export function DatacenterView() {
           <div className="card-label">Templates</div>
           <div className="card-value">{templates.length}</div>
         </div>
+      </div>
+
+      <SumCharts title="Fleet usage" capacity={capacity} />
+      <div className="grid-2">
+        <TopVms by="cpu" />
+        <TopVms by="mem" />
       </div>
 
       {all.length === 0 ? (

@@ -1,10 +1,12 @@
 'use client';
-// The Node page: readiness, roles, kubelet, arch, capacity, and the VMs placed on it (live).
+// The Node page: readiness, roles, kubelet, arch, capacity, usage charts and top VMs, and the VMs placed on it (live).
 import { useParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { useFleet } from '../../lib/live';
-import { formatQuantity } from '../../lib/quantity';
+import { formatQuantity, parseQuantity } from '../../lib/quantity';
 import type { SortSpec } from '../../lib/sort';
+import { SumCharts } from '../charts/SumCharts';
+import { TopVms } from '../charts/TopVms';
 import { NodeDot } from '../StatusDot';
 import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
 
@@ -85,6 +87,16 @@ export function NodeView() {
           </dl>
         </div>
       </section>
+      <SumCharts
+        node={node.name}
+        io
+        title="Usage of the VMs here"
+        capacity={{ cpus: node.cpu, memBytes: parseQuantity(node.memory) }}
+      />
+      <div className="grid-2">
+        <TopVms by="cpu" node={node.name} />
+        <TopVms by="mem" node={node.name} />
+      </div>
       <section className="panel">
         <div className="panel-head">
           <h2>VMs on {node.name}</h2>

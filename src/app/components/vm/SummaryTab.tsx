@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { formatQuantity } from '../../lib/quantity';
 import { useTRPC } from '../../lib/trpc';
 import { agentConnected, liveMigratable, useVmManifest } from '../../lib/vm-manifest';
+import { VmCharts } from '../charts/VmCharts';
 import { StatusDot } from '../StatusDot';
 import type { VmTabProps } from './tabs';
 
@@ -154,6 +155,7 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
           )}
         </div>
       </section>
+      <VmCharts vm={vm} />
     </div>
   );
 }
