@@ -60,13 +60,17 @@ export const CpuCount = z
 /** A whole number from a query string (`?limit=5`) or a number over tRPC; `""`, `abc` and `1e3` are refused. */
 export function queryInt(min: number, max: number) {
   return z
-    .union([
-      z.number(),
-      z
-        .string()
-        .regex(/^-?\d{1,15}$/, 'must be a whole number')
-        .transform(Number),
-    ])
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^-?\d{1,15}$/, 'must be a whole number')
+          .transform(Number),
+      ],
+      // A union's own message would be "Invalid input"; say what is wanted.
+      { error: `must be a whole number from ${min} to ${max}` },
+    )
     .pipe(
       z.number().int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
     );
