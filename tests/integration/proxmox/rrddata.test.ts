@@ -168,6 +168,26 @@ describe('node rrddata', () => {
 });
 
 describe('I/O counters', () => {
+  it('grow from the cluster’s own rates round after round, never going down', async () => {
+    const node = await vmidNode(730);
+    const current = async () =>
+      (await api.get(`/nodes/${node}/qemu/730/status/current`)).body.data as Record<string, number>;
+    const seen: Record<string, number>[] = [];
+    const deadline = Date.now() + 30_000;
+    // The kubelet's counters give rates from the second reading on; keep sampling until traffic has been counted.
+    while (seen.length < 4 || !((seen.at(-1)?.netin ?? 0) > 0)) {
+      if (Date.now() > deadline) throw new Error(`no traffic counted: ${JSON.stringify(seen.at(-1))}`);
+      await new Promise((r) => setTimeout(r, 200));
+      await h.corral.cluster.metrics.sampleNow();
+      seen.push(await current());
+    }
+    const history = h.corral.services.metricsStore.vmHistory('tailvm', 'graphs', 'hour');
+    expect(history.some((p) => (p.netin ?? 0) > 0)).toBe(true);
+    for (let i = 1; i < seen.length; i++)
+      for (const k of ['netin', 'netout', 'diskread', 'diskwrite'])
+        expect(seen[i]![k]).toBeGreaterThanOrEqual(seen[i - 1]![k]!);
+  });
+
   it('integrate the store’s rates into status/current, qemu rows and /cluster/resources, and only grow', async () => {
     const node = await vmidNode(730);
     const store = h.corral.services.metricsStore;
