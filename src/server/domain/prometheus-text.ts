@@ -32,6 +32,9 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
+/** Label names already found valid (a handful of constants, checked once instead of once per VM). */
+const checkedLabelNames = new Set<string>();
+
 /**
  * `{a="x",b="y"}` for the given pairs, in the given order (so every row of a family reads the same way), or ''
  * for none. Throws on an invalid label name: that is a programming error, never data.
@@ -41,7 +44,10 @@ export function labelText(pairs: readonly (readonly [string, string])[]): string
   let out = '{';
   for (let i = 0; i < pairs.length; i++) {
     const [name, value] = pairs[i]!;
-    if (!LABEL_NAME.test(name)) throw new Error(`invalid Prometheus label name ${JSON.stringify(name)}`);
+    if (!checkedLabelNames.has(name)) {
+      if (!LABEL_NAME.test(name)) throw new Error(`invalid Prometheus label name ${JSON.stringify(name)}`);
+      if (checkedLabelNames.size < 1000) checkedLabelNames.add(name);
+    }
     out += `${i ? ',' : ''}${name}="${escapeLabelValue(value)}"`;
   }
   return `${out}}`;
@@ -66,6 +72,14 @@ export class ExpositionWriter {
   sample(labels: string, value: number): this {
     if (!this.current) throw new Error('a sample needs a family first');
     this.parts.push(`${this.current}${labels} ${formatValue(value)}\n`);
+    return this;
+  }
+
+  /** A sample line rendered earlier (cached across collections); it must belong to the current family. */
+  line(text: string): this {
+    if (!text.startsWith(this.current) || !text.endsWith('\n'))
+      throw new Error(`a line of ${this.current || 'no family'} expected, got ${JSON.stringify(text.slice(0, 80))}`);
+    this.parts.push(text);
     return this;
   }
 

@@ -9,6 +9,7 @@
  * corral_collection_success 0).
  */
 import type { Task } from '../schemas/tasks';
+import type { VmRow } from '../schemas/vms';
 import type { ResourceUsage } from './cluster-port';
 import type { DomainDeps } from './deps';
 import { ANNOTATION_SOURCE } from './labels';
@@ -57,6 +58,17 @@ function isBootc(annotations: Record<string, string> | undefined): boolean {
   }
 }
 
+/** Pools do not exist in this Corral yet: every instance is ungrouped, pool="" (never omitted). */
+const POOL = '';
+
+/** A VM's base label set and its pre-rendered info/running/ready lines. */
+interface VmLines {
+  labels: string;
+  info: string;
+  running: string;
+  ready: string;
+}
+
 const flag = (b: boolean) => (b ? 'true' : 'false');
 const one = (b: boolean) => (b ? 1 : 0);
 
@@ -70,6 +82,7 @@ export class PrometheusCollector {
   /** Finished tasks by action and outcome since this process started: a true counter, never decreasing. */
   private readonly finished = new Map<string, { action: string; status: string; count: number }>();
   private readonly unsubscribe: () => void;
+  private readonly lines = new WeakMap<VmRow, VmLines>();
 
   constructor(
     private readonly deps: DomainDeps,
@@ -141,6 +154,41 @@ export class PrometheusCollector {
     return { head: w.text(), body: snap?.body ?? Buffer.alloc(0) };
   }
 
+  /**
+   * A VM's label set and its three fixed lines. The fleet view replaces a row object whenever the VM, its VMI or
+   * its pod changes, so the row's identity is the cache key: at 10,000 VMs a collection re-renders only the VMs
+   * that changed since the last one. (bootc comes from the source annotation written at creation; a VM created
+   * again under the same name has a new uid, which is in its row, so it gets a new row and new lines.)
+   */
+  private linesOf(r: VmRow): VmLines {
+    let l = this.lines.get(r);
+    if (l) return l;
+    const context = this.deps.cluster.info.context;
+    const pairs: [string, string][] = [
+      ['name', r.name],
+      ['backend', BACKEND],
+      ['context', context],
+      ['namespace', r.namespace],
+      ['pool', POOL],
+    ];
+    const labels = labelText(pairs);
+    const vm = this.deps.cluster.cache.get('VirtualMachine', r.namespace, r.name);
+    const info = labelText([
+      ...pairs,
+      ['node', r.node],
+      ['template', flag(r.template)],
+      ['bootc', flag(isBootc(vm?.metadata.annotations))],
+    ]);
+    l = {
+      labels,
+      info: `corral_instance_info${info} 1\n`,
+      running: `corral_instance_running${labels} ${one(r.running)}\n`,
+      ready: `corral_instance_ready${labels} ${one(r.ready)}\n`,
+    };
+    this.lines.set(r, l);
+    return l;
+  }
+
   private renderFleet(): string {
     const { cluster, fleet } = this.deps;
     const context = cluster.info.context;
@@ -157,42 +205,20 @@ export class PrometheusCollector {
     w.sample(ctx, one((cluster.readinessProblems?.() ?? []).length > 0));
 
     const rows = fleet.vmRows();
-    // Pools do not exist in this Corral yet: every instance is ungrouped, pool="" (never omitted).
-    const pool = '';
-    const base: string[] = new Array<string>(rows.length);
-    const info: string[] = new Array<string>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      const pairs: [string, string][] = [
-        ['name', r.name],
-        ['backend', BACKEND],
-        ['context', context],
-        ['namespace', r.namespace],
-        ['pool', pool],
-      ];
-      base[i] = labelText(pairs);
-      const vm = cluster.cache.get('VirtualMachine', r.namespace, r.name);
-      info[i] = labelText([
-        ...pairs,
-        ['node', r.node],
-        ['template', flag(r.template)],
-        ['bootc', flag(isBootc(vm?.metadata.annotations))],
-      ]);
-    }
-
+    const lines = rows.map((r) => this.linesOf(r));
     w.family('corral_instance_info', 'gauge', 'Static facts about an instance; the value is always 1');
-    for (let i = 0; i < rows.length; i++) w.sample(info[i]!, 1);
+    for (const l of lines) w.line(l.info);
     w.family('corral_instance_running', 'gauge', '1 when an instance of the VM exists and has not finished');
-    for (let i = 0; i < rows.length; i++) w.sample(base[i]!, one(rows[i]!.running));
+    for (const l of lines) w.line(l.running);
     w.family('corral_instance_ready', 'gauge', '1 when the VM is running and KubeVirt reports it ready');
-    for (let i = 0; i < rows.length; i++) w.sample(base[i]!, one(rows[i]!.ready));
+    for (const l of lines) w.line(l.ready);
 
     // Usage, as metrics-server measured the launcher's compute container; no reading → no series, never a fake 0.
     const measured: { labels: string; usage: ResourceUsage }[] = [];
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       const usage = r.running ? vmUsage(this.deps, r.namespace, r.name) : undefined;
-      if (usage) measured.push({ labels: base[i]!, usage });
+      if (usage) measured.push({ labels: lines[i]!.labels, usage });
     }
     w.family('corral_instance_cpu_cores', 'gauge', 'CPU cores the instance uses (metrics.k8s.io); absent unmeasured');
     for (const m of measured) w.sample(m.labels, m.usage.cpuCores);
@@ -222,7 +248,7 @@ export class PrometheusCollector {
         ]),
         n,
       );
-    const poolLabels = labelText([['pool', pool]]);
+    const poolLabels = labelText([['pool', POOL]]);
     w.family('corral_pool_instances', 'gauge', 'Instances in a pool; pool="" is everything ungrouped');
     w.sample(poolLabels, rows.length);
     w.family('corral_pool_running', 'gauge', 'Running instances in a pool');
