@@ -8,7 +8,11 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
 
-export function startCorralProcess(kubeconfig: string): Promise<{ child: ChildProcess; url: string }> {
+/** `extraArgs` are more `corral web` flags (e.g. `--metrics`). */
+export function startCorralProcess(
+  kubeconfig: string,
+  extraArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     join(root, 'node_modules', '.bin', 'node'),
     [
@@ -22,6 +26,7 @@ export function startCorralProcess(kubeconfig: string): Promise<{ child: ChildPr
       '0',
       '--host',
       '127.0.0.1',
+      ...extraArgs,
     ],
     { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
