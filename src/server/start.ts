@@ -131,7 +131,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   prometheus?.start();
   // The first snapshot may predate the cache: take one as soon as it has synced rather than a whole interval later.
   synced.then(
-    () => prometheus?.running && prometheus.collectNow(),
+    () => void (prometheus?.running && prometheus.collectNow()),
     () => undefined,
   );
   const hostname = options.host ?? '127.0.0.1';

@@ -114,7 +114,7 @@ function setup(journalCapacity = 500) {
 const ctx = 'context="ctx \\"a\\"\\\\b\\nc"';
 
 describe('the Prometheus collector', () => {
-  it('renders each instance with its labels, usage only where measured, and states that sum to the fleet', () => {
+  it('renders each instance with its labels, usage only where measured, and states that sum to the fleet', async () => {
     const t = setup();
     const running = { status: { printableStatus: 'Running', ready: true } };
     t.cluster.put('VirtualMachine', makeVm('web', 'tailvm', running));
@@ -133,7 +133,7 @@ describe('the Prometheus collector', () => {
         },
       }),
     );
-    t.collector.collectNow();
+    await t.collector.collectNow();
     const text = t.scrape();
     const base = (name: string) => `{name="${name}",backend="kubevirt",${ctx},namespace="tailvm",pool=""}`;
     for (const line of [
@@ -160,32 +160,44 @@ describe('the Prometheus collector', () => {
     expect(text).toContain('# TYPE corral_check gauge\n# HELP corral_tasks_total');
   });
 
-  it('serves the snapshot, not the live cache: a change shows only after the next collection', () => {
+  it('serves the snapshot, not the live cache: a change shows only after the next collection', async () => {
     const t = setup();
-    t.collector.collectNow();
+    await t.collector.collectNow();
     t.cluster.put('VirtualMachine', makeVm('late'));
     expect(t.scrape()).toContain('corral_pool_instances{pool=""} 0');
-    t.collector.collectNow();
+    await t.collector.collectNow();
     expect(t.scrape()).toContain('corral_pool_instances{pool=""} 1');
   });
 
-  it('reports an unreachable cluster as down with its last-known instances, not as empty', () => {
+  it('walks a fleet larger than one slice completely, one collection at a time', async () => {
+    const t = setup();
+    for (let i = 0; i < 1234; i++) t.cluster.put('VirtualMachine', makeVm(`vm-${String(i).padStart(4, '0')}`));
+    const first = t.collector.collectNow();
+    expect(t.collector.collectNow()).toBe(first); // a second call joins the collection in flight
+    expect(await first).toBe(true);
+    const text = t.scrape();
+    expect(text.match(/^corral_instance_info\{/gm)).toHaveLength(1234);
+    expect(text).toContain('corral_pool_instances{pool=""} 1234');
+    expect(text).toContain('corral_instance_running{name="vm-1233",');
+  });
+
+  it('reports an unreachable cluster as down with its last-known instances, not as empty', async () => {
     const t = setup();
     t.cluster.put('VirtualMachine', makeVm('web'));
     t.cluster.ready = false;
     t.cluster.problems = ['VirtualMachine watch: connect ECONNREFUSED'];
-    t.collector.collectNow();
+    await t.collector.collectNow();
     const text = t.scrape();
     expect(text).toContain(`corral_backend_up{${ctx},backend="kubevirt"} 0`);
     expect(text).toContain(`corral_backend_error{${ctx},backend="kubevirt"} 1`);
     expect(text).toContain('corral_pool_instances{pool=""} 1');
   });
 
-  it('ages the snapshot honestly when the collector is stopped or failing', () => {
+  it('ages the snapshot honestly when the collector is stopped or failing', async () => {
     const t = setup();
     expect(t.scrape()).toContain('corral_collection_success 0');
     expect(t.scrape()).not.toMatch(/^corral_collection_age_seconds /m);
-    t.collector.collectNow();
+    await t.collector.collectNow();
     t.advance(2500);
     expect(t.scrape()).toMatch(/^corral_collection_age_seconds 2.5$/m);
     t.cluster.put('VirtualMachine', makeVm('web'));
@@ -194,27 +206,27 @@ describe('the Prometheus collector', () => {
       throw new Error('boom');
     };
     t.advance(10_000);
-    expect(t.collector.collectNow()).toBe(false);
+    expect(await t.collector.collectNow()).toBe(false);
     const text = t.scrape();
     expect(text).toMatch(/^corral_collection_age_seconds 12.5$/m);
     expect(text).toContain('corral_collection_success 0');
     expect(text).toContain('corral_pool_instances{pool=""} 0');
   });
 
-  it('counts finished tasks by action and outcome, and the counter outlives the bounded journal', () => {
+  it('counts finished tasks by action and outcome, and the counter outlives the bounded journal', async () => {
     const t = setup(2);
     for (let i = 0; i < 3; i++) t.journal.start('start', `tailvm/vm-${i}`, 'alice').done();
     t.journal.start('delete', 'tailvm/x', 'alice').fail(new Error('nope'));
     const running = t.journal.start('migrate', 'tailvm/y', 'alice');
     running.log('still going');
-    t.collector.collectNow();
+    await t.collector.collectNow();
     let text = t.scrape();
     expect(text).toContain('corral_tasks_total{action="delete",status="error"} 1');
     expect(text).toContain('corral_tasks_total{action="start",status="done"} 3');
     expect(text).not.toContain('action="migrate"');
     running.done();
     running.fail(new Error('a finished task does not finish twice'));
-    t.collector.collectNow();
+    await t.collector.collectNow();
     text = t.scrape();
     expect(text).toContain('corral_tasks_total{action="migrate",status="done"} 1');
     expect(text).not.toContain('action="migrate",status="error"');

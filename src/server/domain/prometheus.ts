@@ -58,6 +58,9 @@ function isBootc(annotations: Record<string, string> | undefined): boolean {
   }
 }
 
+/** VMs walked between two yields to the event loop (a few ms of work each). */
+const YIELD_EVERY = 500;
+
 /** Pools do not exist in this Corral yet: every instance is ungrouped, pool="" (never omitted). */
 const POOL = '';
 
@@ -79,6 +82,7 @@ export class PrometheusCollector {
   private snapshot: Snapshot | undefined;
   private lastOk = false;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private inFlight: Promise<boolean> | undefined;
   /** Finished tasks by action and outcome since this process started: a true counter, never decreasing. */
   private readonly finished = new Map<string, { action: string; status: string; count: number }>();
   private readonly unsubscribe: () => void;
@@ -104,8 +108,8 @@ export class PrometheusCollector {
   /** Collects now, then every interval. Idempotent. */
   start(): void {
     if (this.timer) return;
-    this.collectNow();
-    this.timer = setInterval(() => this.collectNow(), this.intervalMs);
+    void this.collectNow();
+    this.timer = setInterval(() => void this.collectNow(), this.intervalMs);
     this.timer.unref();
   }
 
@@ -125,12 +129,20 @@ export class PrometheusCollector {
     this.unsubscribe();
   }
 
-  /** One collection. A failure keeps the previous snapshot (ageing) and reports success 0; it never throws. */
-  collectNow(): boolean {
+  /**
+   * One collection (or the one already running: a slow build is never started twice). A failure keeps the
+   * previous snapshot (ageing) and reports success 0; it never rejects.
+   */
+  collectNow(): Promise<boolean> {
+    this.inFlight ??= this.collect().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async collect(): Promise<boolean> {
     const started = this.now();
     const t0 = performance.now();
     try {
-      const body = Buffer.from(this.renderFleet(), 'utf8');
+      const body = Buffer.from(await this.renderFleet(), 'utf8');
       // Microseconds are plenty, and a rounded number reads better than 0.0005637679999999819.
       const durationSeconds = Math.round((performance.now() - t0) * 1000) / 1e6;
       this.snapshot = { takenAt: started, durationSeconds, body };
@@ -189,7 +201,7 @@ export class PrometheusCollector {
     return l;
   }
 
-  private renderFleet(): string {
+  private async renderFleet(): Promise<string> {
     const { cluster, fleet } = this.deps;
     const context = cluster.info.context;
     const ctx = labelText([
@@ -205,7 +217,17 @@ export class PrometheusCollector {
     w.sample(ctx, one((cluster.readinessProblems?.() ?? []).length > 0));
 
     const rows = fleet.vmRows();
-    const lines = rows.map((r) => this.linesOf(r));
+    const lines: VmLines[] = new Array<VmLines>(rows.length);
+    // Usage, as metrics-server measured the launcher's compute container; no reading → no series, never a fake 0.
+    const measured: { labels: string; usage: ResourceUsage }[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      // The server keeps answering while a big fleet is collected: the walk yields every few hundred VMs.
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const r = rows[i]!;
+      const l = (lines[i] = this.linesOf(r));
+      const usage = r.running ? vmUsage(this.deps, r.namespace, r.name) : undefined;
+      if (usage) measured.push({ labels: l.labels, usage });
+    }
     w.family('corral_instance_info', 'gauge', 'Static facts about an instance; the value is always 1');
     for (const l of lines) w.line(l.info);
     w.family('corral_instance_running', 'gauge', '1 when an instance of the VM exists and has not finished');
@@ -213,13 +235,6 @@ export class PrometheusCollector {
     w.family('corral_instance_ready', 'gauge', '1 when the VM is running and KubeVirt reports it ready');
     for (const l of lines) w.line(l.ready);
 
-    // Usage, as metrics-server measured the launcher's compute container; no reading → no series, never a fake 0.
-    const measured: { labels: string; usage: ResourceUsage }[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      const usage = r.running ? vmUsage(this.deps, r.namespace, r.name) : undefined;
-      if (usage) measured.push({ labels: lines[i]!.labels, usage });
-    }
     w.family('corral_instance_cpu_cores', 'gauge', 'CPU cores the instance uses (metrics.k8s.io); absent unmeasured');
     for (const m of measured) w.sample(m.labels, m.usage.cpuCores);
     w.family('corral_instance_memory_bytes', 'gauge', 'Memory the instance uses in bytes (metrics.k8s.io)');
