@@ -50,7 +50,7 @@ function fakeServices() {
     },
     journal: { subscribe: () => () => undefined },
     metrics: { sampledAt: () => 0 },
-    metricsStore: { subscribe: () => () => undefined },
+    metricsStore: { subscribe: () => () => undefined, onRecord: () => () => undefined },
     nodes: { list: () => [] },
   } as unknown as CorralServices;
   return {

@@ -56,6 +56,20 @@ describe('IoCounters', () => {
     services.close();
   });
 
+  it('integrates the raw rates, not the rings’ 16-bit codes', async () => {
+    const cluster = new FakeCluster();
+    cluster.put('VirtualMachineInstance', vmi('exact', 'vmi-x'));
+    const services = createCorralServices(cluster);
+    const counters = new IoCounters(services.deps, services.metricsStore);
+    services.metricsStore.record(T0, [reading('exact', 'x', 12_345)]);
+    services.metricsStore.record(T0 + 10_000, [reading('exact', 'x', 12_345)]);
+    // 12,345 B/s is stored as 12,344 in the rings (10 mantissa bits); the counter keeps the rate as measured.
+    expect(services.metricsStore.vmNow('tailvm', 'exact').netin).toBe(12_344);
+    expect(counters.totals('tailvm', 'exact').netin).toBe(123_450);
+    counters.close();
+    services.close();
+  });
+
   it('counts a VM that already ran when Corral started from Corral’s first round, not from its start', () => {
     const cluster = new FakeCluster();
     cluster.put('VirtualMachineInstance', vmi('old', 'vmi-old', T0 - 86_400_000));

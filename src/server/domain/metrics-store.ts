@@ -62,6 +62,7 @@ export class MetricsStore {
   private stale = false;
   private readonly sums = new Map<string, HistoryPoint[]>();
   private readonly listeners = new Set<(tick: MetricsTick) => void>();
+  private readonly recordListeners = new Set<(t: number, readings: readonly VmReading[]) => void>();
   private readonly stopSampling: () => void;
   private last: MetricsTick | undefined;
 
@@ -147,7 +148,17 @@ export class MetricsStore {
     }
     this.stale = false;
     this.sums.clear();
+    for (const l of this.recordListeners) l(t, readings);
     this.publish(this.summary(t));
+  }
+
+  /**
+   * Called with each recorded round's raw readings before the summary goes out: for readers that fold every round
+   * into their own state (the Proxmox I/O counters, io-counters.ts) without a per-VM lookup in the rings.
+   */
+  onRecord(listener: (t: number, readings: readonly VmReading[]) => void): () => void {
+    this.recordListeners.add(listener);
+    return () => this.recordListeners.delete(listener);
   }
 
   /** metrics-server stopped answering: keep everything, say so once. */
