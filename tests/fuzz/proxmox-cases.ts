@@ -52,6 +52,11 @@ const VM_CONFIG: PxParam[] = [
   { name: 'net1', kind: 'net', valid: 'virtio,bridge=vmbr0' },
 ];
 
+const RRD_PARAMS: PxParam[] = [
+  { name: 'timeframe', kind: 'enum', values: ['hour', 'day', 'week', 'month', 'year'], valid: 'hour' },
+  { name: 'cf', kind: 'enum', values: ['AVERAGE', 'MAX'], valid: 'AVERAGE' },
+];
+
 export const PROXMOX_ROUTES: PxRoute[] = [
   { method: 'GET', pattern: '/version', params: [] },
   { method: 'GET', pattern: '/cluster', params: [] },
@@ -126,6 +131,8 @@ export const PROXMOX_ROUTES: PxRoute[] = [
   },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/status', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/status/current', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/rrddata', params: RRD_PARAMS },
+  { method: 'GET', pattern: '/nodes/{node}/rrddata', params: RRD_PARAMS },
   { method: 'POST', pattern: '/nodes/{node}/qemu/{vmid}/status/{action}', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/config', params: [BOOL('current')] },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/pending', params: [] },
