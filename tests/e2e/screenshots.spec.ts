@@ -81,6 +81,20 @@ test.describe('screenshots', () => {
   });
 });
 
+/** The Clone dialog of the demo's stopped template, its namespace set to another one. */
+async function cloneIntoNamespace(page: Page, ns: string): Promise<void> {
+  await page.goto(`/vms/${ns}/fedora-template?tab=summary`);
+  await expect(page.locator('.badge-live')).toBeAttached(); // hidden on phones, but rendered
+  await expect(page.getByTestId('vm-status')).toHaveText('Stopped');
+  await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+  await page.getByRole('menuitem', { name: 'New VM from template…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name of the new VM').fill('fedora-lab');
+  await dialog.getByLabel('Namespace').fill('lab');
+  await expect(dialog.getByTestId('clone-how')).toContainText('CDI clones each disk across namespaces');
+  await dialog.getByLabel('Namespace').blur();
+}
+
 // The Snapshots tab, the More ▾ menu, the export dialog and the wizard's template source, at desktop and phone
 // width in both themes. Run alone with `-g "snapshots and More"`.
 test.describe('snapshots and More ▾', () => {
@@ -114,6 +128,11 @@ test.describe('snapshots and More ▾', () => {
       await expect(page.getByRole('menu')).toBeVisible();
       await page.screenshot({ path: `${DIR}/vm-more-menu${suffix}.png` });
       await page.keyboard.press('Escape');
+
+      // Clone into another namespace (a stopped VM: the template), with the dialog saying how it is copied.
+      await cloneIntoNamespace(page, VM.ns);
+      await page.screenshot({ path: `${DIR}/vm-clone-namespace${suffix}.png` });
+      await page.goto(`/vms/${VM.ns}/${VM.name}?tab=snapshots`);
 
       if (theme === 'dark') {
         await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
@@ -151,6 +170,9 @@ test.describe('snapshots and More ▾', () => {
       await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
       await expect(page.getByRole('menu')).toBeVisible();
       await page.screenshot({ path: `${DIR}/phone-more-menu${suffix}.png` });
+      await page.keyboard.press('Escape');
+      await cloneIntoNamespace(page, VM.ns);
+      await page.screenshot({ path: `${DIR}/phone-clone-namespace${suffix}.png` });
       if (theme === 'dark') {
         // db's disk is on nfs, which has no VolumeSnapshotClass: the 409 disables Take, with the reason visible.
         await page.goto(`/vms/${VM.ns}/db?tab=snapshots`);

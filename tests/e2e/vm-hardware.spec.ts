@@ -1,6 +1,7 @@
 // Hardware and Options tabs (issue 9): add a disk and a NIC to a running VM from the Hardware tab and see both
-// still there after a stop and start (the NIC is pending until then); change options and see them; a read-only
-// caller sees the hardware but no control.
+// still there after a stop and start (the NIC is pending until then); expand, detach and remove NIC through their
+// dialogs (disabled controls say why); change options and see them; a read-only caller sees the hardware but no
+// control.
 import { expect, test } from '@playwright/test';
 import { READONLY_URL } from './env';
 import { apiAction, apiCreate, apiDelete, NS, uniqueName, waitForStatus, waitLive } from './helpers';
@@ -50,6 +51,81 @@ test('add a disk and a NIC from the Hardware tab; both survive a restart', async
     await expect(disk).toContainText('2 GiB');
     await expect(nic).toBeVisible();
     await expect(page.getByTestId('hw-cpu')).toContainText('1 vCPU');
+  } finally {
+    await apiDelete(request, baseURL, name);
+  }
+});
+
+test('expand and detach a disk, remove a NIC, each through its dialog; disabled controls say why', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const name = uniqueName('hwx');
+  try {
+    await apiCreate(request, baseURL, name, true);
+    await waitForStatus(request, name, 'Running');
+    await page.goto(`/vms/${NS}/${name}?tab=hardware`);
+    await waitLive(page);
+    const table = page.getByTestId('hardware-table');
+    const dialog = page.getByRole('dialog');
+
+    // The boot disk is not hot-plugged: while the VM runs its Detach is disabled and says why.
+    const bootDisk = table.locator('[data-disk]').filter({ hasNotText: 'hot-plugged' }).first();
+    const bootDetach = bootDisk.getByRole('button', { name: 'Detach' });
+    await expect(bootDetach).toBeDisabled();
+    await expect(bootDetach).toHaveAttribute('title', /^Detach: stop the VM first: \S+ is not hot-plugged$/);
+
+    // A hot-plugged disk to work on.
+    await page.getByRole('button', { name: 'Add disk' }).click();
+    await dialog.getByLabel('Size').fill('1Gi');
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await expect(dialog).toBeHidden();
+    const disk = table.locator('[data-disk]', { hasText: `${name}-disk-` });
+    await expect(disk).toContainText('hot-plugged');
+    await expect(disk).toContainText('1 GiB');
+
+    // Expand: a size that does not grow is refused in the dialog; a larger one grows the volume.
+    await disk.getByRole('button', { name: 'Expand' }).click();
+    await expect(dialog.getByLabel('New size')).toHaveValue('1Gi');
+    await expect(dialog.getByText('must be larger than now (1 GiB)')).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Expand' })).toBeDisabled();
+    await dialog.getByLabel('New size').fill('3Gi');
+    await expect(dialog.getByText(/^Now 1 GiB; a volume only grows/)).toBeVisible();
+    await dialog.getByRole('button', { name: 'Expand' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(disk).toContainText('3 GiB', { timeout: 30_000 });
+
+    // Detach it and delete its volume: the row goes, the boot disk stays.
+    await disk.getByRole('button', { name: 'Detach' }).click();
+    await expect(dialog).toContainText('unplugged from the running guest');
+    await dialog.getByLabel(/Also delete the volume/).check();
+    await dialog.getByRole('button', { name: 'Detach and delete' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(disk).toHaveCount(0, { timeout: 30_000 });
+    await expect(bootDisk).toBeVisible();
+
+    // Remove NIC: a NIC added on the lan network, removed again once the VM is stopped.
+    await page.getByRole('button', { name: 'Add NIC' }).click();
+    await dialog.getByRole('button', { name: 'Add NIC' }).click();
+    await expect(dialog).toBeHidden();
+    const nic = table.locator('[data-nic]', { hasText: 'network=lan' });
+    await expect(nic).toBeVisible();
+    await apiAction(request, baseURL, name, 'stop');
+    await waitForStatus(request, name, 'Stopped');
+    // Stopped, the boot disk's Detach is no longer refused.
+    await expect(bootDetach).toBeEnabled();
+    const nicName = (await nic.getAttribute('data-nic')) ?? '';
+    await nic.getByRole('button', { name: 'Remove' }).click();
+    await expect(dialog).toContainText(`Remove ${nicName} from ${name}?`);
+    await expect(dialog).toContainText('is removed from the VM spec.');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(table.locator(`[data-nic="${nicName}"]`)).toHaveCount(0);
+    await page.reload();
+    await expect(table.locator('[data-nic]').first()).toBeVisible();
+    await expect(table.locator(`[data-nic="${nicName}"]`)).toHaveCount(0);
+    await expect(table.locator('[data-disk]', { hasText: `${name}-disk-` })).toHaveCount(0);
   } finally {
     await apiDelete(request, baseURL, name);
   }

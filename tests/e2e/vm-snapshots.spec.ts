@@ -166,6 +166,68 @@ test('clone a stopped VM and open the clone; template: mark, create a VM from it
   }
 });
 
+test('clone into another namespace from the Clone dialog and open the clone there', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  test.skip(!SIM_URL, 'needs the embedded cluster (E2E_SIM_URL) to create the target namespace');
+  const name = uniqueName('xns');
+  const clone = `${name}-c`;
+  const other = uniqueName('e2e-ns');
+  const ns = await request.post(`${SIM_URL}/api/v1/namespaces`, {
+    headers: { Authorization: `Bearer ${SIM_TOKEN}`, 'Content-Type': 'application/json' },
+    data: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: other } }),
+  });
+  expect(ns.ok(), await ns.text()).toBe(true);
+  try {
+    // A VM whose disk is a PVC (an imported image), so there is a disk to copy across namespaces.
+    const res = await request.post('/api/vms', {
+      headers: origin(baseURL),
+      data: { name, namespace: NS, import: 'https://example.org/disk.qcow2', disk: '1Gi', cpu: 1, mem: '512Mi' },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    await expect
+      .poll(
+        async () => {
+          const dv = await request.get(
+            `${SIM_URL}/apis/cdi.kubevirt.io/v1beta1/namespaces/${NS}/datavolumes?labelSelector=corral.dev/vm=${name}`,
+            { headers: { Authorization: `Bearer ${SIM_TOKEN}` } },
+          );
+          const items = ((await dv.json()) as { items: { status?: { phase?: string } }[] }).items;
+          return items.length > 0 && items.every((i) => i.status?.phase === 'Succeeded');
+        },
+        { timeout: 60_000, message: 'the disk imported' },
+      )
+      .toBe(true);
+    await page.goto(`/vms/${NS}/${name}?tab=summary`);
+    await waitLive(page);
+    await expect(page.getByTestId('vm-status')).toHaveText('Stopped');
+
+    await more(page).click();
+    await page.getByRole('menuitem', { name: 'Clone…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name of the new VM').fill(clone);
+    // A namespace that does not exist: the server's 400 names it, nothing is created.
+    await dialog.getByLabel('Namespace').fill(`${other}-missing`);
+    await expect(dialog.getByTestId('clone-how')).toContainText('CDI clones each disk across namespaces');
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(dialog).toContainText(`there is no namespace '${other}-missing'`);
+    await dialog.getByLabel('Namespace').fill(other);
+    await expect(dialog.getByTestId('clone-namespace-hint')).toContainText('must exist already');
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(page).toHaveURL(new RegExp(`/vms/${other}/${clone}\\?tab=summary$`), { timeout: 60_000 });
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(clone);
+    await expect(page.getByTestId('vm-status')).toHaveText('Stopped');
+    await page.goto(`/vms/${other}/${clone}?tab=hardware`);
+    // Its disk is its own PVC in the other namespace, cloned from the source's.
+    await expect(page.getByTestId('hardware-table').locator('[data-disk]', { hasText: `${clone}-` })).toHaveCount(1);
+  } finally {
+    await request.delete(`/api/vms/${other}/${clone}`, { headers: origin(baseURL) });
+    await apiDelete(request, baseURL, name);
+  }
+});
+
 test('export disk: disabled while running, downloads a gzipped image when stopped', async ({
   page,
   request,

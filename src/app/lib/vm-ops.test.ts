@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SnapshotRow, TaskRow } from './model';
 import {
   cloneState,
+  cloneTargetProblem,
   exportState,
   exportUrl,
   latestTask,
@@ -42,11 +43,27 @@ const task = (over: Partial<TaskRow>): TaskRow => ({
 });
 
 describe('what a VM state allows', () => {
-  it('clone: stopped, or running with a guest agent; never without a snapshot class', () => {
+  it('clone: stopped, or running with a guest agent; without a snapshot class only a stopped VM (another namespace)', () => {
     expect(cloneState(stopped).enabled).toBe(true);
     expect(cloneState(running).reason).toMatch(/^stop the VM first/);
     expect(cloneState({ ...running, agent: true }).enabled).toBe(true);
-    expect(cloneState({ ...stopped, canSnapshot: false }).reason).toBe(NO_SNAPSHOT_CLASS);
+    expect(cloneState({ ...stopped, canSnapshot: false }).enabled).toBe(true);
+    expect(cloneState({ ...running, agent: true, canSnapshot: false }).reason).toBe(
+      `${NO_SNAPSHOT_CLASS} (stop the VM to clone it into another namespace)`,
+    );
+  });
+  it('clone target: within the namespace needs a snapshot, into another one a stopped VM', () => {
+    expect(cloneTargetProblem(stopped, 'tailvm', 'tailvm')).toBeNull();
+    expect(cloneTargetProblem(stopped, 'tailvm', 'other')).toBeNull();
+    expect(cloneTargetProblem({ ...stopped, canSnapshot: false }, 'tailvm', 'tailvm')).toMatch(
+      /needs a snapshot .*pick another namespace/,
+    );
+    expect(cloneTargetProblem({ ...stopped, canSnapshot: false }, 'tailvm', 'other')).toBeNull();
+    expect(cloneTargetProblem({ ...running, agent: true }, 'tailvm', 'tailvm')).toBeNull();
+    expect(cloneTargetProblem({ ...running, agent: true }, 'tailvm', 'other')).toMatch(
+      /^stop the VM first to clone it into another namespace/,
+    );
+    expect(cloneTargetProblem(running, 'tailvm', 'tailvm')).toMatch(/no guest agent/);
   });
   it('template: marking needs a stopped VM, unmarking does not', () => {
     expect(templateState(stopped).enabled).toBe(true);

@@ -33,10 +33,28 @@ export interface OpsFacts {
 const ok: ActionState = { enabled: true, reason: '' };
 const no = (reason: string): ActionState => ({ enabled: false, reason });
 
+/**
+ * Cloning within the namespace is KubeVirt's VirtualMachineClone (a snapshot: needs a VolumeSnapshotClass, and a
+ * guest agent when running); into another namespace CDI copies the stopped VM's disks (no snapshot needed). The
+ * menu item is enabled when either is possible; the dialog says which namespace works (cloneTargetProblem).
+ */
 export function cloneState(f: OpsFacts): ActionState {
-  if (f.canSnapshot === false) return no(NO_SNAPSHOT_CLASS);
   if (f.running && !f.agent) return no(`${STOP_FIRST} (no guest agent to freeze its disks)`);
+  if (f.running && f.canSnapshot === false)
+    return no(`${NO_SNAPSHOT_CLASS} (stop the VM to clone it into another namespace)`);
   return ok;
+}
+
+/** Why a clone of this VM into `targetNs` cannot be made (null when it can); `sourceNs` is the VM's namespace. */
+export function cloneTargetProblem(f: OpsFacts, sourceNs: string, targetNs: string): string | null {
+  if (targetNs === sourceNs || !targetNs) {
+    if (f.canSnapshot === false)
+      return `cloning within ${sourceNs} needs a snapshot (${NO_SNAPSHOT_CLASS}): pick another namespace, where CDI copies the disks`;
+    if (f.running && !f.agent) return `${STOP_FIRST} (no guest agent to freeze its disks)`;
+    return null;
+  }
+  if (f.running) return `${STOP_FIRST} to clone it into another namespace (its disks are copied while nothing writes)`;
+  return null;
 }
 
 /** Marking needs a stopped VM; unmarking is always allowed. */

@@ -82,6 +82,12 @@ async function planCopy(
         'CONFLICT',
         `disk ${v.volume} of VM ${namespace}/${source} (PVC ${v.claim}) is ${pvc ? 'not bound yet' : 'missing'}: nothing to copy`,
       );
+    const dvPhase = asString(asDict(deps.cluster.cache.get('DataVolume', namespace, v.claim)?.status).phase);
+    if (v.kind === 'dataVolume' && dvPhase && dvPhase !== 'Succeeded')
+      throw new CorralError(
+        'CONFLICT',
+        `disk ${v.volume} of VM ${namespace}/${source} (DataVolume ${v.claim}) is ${dvPhase}: wait until it has Succeeded`,
+      );
     const size = asString(asDict(asDict(pvc.status).capacity).storage) || claimSize(pvc);
     const storageClass = asString(asDict(pvc.spec).storageClassName);
     disks.push({

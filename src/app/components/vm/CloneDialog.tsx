@@ -1,13 +1,15 @@
 'use client';
-// Clone: target name, namespace, start. The full clone is a task whose progress shows here live; once it is done
-// the clone's page opens.
+// Clone: target name, namespace, start. Within the namespace it is KubeVirt's VirtualMachineClone, into another
+// one CDI copies each disk across namespaces; either way a task whose progress shows here live, and once it is
+// done the clone's page opens.
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
-import { useTask, useVm } from '../../lib/live';
+import { useEffect, useMemo, useState } from 'react';
+import { useFleet, useTask, useVm } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { nameProblem } from '../../lib/validation';
+import { cloneTargetProblem, type OpsFacts } from '../../lib/vm-ops';
 import { ActionDialog } from './ActionDialog';
 import { TaskProgress } from './SnapshotsTab';
 
@@ -15,18 +17,34 @@ export function vmHref(namespace: string, name: string, tab = 'summary'): string
   return `/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?tab=${tab}`;
 }
 
-export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
+export function CloneDialog({
+  vm,
+  facts,
+  open,
+  onClose,
+}: {
+  vm: VmRow;
+  facts: OpsFacts;
+  open: boolean;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
+  const { state, version } = useFleet();
+  const namespaces = useMemo(() => {
+    void version;
+    return [...new Set(state.vms.list().map((v) => v.namespace))].sort();
+  }, [state, version]);
   const [target, setTarget] = useState('');
   const [namespace, setNamespace] = useState('');
   const [start, setStart] = useState(false);
   useEffect(() => {
     if (!open) return;
     setTarget(`${vm.name}-clone`.slice(0, 63));
-    setNamespace(vm.namespace);
+    // Without snapshots only another namespace can work: leave the field for the user to fill.
+    setNamespace(facts.canSnapshot === false ? '' : vm.namespace);
     setStart(false);
-  }, [open, vm.name, vm.namespace]);
+  }, [open, vm.name, vm.namespace, facts.canSnapshot]);
   const clone = useMutation(trpc.clones.create.mutationOptions());
   const task = useTask(clone.data?.task ?? null);
   const created = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '');
@@ -40,8 +58,10 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
   }, [done]);
 
   const targetProblem = nameProblem(target);
-  const nsProblem = namespace && nameProblem(namespace);
-  const problem = targetProblem ?? (nsProblem || null);
+  const nsProblem = namespace === '' ? 'Namespace is required' : nameProblem(namespace);
+  const elsewhere = namespace !== vm.namespace;
+  const stateProblem = nsProblem ? null : cloneTargetProblem(facts, vm.namespace, namespace);
+  const problem = targetProblem ?? nsProblem ?? stateProblem;
   const close = () => {
     clone.reset();
     onClose();
@@ -65,7 +85,7 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
             ns: vm.namespace,
             name: vm.name,
             target,
-            ...(namespace && namespace !== vm.namespace ? { namespace } : {}),
+            ...(elsewhere ? { namespace } : {}),
             start,
           });
         },
@@ -79,8 +99,10 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
         )
       }
     >
-      <p className="page-sub" style={{ margin: 0 }}>
-        A full, independent copy of the disks and configuration (KubeVirt VirtualMachineClone: snapshot + restore).
+      <p className="page-sub" style={{ margin: 0 }} data-testid="clone-how">
+        {elsewhere && !nsProblem
+          ? `A full, independent copy into ${namespace}: CDI clones each disk across namespaces (the VM must be stopped), then the configuration is copied under the new name.`
+          : 'A full, independent copy of the disks and configuration (KubeVirt VirtualMachineClone: snapshot + restore).'}
       </p>
       <div className="field">
         <label htmlFor="clone-target">Name of the new VM</label>
@@ -99,6 +121,7 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
         <label htmlFor="clone-namespace">Namespace</label>
         <input
           id="clone-namespace"
+          list="clone-namespaces"
           value={namespace}
           autoComplete="off"
           spellCheck={false}
@@ -106,8 +129,17 @@ export function CloneDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; o
           onChange={(e) => setNamespace(e.target.value)}
           aria-invalid={nsProblem ? true : undefined}
         />
-        <span className={nsProblem ? 'field-error' : 'field-hint'}>
-          {nsProblem || `KubeVirt clones within the source namespace (${vm.namespace})`}
+        <datalist id="clone-namespaces">
+          {namespaces.map((ns) => (
+            <option key={ns} value={ns} />
+          ))}
+        </datalist>
+        <span className={nsProblem || stateProblem ? 'field-error' : 'field-hint'} data-testid="clone-namespace-hint">
+          {nsProblem ??
+            stateProblem ??
+            (elsewhere
+              ? `must exist already; the copy's disks are DataVolumes cloned from ${vm.namespace}`
+              : `default: the source namespace (${vm.namespace}); another one copies the disks with CDI`)}
         </span>
       </div>
       <label className="check">

@@ -119,7 +119,7 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
           />
         </div>
       )}
-      <CloneDialog vm={vm} open={dialog === 'clone'} onClose={() => setDialog(null)} />
+      <CloneDialog vm={vm} facts={facts} open={dialog === 'clone'} onClose={() => setDialog(null)} />
       <TemplateDialog vm={vm} open={dialog === 'template'} onClose={() => setDialog(null)} />
       <ExportDialog vm={vm} open={dialog === 'export'} onClose={() => setDialog(null)} />
     </div>
