@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CorralError } from '../errors';
 import { FakeCluster } from '../testing/fake-cluster';
 import type { KObject } from './cluster-port';
 import { nodeReadySince, nodeUptimeSeconds } from './node-uptime';
@@ -71,6 +72,26 @@ describe('storageCapacity', () => {
     expect(classCapacity(cap, 'topolvm')).toEqual({ used: 10 * G, avail: 42 * G, total: 52 * G, estimated: false });
     expect(classCapacity(cap, 'longhorn')).toEqual({ used: 30 * G, avail: 70 * G, total: 100 * G, estimated: true });
     services.close();
+  });
+
+  it('falls back to the estimate when CSIStorageCapacity is not served or not allowed, and fails when the cluster is away', async () => {
+    for (const [code, fallsBack] of [
+      ['NOT_FOUND', true],
+      ['FORBIDDEN', true],
+      ['BAD_GATEWAY', false],
+    ] as const) {
+      const cluster = new FakeCluster();
+      cluster.put('Node', node('n1', '10Gi'));
+      cluster.fetchList = async (kind) => {
+        if (kind === 'CSIStorageCapacity') throw new CorralError(code, `csistoragecapacities: ${code}`);
+        return [];
+      };
+      const services = createCorralServices(cluster);
+      const result = storageCapacity(services.deps, 'longhorn');
+      if (fallsBack) expect((await result).pool.total).toBe(10 * G);
+      else await expect(result).rejects.toThrow(/BAD_GATEWAY/);
+      services.close();
+    }
   });
 });
 

@@ -75,8 +75,9 @@ async function publishedAvail(deps: DomainDeps): Promise<Map<string, number>> {
   try {
     objects = await deps.cluster.fetchList('CSIStorageCapacity');
   } catch (err) {
-    // A cluster without storage.k8s.io/v1 CSIStorageCapacity (or a driver that publishes none): nothing published.
-    if (!(err instanceof CorralError && err.code === 'NOT_FOUND')) throw err;
+    // A cluster without storage.k8s.io/v1 CSIStorageCapacity, or an account not allowed to list it (older RBAC):
+    // nothing published, so the estimate stands. Any other failure (cluster away) propagates.
+    if (!(err instanceof CorralError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN'))) throw err;
     objects = [];
   }
   const avail = new Map<string, number>();
