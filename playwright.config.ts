@@ -44,6 +44,8 @@ export default defineConfig({
         {
           command: `${serve} --port ${E2E_PORT} --sim-port ${E2E_SIM_PORT} --kubeconfig-out ${kubeconfig} --speed ${speed} --build`,
           url: `http://localhost:${E2E_PORT}/readyz`,
+          // Metrics rounds every 2 s (not 15 s), so the charts' live updates show within a test's patience.
+          env: { CORRAL_METRICS_INTERVAL_MS: process.env.CORRAL_METRICS_INTERVAL_MS ?? '2000' },
           timeout: 400_000,
           reuseExistingServer: false,
           stdout: 'ignore',

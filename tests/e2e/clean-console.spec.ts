@@ -28,6 +28,7 @@ const ROUTES: Route[] = [
     path: () => '/',
     ready: async (page) => {
       await expect(vmRow(page, vm)).toBeAttached();
+      await expect(page.getByTestId('top-cpu').locator('[data-top]').first()).toBeAttached(); // metrics.top answered
     },
   },
   {
@@ -42,6 +43,7 @@ const ROUTES: Route[] = [
     path: () => `/vms/${NS}/${vm}?tab=summary`,
     ready: async (page) => {
       await expect(page.getByTestId('vm-status')).toContainText('Running');
+      await expect(page.getByTestId('chart-cpu').or(page.getByTestId('chart-cpu-empty'))).toBeAttached();
     },
   },
   {
@@ -70,6 +72,14 @@ const ROUTES: Route[] = [
     path: () => `/vms/${NS}/${vm}?tab=snapshots`,
     ready: async (page) => {
       await expect(page.getByTestId('snapshot-table')).toContainText('NOW');
+    },
+  },
+  {
+    name: 'VM events',
+    path: () => `/vms/${NS}/${vm}?tab=events`,
+    ready: async (page) => {
+      await expect(page.getByTestId('events-table')).toBeVisible();
+      await expect(page.getByTestId('events-live')).toHaveText('live');
     },
   },
   {
