@@ -122,6 +122,9 @@ export class MetricsSampler implements MetricsReadings {
   }
 
   private async sample(): Promise<boolean> {
+    // The round's time is when it started (when metrics.k8s.io was asked), so rounds stay one interval apart even
+    // when the kubelet reads of one take long.
+    const startedAt = Date.now();
     try {
       const [pods, nodes] = await Promise.all([
         this.http.request<MetricsList>({ method: 'GET', path: `${METRICS_API}/pods`, what: 'reading pod metrics' }),
@@ -137,7 +140,7 @@ export class MetricsSampler implements MetricsReadings {
       // Network and disk counters: one Summary and one cAdvisor read per node (never per VM or per request).
       await this.io.sample([...this.nodes.keys()].filter((n) => n !== ''));
       // Strictly increasing, so readers can tell two samples apart even within one millisecond.
-      this.lastSample = Math.max(Date.now(), this.lastSample + 1);
+      this.lastSample = Math.max(startedAt, this.lastSample + 1);
       this.notify(true);
       return true;
     } catch {

@@ -14,7 +14,8 @@ import {
 
 /** A block's points in one window, oldest first, as [t, cpu] pairs (cpu NaN where absent). */
 function points(clock: TickClock, block: SeriesBlock, w: WindowName, s = 0): [number, number][] {
-  return clock.slots(w).map(({ slot, t }) => [t, decode(block.code(w, slot, s))]);
+  const open = clock.openSlot(w);
+  return clock.slots(w).map(({ slot, t }) => [t, block.value(w, slot, s, open)]);
 }
 
 function run(ticks: number, value: (i: number) => Reading | undefined): { clock: TickClock; block: SeriesBlock } {
@@ -27,7 +28,7 @@ function run(ticks: number, value: (i: number) => Reading | undefined): { clock:
 describe('16-bit value encoding', () => {
   it('keeps about three significant digits from fractions of a millicore to terabytes', () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 5000; i++) {
       const v = 10 ** (rnd() * 17 - 2); // 0.01 … 1e15
       const back = decode(encode(v));
@@ -131,10 +132,17 @@ describe('history rings', () => {
     const size = WINDOW_SPECS.hour.slots * SERIES_COUNT;
     const sums = new Float64Array(size);
     const present = new Uint8Array(size);
-    a.addInto('hour', sums, present);
-    b.addInto('hour', sums, present);
+    a.addInto('hour', sums, present, -1);
+    b.addInto('hour', sums, present, -1);
     expect([sums[0], sums[SERIES_COUNT], sums[2 * SERIES_COUNT]]).toEqual([100, 150, 150]);
     expect(sums[1]).toBe(10);
     expect(present[2]).toBe(0); // netin never measured
+    // A day bucket still filling is summed from the running averages.
+    const day = new Float64Array(WINDOW_SPECS.day.slots * SERIES_COUNT);
+    const dayPresent = new Uint8Array(day.length);
+    expect(clock.openSlot('day')).toBe(0);
+    a.addInto('day', day, dayPresent, clock.openSlot('day'));
+    b.addInto('day', day, dayPresent, clock.openSlot('day'));
+    expect([day[0], day[1], dayPresent[2]]).toEqual([150, 10, 0]);
   });
 });

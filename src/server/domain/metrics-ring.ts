@@ -10,7 +10,8 @@
  *
  * Downsampling counts ticks, not wall time: a day point averages 20 ticks and a week point 120, which at the
  * default 15 s interval is 5 and 30 minutes (with a shorter interval, as in tests, everything scales down). The
- * newest day/week point is the average of its bucket so far, so the coarse charts are never minutes behind.
+ * newest day/week point is the average of its bucket so far (kept in running sums and written as a code when the
+ * bucket closes), so the coarse charts are never minutes behind.
  */
 
 export const SERIES = ['cpu', 'mem', 'netin', 'netout', 'diskread', 'diskwrite'] as const;
@@ -61,12 +62,20 @@ for (let code = 1; code <= MAX_CODE; code++) {
 DECODE[0] = 0;
 DECODE[ABSENT] = Number.NaN;
 
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+/** Index of the high word of a float64 in U32 (little- or big-endian hosts). */
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
 /** A non-negative number as a 16-bit code; NaN/undefined → ABSENT, negatives and tiny values → 0. */
 export function encode(v: number | undefined): number {
-  if (v === undefined || Number.isNaN(v)) return ABSENT;
+  if (v === undefined || v !== v) return ABSENT;
   if (!(v >= 2 ** -EXPONENT_BIAS)) return 0;
-  let e = Math.floor(Math.log2(v));
-  let m = Math.round((v / 2 ** e - 1) * MANTISSA);
+  // Exponent and the top 11 mantissa bits straight from the float64's bits, rounded to 10.
+  F64[0] = v;
+  const hi = U32[HI]!;
+  let e = ((hi >>> 20) & 0x7ff) - 1023;
+  let m = (((hi >>> 9) & 0x7ff) + 1) >>> 1;
   if (m === MANTISSA) {
     m = 0;
     e++;
@@ -95,6 +104,8 @@ export interface TickSlots {
   tick: number;
   slot: Record<WindowName, number>;
   fresh: Record<WindowName, boolean>;
+  /** This tick completes the window's bucket. */
+  closes: Record<WindowName, boolean>;
 }
 
 /** The timestamps every series shares, one ring per window. */
@@ -121,6 +132,7 @@ export class TickClock {
     const tick = this.ticks++;
     const slot = { hour: 0, day: 0, week: 0 };
     const fresh = { hour: false, day: false, week: false };
+    const closes = { hour: false, day: false, week: false };
     for (const w of WINDOW_NAMES) {
       const spec = WINDOW_SPECS[w];
       const clock = this.windows[w];
@@ -131,8 +143,9 @@ export class TickClock {
         fresh[w] = true;
       }
       slot[w] = clock.head;
+      closes[w] = tick % spec.every === spec.every - 1;
     }
-    return { tick, slot, fresh };
+    return { tick, slot, fresh, closes };
   }
 
   /** Slots of a window, oldest first, with their times. */
@@ -145,6 +158,12 @@ export class TickClock {
       out.push({ slot, t: clock.times[slot]! });
     }
     return out;
+  }
+
+  /** The slot whose bucket is still filling (its value lives in the running sums), or -1. */
+  openSlot(w: WindowName): number {
+    const every = WINDOW_SPECS[w].every;
+    return this.ticks > 0 && this.ticks % every !== 0 ? this.windows[w].head : -1;
   }
 
   /** The hour slot of the newest tick (-1 before the first). */
@@ -179,26 +198,46 @@ export class SeriesBlock {
 
   private fold(w: 'day' | 'week', accOffset: number, at: TickSlots, reading: Reading | undefined): void {
     const acc = this.acc;
-    if (at.fresh[w]) acc.fill(0, accOffset, accOffset + 2 * SERIES_COUNT);
     const base = OFFSETS[w] + at.slot[w] * SERIES_COUNT;
-    for (let s = 0; s < SERIES_COUNT; s++) {
-      const v = reading?.[SERIES[s]!];
-      if (v !== undefined && !Number.isNaN(v)) {
-        acc[accOffset + s]! += v;
-        acc[accOffset + SERIES_COUNT + s]! += 1;
-      }
-      const n = acc[accOffset + SERIES_COUNT + s]!;
-      this.values[base + s] = n > 0 ? encode(acc[accOffset + s]! / n) : ABSENT;
+    if (at.fresh[w]) {
+      acc.fill(0, accOffset, accOffset + 2 * SERIES_COUNT);
+      this.values.fill(ABSENT, base, base + SERIES_COUNT); // the slot held a bucket one lap ago
     }
+    if (reading)
+      for (let s = 0; s < SERIES_COUNT; s++) {
+        const v = reading[SERIES[s]!];
+        if (v !== undefined && v === v) {
+          acc[accOffset + s]! += v;
+          acc[accOffset + SERIES_COUNT + s]! += 1;
+        }
+      }
+    if (at.closes[w])
+      for (let s = 0; s < SERIES_COUNT; s++) {
+        const n = acc[accOffset + SERIES_COUNT + s]!;
+        this.values[base + s] = n > 0 ? encode(acc[accOffset + s]! / n) : ABSENT;
+      }
   }
 
-  /** The code of one series at one slot of a window. */
+  /** The average so far of the bucket being filled, as its code will hold it; NaN when nothing was measured. */
+  private openValue(w: WindowName, s: number): number {
+    const accOffset = w === 'day' ? 0 : 2 * SERIES_COUNT;
+    const n = this.acc[accOffset + SERIES_COUNT + s]!;
+    return n > 0 ? DECODE[encode(this.acc[accOffset + s]! / n)]! : Number.NaN;
+  }
+
+  /** The stored code of one series at one slot (a filling day/week bucket is ABSENT here: see `value`). */
   code(w: WindowName, slot: number, s: number): number {
     return this.values[OFFSETS[w] + slot * SERIES_COUNT + s]!;
   }
 
-  /** Adds this block's values into per-slot sums (for fleet and node series); `seen` counts the cpu values added. */
-  addInto(w: WindowName, sums: Float64Array, present: Uint8Array): void {
+  /** One series at one slot; `openSlot` is the clock's `openSlot(w)`. NaN where not measured. */
+  value(w: WindowName, slot: number, s: number, openSlot: number): number {
+    if (w !== 'hour' && slot === openSlot) return this.openValue(w, s);
+    return DECODE[this.values[OFFSETS[w] + slot * SERIES_COUNT + s]!]!;
+  }
+
+  /** Adds this block's values into per-slot sums (for fleet and node series); `present` marks slots with a value. */
+  addInto(w: WindowName, sums: Float64Array, present: Uint8Array, openSlot: number): void {
     const offset = OFFSETS[w];
     const n = WINDOW_SPECS[w].slots * SERIES_COUNT;
     const values = this.values;
@@ -207,6 +246,14 @@ export class SeriesBlock {
       if (code !== ABSENT) {
         sums[i]! += DECODE[code]!;
         present[i] = 1;
+      }
+    }
+    if (w === 'hour' || openSlot < 0) return;
+    for (let s = 0; s < SERIES_COUNT; s++) {
+      const v = this.openValue(w, s);
+      if (v === v) {
+        sums[openSlot * SERIES_COUNT + s]! += v;
+        present[openSlot * SERIES_COUNT + s] = 1;
       }
     }
   }

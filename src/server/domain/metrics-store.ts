@@ -195,8 +195,9 @@ export class MetricsStore {
     const series = this.vms.get(key(namespace, name));
     if (!series) return [];
     const out: HistoryPoint[] = [];
+    const open = this.clock.openSlot(window);
     for (const { slot, t } of this.clock.slots(window)) {
-      const point = pointOf(t, (s) => decode(series.block.code(window, slot, s)));
+      const point = pointOf(t, (s) => series.block.value(window, slot, s, open));
       if (point) out.push(point as HistoryPoint);
     }
     return out;
@@ -210,7 +211,8 @@ export class MetricsStore {
     const size = WINDOW_SPECS[window].slots * SERIES_COUNT;
     const sums = new Float64Array(size);
     const present = new Uint8Array(size);
-    for (const series of this.running(node)) series.block.addInto(window, sums, present);
+    const open = this.clock.openSlot(window);
+    for (const series of this.running(node)) series.block.addInto(window, sums, present, open);
     const out: HistoryPoint[] = [];
     for (const { slot, t } of this.clock.slots(window)) {
       const base = slot * SERIES_COUNT;

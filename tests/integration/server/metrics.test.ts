@@ -59,8 +59,9 @@ describe('VM histories', () => {
     expect(after.length).toBeGreaterThanOrEqual(before.length + 4);
     const gaps = after.slice(1).map((p, i) => p.t - after[i]!.t);
     const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
-    expect(median).toBeGreaterThanOrEqual(INTERVAL_MS * 0.8);
-    expect(median).toBeLessThan(INTERVAL_MS * 2);
+    // Never two points within one interval; a loaded machine may stretch a round, not squeeze it.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS * 0.8);
+    expect(median).toBeLessThan(INTERVAL_MS * 4);
     const last = after.at(-1)!;
     expect(last.cpu).toBeGreaterThan(0);
     expect(last.mem).toBeGreaterThan(256 * 2 ** 20); // guest memory in use plus the launcher's overhead
