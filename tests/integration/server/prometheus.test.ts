@@ -153,7 +153,11 @@ describe('GET /metrics with --metrics', () => {
     await eventually(async () => (value(await scrape(on), series) ?? 0) === before + 1, 20_000, 'the counter');
   });
 
-  it('answers GET only, refuses a query string, and keeps the Host allow-list', async () => {
+  it('answers GET (and HEAD) only, refuses a query string, and keeps the Host allow-list', async () => {
+    const head = await fetch(`${on.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
+    expect(await head.text()).toBe('');
     const post = await fetch(`${on.url}/metrics`, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
