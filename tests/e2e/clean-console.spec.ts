@@ -75,6 +75,14 @@ const ROUTES: Route[] = [
     },
   },
   {
+    name: 'VM events',
+    path: () => `/vms/${NS}/${vm}?tab=events`,
+    ready: async (page) => {
+      await expect(page.getByTestId('events-table')).toBeVisible();
+      await expect(page.getByTestId('events-live')).toHaveText('live');
+    },
+  },
+  {
     name: 'VM console (noVNC)',
     path: () => `/vms/${NS}/${vm}?tab=console`,
     ready: async (page) => {

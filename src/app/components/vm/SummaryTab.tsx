@@ -7,6 +7,7 @@ import { useTRPC } from '../../lib/trpc';
 import { agentConnected, liveMigratable, useVmManifest } from '../../lib/vm-manifest';
 import { VmCharts } from '../charts/VmCharts';
 import { StatusDot } from '../StatusDot';
+import { GuestInfoPanel } from './observe/GuestInfoPanel';
 import type { VmTabProps } from './tabs';
 
 // Same rule as the server's Tag schema (a label-name segment), so a bad tag is explained before the round trip.
@@ -155,6 +156,7 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
           )}
         </div>
       </section>
+      <GuestInfoPanel vm={vm} agent={agent} />
       <VmCharts vm={vm} />
     </div>
   );

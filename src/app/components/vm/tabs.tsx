@@ -6,6 +6,7 @@ import type { VmRow } from '../../lib/model';
 import { ConsoleTab } from '../console/ConsoleTab';
 import { TerminalTab } from '../console/TerminalTab';
 import { HardwareTab } from './HardwareTab';
+import { EventsTab } from './observe/EventsTab';
 import { OptionsTab } from './OptionsTab';
 import { SnapshotsTab } from './SnapshotsTab';
 import { SummaryTab } from './SummaryTab';
@@ -33,6 +34,7 @@ export const VM_TABS: VmTab[] = [
   { id: 'hardware', label: 'Hardware', Component: HardwareTab },
   { id: 'options', label: 'Options', Component: OptionsTab },
   { id: 'snapshots', label: 'Snapshots', Component: SnapshotsTab },
+  { id: 'events', label: 'Events', Component: EventsTab },
 ];
 
 export const DEFAULT_TAB = 'summary';
