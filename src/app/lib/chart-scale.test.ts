@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   nearestIndex,
+  referenceOnScale,
   seriesPath,
   tickLabel,
   timeStep,
@@ -93,7 +94,7 @@ describe('series path', () => {
   ];
 
   it('draws one line, broken at gaps in time and at missing values, clamped at the top', () => {
-    expect(seriesPath(pts, (p) => p.v, frame, 15)).toBe('M0 50L10 25L20 0M60 25M80 0');
+    expect(seriesPath(pts, (p) => p.v, frame, 15)).toBe('M0 50L10 25L20 0M60 25h0M80 0h0');
   });
 
   it('closes each run to the baseline for an area', () => {
@@ -132,5 +133,15 @@ describe('typicalStep', () => {
   it('is the median spacing, robust to one gap', () => {
     expect(typicalStep([{ t: 0 }, { t: 15 }, { t: 30 }, { t: 600 }, { t: 615 }], 99)).toBe(15);
     expect(typicalStep([{ t: 0 }], 99)).toBe(99);
+  });
+});
+
+describe('referenceOnScale', () => {
+  it('keeps a limit near the data on the scale and leaves a far one off it', () => {
+    expect(referenceOnScale(512, 600)).toBe(true); // memory above its guest size
+    expect(referenceOnScale(1000, 300)).toBe(true); // a VM using 30 % of its vCPU
+    expect(referenceOnScale(64_000, 1_400)).toBe(false); // a fleet using 2 % of its cores
+    expect(referenceOnScale(1000, 10, 100)).toBe(false); // idle: the floor, not the noise, decides
+    expect(referenceOnScale(1000, 10, 300)).toBe(true);
   });
 });

@@ -140,7 +140,8 @@ export function seriesPath<P extends { t: number }>(
   const close = () => {
     if (run.length > 0) {
       if (area) out.push(`M${firstX} ${base}L${run.join('L')}L${lastX} ${base}Z`);
-      else out.push(`M${run.join('L')}`);
+      // A lone sample is a zero-length segment, which the round line cap draws as a dot.
+      else out.push(run.length === 1 ? `M${run[0]}h0` : `M${run.join('L')}`);
     }
     run = [];
   };
@@ -160,6 +161,17 @@ export function seriesPath<P extends { t: number }>(
   }
   close();
   return out.join('');
+}
+
+/** A reference line up to this many times the data's peak is drawn to scale. */
+export const REF_SPAN = 4;
+
+/**
+ * Whether a reference line (allocation, limit, capacity) joins the value scale: near the data it is drawn where it
+ * belongs; far above (an idle VM's allocation, a fleet's capacity) it would squash the series flat, so it is not.
+ */
+export function referenceOnScale(reference: number, peak: number, floor = 0): boolean {
+  return reference <= Math.max(peak, floor) * REF_SPAN;
 }
 
 /** The median spacing of the newest samples (up to 64 of them), or `fallback` with fewer than two. */

@@ -7,6 +7,7 @@ import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type P
 import type { HistoryPoint, HistoryWindow } from '@/server/schemas/metrics';
 import {
   nearestIndex,
+  referenceOnScale,
   seriesPath,
   timeTicks,
   typicalStep,
@@ -42,8 +43,6 @@ export interface TimeChartProps {
 }
 
 const M = { left: 64, right: 12, top: 10, bottom: 22 };
-/** A reference line up to this many times the data's peak is drawn to scale. */
-const REF_SPAN = 4;
 
 function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
   const [width, setWidth] = useState(0);
@@ -88,7 +87,7 @@ export function TimeChart({
   }, [points, series, from]);
   // The reference line joins the scale when it is near the data; far above it (an idle VM's allocation, a fleet's
   // capacity) it would squash the series flat, so it is only named at the top edge.
-  const refOnScale = reference !== undefined && reference.value <= Math.max(peak, floor) * REF_SPAN;
+  const refOnScale = reference !== undefined && referenceOnScale(reference.value, peak, floor);
   const scale = valueScale(
     Math.max(peak, refOnScale ? reference.value : 0),
     unit === 'cpu' ? 'decimal' : 'binary',
@@ -104,14 +103,21 @@ export function TimeChart({
     to,
     yMax: scale.max,
   };
-  // Two missed samples make a gap: the VM was off or metrics-server did not answer.
-  const gap = typicalStep(points, WINDOW_STEP_MS[window]) * 2.5;
-  const paths = series.map((s, i) => ({
-    line: seriesPath(points, s.value, frame, gap),
-    area: i === 0 ? seriesPath(points, s.value, frame, gap, true) : '',
-  }));
-  const ticks = timeTicks(from, to, frame.width);
-  const visible = points.filter((p) => p.t >= from);
+  // The drawing depends on the data and the size only, so moving the crosshair re-renders without rebuilding it.
+  const { left, top, width: plotW, height: plotH, yMax } = frame;
+  const { paths, ticks, visible } = useMemo(() => {
+    const f: Frame = { left, top, width: plotW, height: plotH, from, to, yMax };
+    // Two missed samples make a gap: the VM was off or metrics-server did not answer.
+    const gap = typicalStep(points, WINDOW_STEP_MS[window]) * 2.5;
+    return {
+      paths: series.map((s, i) => ({
+        line: seriesPath(points, s.value, f, gap),
+        area: i === 0 ? seriesPath(points, s.value, f, gap, true) : '',
+      })),
+      ticks: timeTicks(from, to, plotW),
+      visible: points.filter((p) => p.t >= from),
+    };
+  }, [points, series, window, left, top, plotW, plotH, from, to, yMax]);
   const last = visible[visible.length - 1];
 
   const hovered = hover !== null ? visible[hover] : undefined;
