@@ -138,12 +138,12 @@ export class MetricsStore {
       series.node = r.node;
     }
     const cache = this.deps.cluster.cache;
-    for (const [k, series] of this.vms) {
+    for (const series of this.vms.values()) {
       if (series.lastTick === at.tick) continue;
       const owner =
         cache.get('VirtualMachine', series.namespace, series.name) ??
         cache.get('VirtualMachineInstance', series.namespace, series.name);
-      if (!owner || (owner.metadata.uid ?? '') !== series.uid) this.vms.delete(k);
+      if (!owner || (owner.metadata.uid ?? '') !== series.uid) this.vms.delete(key(series.namespace, series.name));
       else series.block.write(at, undefined);
     }
     this.stale = false;
@@ -281,13 +281,17 @@ export class MetricsStore {
     const fleet = new Float64Array(SERIES_COUNT);
     const fleetSeen = new Uint8Array(SERIES_COUNT);
     const nodes = new Map<string, { sums: Float64Array; seen: Uint8Array }>();
-    for (const series of this.running()) {
+    const newest = this.newestTick();
+    const base = slot * SERIES_COUNT; // the hour window starts the block
+    for (const series of this.vms.values()) {
+      if (series.lastTick !== newest) continue;
       let n = nodes.get(series.node);
       if (!n)
         nodes.set(series.node, (n = { sums: new Float64Array(SERIES_COUNT), seen: new Uint8Array(SERIES_COUNT) }));
+      const values = series.block.values;
       for (let s = 0; s < SERIES_COUNT; s++) {
-        const v = decode(series.block.code('hour', slot, s));
-        if (Number.isNaN(v)) continue;
+        const v = decode(values[base + s]!);
+        if (v !== v) continue; // not measured
         fleet[s]! += v;
         fleetSeen[s] = 1;
         n.sums[s]! += v;
