@@ -40,7 +40,7 @@ function withVm() {
 }
 
 describe('VM events', () => {
-  it("matches the VM's, VMI's, launcher pods' (also earlier runs') and disks' events, not a neighbour's", () => {
+  it("matches the VM's, VMI's, launcher pods' (any run's, by name) and disks' events, not a neighbour's", () => {
     const { services } = withVm();
     const objects = vmObjects(services.deps, 'tailvm', 'web');
     expect(involves(objects, event('a', 'VirtualMachine', 'web'))).toBe(true);

@@ -34,7 +34,8 @@ export const vmObserveRouter = router({
         path: `${vm}/events`,
         tags,
         summary: 'Kubernetes events of the VM, its VMI, launcher pods, PVCs and DataVolumes, newest first',
-        description: '`type=Normal|Warning` keeps one type. Read live from the cluster (one list per request).',
+        description:
+          '`type=Normal|Warning` keeps one type. Read live from the cluster (a field-selected list per involved name).',
       },
     })
     .input(VmEventsInput)
