@@ -57,6 +57,18 @@ describe('chartNotice', () => {
   });
 
   it('is silent with current samples', () => {
-    expect(chartNotice([p(0)], { stale: false })).toBeNull();
+    expect(chartNotice([p(0), p(15_000)], { stale: false }, 30_000)).toBeNull();
+  });
+
+  it('captions a history whose newest sample is three rounds old (a stopped VM, an outage before the page opened)', () => {
+    const held = [p(0), p(15_000), p(30_000)];
+    expect(chartNotice(held, { stale: false }, 80_000)).toBeNull();
+    expect(chartNotice(held, { stale: false }, 30_000 + 5 * 60_000)).toEqual({
+      text: 'No new samples since 5 min ago',
+      blocking: false,
+    });
+    // A day chart's 5-minute averages are not late after 3 minutes.
+    const day = [p(0), p(300_000), p(600_000)];
+    expect(chartNotice(day, {}, 600_000 + 3 * 60_000, 300_000)).toBeNull();
   });
 });

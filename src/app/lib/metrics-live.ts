@@ -39,6 +39,7 @@ export function chartNotice(
   points: readonly HistoryPoint[],
   status: MetricsStatus,
   now: number = Date.now(),
+  step: number = typicalStep(points, WINDOW_STEP_MS.hour),
 ): { text: string; blocking: boolean } | null {
   if (status.stale) {
     const since = status.lastSample ?? points[points.length - 1]?.t;
@@ -51,5 +52,11 @@ export function chartNotice(
     };
   }
   if (points.length === 0) return { text: 'No samples yet', blocking: true };
+  // Three missed rounds: the VM stopped, or metrics-server went away before this page opened (the store says
+  // "stale" once, when it happens, so a page opened later learns it from the data).
+  const last = points[points.length - 1]!.t;
+  if (now - last > Math.max(3 * step, 60_000)) {
+    return { text: `No new samples since ${formatAgo(last, now)}`, blocking: false };
+  }
   return null;
 }

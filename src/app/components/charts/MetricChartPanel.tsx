@@ -3,7 +3,7 @@
 // that explains why there is none (no metrics-server, no samples yet); stale history is drawn under a caption.
 import { useId } from 'react';
 import type { HistoryPoint } from '@/server/schemas/metrics';
-import { WINDOW_MS } from '../../lib/chart-scale';
+import { typicalStep, WINDOW_MS, WINDOW_STEP_MS } from '../../lib/chart-scale';
 import { formatMetric } from '../../lib/metric-format';
 import { chartNotice, type MetricsStatus } from '../../lib/metrics-live';
 import { TimeChart, type TimeChartProps } from './TimeChart';
@@ -22,7 +22,7 @@ export function MetricChartPanel({ title, status, loading, ...chart }: Props) {
   const measured = points.some((p) => series.some((s) => s.value(p) !== undefined));
   const notice = loading
     ? null
-    : (chartNotice(points, status) ??
+    : (chartNotice(points, status, Date.now(), typicalStep(points, WINDOW_STEP_MS[window])) ??
       (measured ? null : { text: 'Not measured on this cluster (no kubelet stats for it)', blocking: true }));
   const newest: HistoryPoint | undefined = points[points.length - 1];
   const recent = newest && newest.t >= Date.now() - WINDOW_MS[window] ? newest : undefined;
