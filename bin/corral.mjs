@@ -27,12 +27,13 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE 
   corral web --help and corral proxmox serve --help list every flag of each.`;
 
 if (command !== 'web' && command !== 'proxmox') {
-  console.error(
-    command === undefined || command === '--help' || command === '-h'
-      ? usage
-      : `unknown command: ${command}\n\n${usage}`,
-  );
-  process.exit(command === '--help' || command === '-h' ? 0 : 2);
+  // Asked-for help goes to stdout and exits 0; anything else is a usage error: stderr, exit 2.
+  if (command === '--help' || command === '-h') {
+    console.log(usage);
+    process.exit(0);
+  }
+  console.error(command === undefined ? usage : `unknown command: ${command}\n\n${usage}`);
+  process.exit(2);
 }
 
 const [major, minor] = process.versions.node.split('.').map(Number);
