@@ -7,11 +7,13 @@
  * scraper. Once every VM has a usage reading in the exposition, the bench scrapes every
  * 250 ms for 50 s (so scrapes also land while a snapshot is being built, as a real scraper's would) and prints
  * the scrape p50/p99 (request → whole body received; aim p50 ≤ 50 ms), the body size, and the snapshot build
- * time Corral reports as corral_collection_duration_seconds for each snapshot seen, with its share of one core.
+ * time Corral reports as corral_collection_duration_seconds for each snapshot seen.
+ * It then times the transport floor — a bare node:http process sending the same bytes — the same way, and prints
+ * the load average: on a shared machine both numbers move together, and their ratio is Corral's own cost.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultModules, startEmbeddedCluster, type SimContext, type SimModule } from '../src/sim/index';
@@ -101,6 +103,18 @@ function startSimProcess(n: number, kubeconfigPath: string): Promise<{ child: Ch
   });
 }
 
+/** A bare HTTP server in its own process answering every request with the bytes of `file`. */
+function startFloorServer(file: string): Promise<{ child: ChildProcess; url: string }> {
+  const script = `const b=require('fs').readFileSync(${JSON.stringify(file)});const s=require('http').createServer((q,r)=>{r.writeHead(200,{'Content-Type':'text/plain','Content-Length':b.length});r.end(b)});s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) =>
+      resolve({ child, url: `http://127.0.0.1:${/port (\d+)/.exec(chunk.toString())?.[1]}/` }),
+    );
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+  });
+}
+
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -155,15 +169,37 @@ async function bench(): Promise<void> {
     scrapes.sort((a, b) => a - b);
     sizes.sort((a, b) => a - b);
     const bytes = percentile(sizes, 50);
+
+    // The floor on this machine, now: a bare node:http process sending the same bytes from memory, timed the
+    // same way. On a loaded machine both move together; the ratio is what Corral adds.
+    const bodyFile = join(dir, 'metrics.txt');
+    writeFileSync(bodyFile, Buffer.from(await (await fetch(`${url}/metrics`)).arrayBuffer()));
+    const floorServer = await startFloorServer(bodyFile);
+    const floor: number[] = [];
+    try {
+      for (let i = 0; i < 60; i++) {
+        const s0 = performance.now();
+        await (await fetch(floorServer.url)).arrayBuffer();
+        floor.push(performance.now() - s0);
+        await new Promise((r) => setTimeout(r, SCRAPE_EVERY_MS));
+      }
+    } finally {
+      await stop(floorServer.child);
+    }
+    floor.sort((a, b) => a - b);
     const buildList = builds.map((ms) => `${ms.toFixed(0)} ms`).join(', ');
     const worst = Math.max(...builds);
     console.log(
       [
         `\n${N.toLocaleString('en')} running VMs, GET /metrics (median body ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${scrapes.length} scrapes over ${SCRAPE_FOR_MS / 1000} s)`,
         `scrape p50 ${percentile(scrapes, 50).toFixed(1)} ms (aim ≤ 50 ms), p99 ${percentile(scrapes, 99).toFixed(1)} ms`,
+        `transport floor (bare node:http, same bytes) p50 ${percentile(floor, 50).toFixed(1)} ms, p99 ${percentile(floor, 99).toFixed(1)} ms → ratio ${(percentile(scrapes, 50) / percentile(floor, 50)).toFixed(2)}×`,
+        `load average while measuring: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(', ')} on ${cpus().length} cores`,
         `snapshot build (corral_collection_duration_seconds): ${buildList || 'none seen'}` +
           (builds.length
-            ? ` → ${((worst / (INTERVAL_S * 1000)) * 100).toFixed(2)}% of one core at ${INTERVAL_S} s`
+            ? ` (wall time, yields included; the longest is ${((worst / (INTERVAL_S * 1000)) * 100).toFixed(1)}% of the ${INTERVAL_S} s interval)`
             : ''),
         `Corral RSS ${rssMb(child.pid!).toFixed(0)} MB`,
       ].join('\n  '),
