@@ -38,7 +38,7 @@ function storageStatus(s: PveStorage, sizes: StorageSizes | undefined) {
   };
 }
 
-/** The storage rows of `/cluster/resources` on one node: `disk` used, `maxdisk` total. */
+/** The storage rows of `/cluster/resources`, one per storage on each node: `disk` used, `maxdisk` total. */
 export async function storageResourceRows(ctx: EndpointContext, nodes: string[]): Promise<Record<string, unknown>[]> {
   const storages = await pveStorages(ctx.state.services);
   const sizes = await storageSizes(ctx.state.services, storages);
