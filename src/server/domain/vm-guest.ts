@@ -43,8 +43,10 @@ export function requireGuestAgent(deps: DomainDeps, namespace: string, name: str
   const id = `VM ${namespace}/${name}`;
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   if (!vmiActive(vmi) || vmiPhase(vmi) !== 'Running') {
-    const status = vmiActive(vmi) ? `starting (${vmiPhase(vmi) || 'Pending'})` : printableStatus(vm);
-    throw new GuestAgentUnavailable('not-running', `${id} is not running (${status}): no guest agent to ask`);
+    const why = vmiActive(vmi)
+      ? `not running yet (${vmiPhase(vmi) || 'Pending'})`
+      : `not running (${printableStatus(vm)})`;
+    throw new GuestAgentUnavailable('not-running', `${id} is ${why}: no guest agent to ask`);
   }
   if (vmiPaused(vmi)) throw new GuestAgentUnavailable('paused', `${id} is paused: its guest agent cannot answer`);
   if (!vmRuntime(deps, namespace, name).agentConnected)

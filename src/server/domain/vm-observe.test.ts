@@ -142,6 +142,9 @@ describe('guest info', () => {
     expect(problem()).toBe('not-running');
     cluster.put('VirtualMachineInstance', makeVmi('web', 'tailvm', { phase: 'Scheduling' }));
     expect(problem()).toBe('not-running');
+    expect(() => requireGuestAgent(services.deps, 'tailvm', 'web')).toThrow(
+      'VM tailvm/web is not running yet (Scheduling): no guest agent to ask',
+    );
     cluster.put('VirtualMachineInstance', makeVmi('web'));
     expect(problem()).toBe('no-agent');
     cluster.put(

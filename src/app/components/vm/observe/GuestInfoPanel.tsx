@@ -4,7 +4,7 @@
 // Read once, and again when the live VM row changes in a way that matters (started, agent connected, moved) — the
 // row arrives pushed, so this never polls.
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import type { GuestInfo } from '@/server/schemas/vm-observe';
 import type { VmRow } from '../../../lib/model';
 import { formatBytes } from '../../../lib/quantity';
@@ -25,9 +25,12 @@ export function GuestInfoPanel({ vm, agent }: { vm: VmRow; agent: boolean | unde
     enabled: connected,
     retry: false,
   });
+  // The first render's fetch is the query's own; later changes of the row ask again.
   const { refetch } = info;
+  const mounted = useRef(false);
   useEffect(() => {
-    if (connected) void refetch();
+    if (mounted.current && connected) void refetch();
+    mounted.current = true;
   }, [connected, vm.os, vm.node, vm.ip, refetch]);
 
   let state: { title: string; detail: string } | undefined;
