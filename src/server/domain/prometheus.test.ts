@@ -105,8 +105,8 @@ function setup(journalCapacity = 500) {
     collector,
     advance: (ms: number) => (now += ms),
     scrape: () => {
-      const { head, body } = collector.render();
-      return head + body.toString('utf8');
+      const { fleet, collection } = collector.render();
+      return fleet.toString('utf8') + collection;
     },
   };
 }

@@ -2,7 +2,7 @@
  * The fleet as Prometheus series (the original's ADR-0011), for `GET /metrics` with `corral web --metrics`.
  *
  * A timer builds a snapshot from memory (the watch cache, the fleet rows, the metrics.k8s.io sample, the task
- * counters) and renders it once into bytes; a scrape sends those bytes behind three small collection lines. So a
+ * counters) and renders it once into bytes; a scrape sends those bytes and three small collection lines. So a
  * scrape costs the same at 10 VMs as at 10,000 and two Prometheis cost nothing extra. The price is staleness, so
  * the staleness is a series: corral_collection_age_seconds is computed at scrape time from the snapshot's moment,
  * and grows when the collector stops or every attempt fails (the last good snapshot keeps being served, marked
@@ -57,6 +57,8 @@ function isBootc(annotations: Record<string, string> | undefined): boolean {
     return false;
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** VMs walked between two yields to the event loop (a few ms of work each). */
 const YIELD_EVERY = 500;
@@ -154,8 +156,11 @@ export class PrometheusCollector {
     return this.lastOk;
   }
 
-  /** The exposition: the collection lines (age computed now) and the snapshot's bytes. */
-  render(now = this.now()): { head: string; body: Buffer } {
+  /**
+   * The exposition: the snapshot's bytes (`fleet`, the same Buffer until the next collection, so a transport may
+   * cache what it derives from it) and the collection lines computed now, which go last.
+   */
+  render(now = this.now()): { fleet: Buffer; collection: string } {
     const w = new ExpositionWriter();
     const snap = this.snapshot;
     w.family('corral_collection_age_seconds', 'gauge', HELP.age);
@@ -163,7 +168,7 @@ export class PrometheusCollector {
     w.family('corral_collection_duration_seconds', 'gauge', HELP.duration);
     if (snap) w.sample('', snap.durationSeconds);
     w.family('corral_collection_success', 'gauge', HELP.success).sample('', one(this.lastOk));
-    return { head: w.text(), body: snap?.body ?? Buffer.alloc(0) };
+    return { fleet: snap?.body ?? EMPTY, collection: w.text() };
   }
 
   /**

@@ -104,7 +104,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       return;
     }
     if (path === '/metrics') {
-      serveMetrics(req, res, options.prometheus);
+      await serveMetrics(req, res, options.prometheus);
       return;
     }
     if (path === '/api/openapi.json') {

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
@@ -174,6 +175,36 @@ describe('GET /metrics with --metrics', () => {
         .end();
     });
     expect(status).toBe(421);
+  });
+
+  it('answers gzip as one ordinary member whose text equals the plain answer', async () => {
+    const { port } = new URL(on.url);
+    const get = (acceptEncoding: string) =>
+      new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/metrics', headers: { 'accept-encoding': acceptEncoding } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ encoding: r.headers['content-encoding'], body: Buffer.concat(chunks) }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const withoutAge = (text: string) => text.replace(/^corral_collection_age_seconds .*\n/m, '');
+    on.prometheus!.stop(); // one snapshot for both answers
+    try {
+      const zipped = await get('gzip, deflate');
+      const plain = await get('gzip;q=0, identity');
+      expect(zipped.encoding).toBe('gzip');
+      expect(plain.encoding).toBeUndefined();
+      expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
+      const text = gunzipSync(zipped.body).toString('utf8');
+      // One member: its trailer's size is the whole text (a second member would carry only its own size).
+      expect(zipped.body.readUInt32LE(zipped.body.length - 4)).toBe(Buffer.byteLength(text));
+      expect(withoutAge(text)).toBe(withoutAge(plain.body.toString('utf8')));
+      expect(promtool(text).status).toBe(0);
+    } finally {
+      on.prometheus!.start();
+    }
   });
 
   it('lets corral_collection_age_seconds grow while the collector is stopped', async () => {
