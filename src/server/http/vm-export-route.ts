@@ -9,7 +9,8 @@
  * time-out (limits.ts) is suspended for the whole response: while the export is prepared nothing flows, and a slow
  * reader's TCP window opens in bursts (on loopback, 64 KiB at a time) that can be further apart than the idle limit
  * although the download flows. A watchdog cuts the response only when no byte at all has left for `STALL_MS` (or
- * the idle limit when that is longer).
+ * the idle limit when that is longer). The relayed buffers are collected as they go (stream-gc.ts), so a download
+ * costs a few MiB of memory, not the 64 MB of dead buffers V8 would otherwise let pile up.
  */
 import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -30,6 +31,7 @@ import { identityFor } from '../identity-http';
 import { VmRef } from '../schemas/common';
 import { ExportQuery, type ExportFormat } from '../schemas/vm-ops';
 import { zodMessage } from '../trpc';
+import { scavengeWhileRelaying } from './stream-gc';
 
 /** A download whose client has taken no byte for this long is stopped (and its export deleted). */
 export const STALL_MS = 5 * 60_000;
@@ -145,6 +147,7 @@ async function streamGzip(session: ExportSession, res: ServerResponse, name: str
     'Cache-Control': 'no-store',
   });
   meterProgress(session, up);
+  up.on('data', scavengeWhileRelaying());
   session.task.log(session.gzipUrl ? "relaying the export server's gzip format" : 'gzipping the raw image on the fly');
   if (session.gzipUrl) await pipeline(up, res, { signal });
   else await pipeline(up, createGzip({ chunkSize: GZIP_CHUNK }), res, { signal });
@@ -163,6 +166,7 @@ async function streamQcow2(
     const raw = join(dir, 'disk.img');
     const out = join(dir, 'disk.qcow2');
     meterProgress(session, up);
+    up.on('data', scavengeWhileRelaying());
     await pipeline(up, createWriteStream(raw), { signal });
     session.task.log('converting to qcow2 with qemu-img');
     await new Promise<void>((resolve, reject) =>

@@ -1,0 +1,30 @@
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { scavengeWhileRelaying } from './stream-gc';
+
+/** Minor (scavenge) collections V8 reports while `work` runs. */
+async function scavengesDuring(work: () => void): Promise<number> {
+  const seen: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => seen.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  work();
+  await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered asynchronously
+  observer.disconnect();
+  return seen.filter((e) => (e.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+    .length;
+}
+
+describe('scavengeWhileRelaying', () => {
+  it('asks V8 for a scavenge each time `every` bytes have passed, not before', async () => {
+    const chunk = Buffer.alloc(1024);
+    const relay = scavengeWhileRelaying(4096);
+    const beforeThreshold = await scavengesDuring(() => {
+      for (let i = 0; i < 3; i++) relay(chunk);
+    });
+    const afterFiveThresholds = await scavengesDuring(() => {
+      for (let i = 0; i < 1 + 5 * 4; i++) relay(chunk);
+    });
+    expect(afterFiveThresholds).toBeGreaterThanOrEqual(5);
+    expect(afterFiveThresholds).toBeGreaterThan(beforeThreshold);
+  });
+});
