@@ -4,6 +4,7 @@
  */
 import type { CatalogImage } from '../schemas/images';
 import type { ClusterPort } from './cluster-port';
+import { readSources } from './sources';
 
 export const CURATED_IMAGES: readonly CatalogImage[] = [
   {
@@ -80,40 +81,12 @@ export const CURATED_IMAGES: readonly CatalogImage[] = [
   },
 ];
 
-export const SOURCES_CONFIGMAP = 'corral-sources';
-
-interface CustomSource {
-  name: string;
-  kind: 'containerDisk' | 'url' | 'iso';
-  uri: string;
-  description?: string;
-}
-
-function parseSources(json: string | undefined): CustomSource[] {
-  if (!json) return [];
-  try {
-    const parsed: unknown = JSON.parse(json);
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (s): s is CustomSource =>
-        typeof s === 'object' &&
-        s !== null &&
-        typeof (s as CustomSource).name === 'string' &&
-        ['containerDisk', 'url', 'iso'].includes((s as CustomSource).kind) &&
-        typeof (s as CustomSource).uri === 'string',
-    );
-  } catch {
-    // A hand-edited ConfigMap with broken JSON must not break the catalog: the curated part still answers.
-    return [];
-  }
-}
+export const CURATED_NAMES: ReadonlySet<string> = new Set(CURATED_IMAGES.map((i) => i.name));
 
 /** Curated images followed by the custom sources (flag `custom: true`); custom ones never shadow curated names. */
 export async function listCatalog(cluster: ClusterPort, namespace: string): Promise<CatalogImage[]> {
-  const cm = await cluster.fetch('ConfigMap', namespace, SOURCES_CONFIGMAP);
-  const data = (cm?.data ?? {}) as Record<string, string>;
-  const curated = new Set(CURATED_IMAGES.map((i) => i.name));
-  const custom = parseSources(data['sources.json'])
+  const curated = CURATED_NAMES;
+  const custom = (await readSources(cluster, namespace))
     .filter((s) => !curated.has(s.name))
     .map<CatalogImage>((s) => ({
       name: s.name,

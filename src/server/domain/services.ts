@@ -4,9 +4,13 @@
  * new concerns (snapshots, scale, clone, metrics, ...) live in their own domain files and take `services.deps`.
  */
 import type { FleetEvent } from '../schemas/live';
+import type { DataVolumeCreateInput, SourceInput } from '../schemas/images';
 import type { VmCreateInput, VmAction } from '../schemas/vms';
 import { CorralError } from '../errors';
-import { listCatalog } from './catalog';
+import { CURATED_NAMES, listCatalog } from './catalog';
+import { deleteDataVolume, importDataVolume, listDataVolumes } from './datavolumes';
+import { removeSource, saveSource } from './sources';
+import { bootcBlockers } from './bootc-capability';
 import { capabilityFacts, instanceTypes } from './cluster-facts';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
@@ -103,6 +107,18 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       sampledAt: () => cluster.metrics?.sampledAt() ?? 0,
     },
     images: { list: () => listCatalog(cluster, deps.config.defaultNamespace) },
+    /** Custom image sources (ConfigMap corral-sources); the catalog above reads the same list. */
+    sources: {
+      list: async () => (await listCatalog(cluster, deps.config.defaultNamespace)).filter((i) => i.custom),
+      save: (caller: Caller, input: SourceInput) => saveSource(deps, caller, input, CURATED_NAMES),
+      remove: (caller: Caller, name: string) => removeSource(deps, caller, name),
+    },
+    /** Imported images: DataVolumes that belong to no VM. */
+    dataVolumes: {
+      list: () => listDataVolumes(deps),
+      create: (caller: Caller, input: DataVolumeCreateInput) => importDataVolume(deps, caller, input),
+      delete: (caller: Caller, namespace: string, name: string) => deleteDataVolume(deps, caller, namespace, name),
+    },
     tasks: {
       list: (limit?: number) => journal.list(limit),
       get: (id: string) => {
@@ -111,15 +127,19 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
         return task;
       },
     },
-    capabilities: async () => ({
-      ...(await capabilityFacts(deps)),
-      bootc: true,
-      demo: cluster.info.demo,
-      cluster: cluster.info.name,
-      context: cluster.info.context,
-      contexts: cluster.info.contexts,
-      defaultNamespace: deps.config.defaultNamespace,
-    }),
+    capabilities: async () => {
+      const [facts, bootcWhyNot] = await Promise.all([capabilityFacts(deps), bootcBlockers(deps)]);
+      return {
+        ...facts,
+        bootc: bootcWhyNot.length === 0,
+        bootcWhyNot,
+        demo: cluster.info.demo,
+        cluster: cluster.info.name,
+        context: cluster.info.context,
+        contexts: cluster.info.contexts,
+        defaultNamespace: deps.config.defaultNamespace,
+      };
+    },
     instancetypes: () => instanceTypes(deps),
     snapshot: (): FleetEvent => ({
       type: 'snapshot',

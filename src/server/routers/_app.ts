@@ -5,6 +5,7 @@
 import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
+import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
 import { clonesRouter, templatesRouter } from './vm-copy';
@@ -23,6 +24,8 @@ export const appRouter = router({
   observe: vmObserveRouter,
   vms: vmsRouter,
   images: imagesRouter,
+  sources: sourcesRouter,
+  dataVolumes: dataVolumesRouter,
   tasks: tasksRouter,
   nodes: nodesRouter,
   instancetypes: instancetypesRouter,

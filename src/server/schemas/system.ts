@@ -17,7 +17,10 @@ export const Capabilities = z.object({
   storageClass: z.string().describe('default StorageClass for new VM disks, "" when none'),
   canExpand: z.boolean(),
   canSnapshot: z.boolean(),
-  bootc: z.boolean(),
+  bootc: z
+    .boolean()
+    .describe('a bootc source can be built here: CDI served, an amd64/arm64 node ready, privileged pods allowed'),
+  bootcWhyNot: z.array(z.string()).describe('why bootc is false, one reason each; [] when it is true'),
   demo: z.boolean().describe('true: this is the embedded demo cluster, not a real one'),
   cluster: z.string(),
   context: z.string(),
