@@ -1,6 +1,6 @@
 /**
- * The ONE watch-driven cache: a list-then-watch informer per kind (VMs, VMIs, virt-launcher pods, nodes, PVCs,
- * DataVolumes, migrations), with Corral's own indexes on top (namespace/name, node, label, owning VM).
+ * The ONE watch-driven cache: a list-then-watch informer per kind (VMs, VMIs, virt-launcher pods and container
+ * pods, nodes, PVCs, DataVolumes, migrations), with Corral's own indexes on top (namespace/name, node, label, owning VM).
  *
  * Recovery (issue 14; docs/server.md "Watch recovery"): each informer is one loop that lists only when it has no
  * resourceVersion (at start and after 410 Gone / an in-stream ERROR 410), otherwise watches from the last
@@ -23,8 +23,22 @@ import { fromKubeResponse } from './errors';
 import { KindIndex, keyOf, type Key } from './kind-index';
 import { RESOURCES, resourcePath } from './resources';
 
-/** Only virt-launcher pods matter to Corral; watching every pod of a big cluster would waste memory. */
-const LABEL_SELECTORS: Partial<Record<CachedKind, string>> = { Pod: 'kubevirt.io=virt-launcher' };
+/**
+ * Only virt-launcher pods and Corral's container (CT) pods matter to Corral; watching every pod of a big cluster
+ * would waste memory. A label selector cannot say "or", so a kind with several selectors gets one informer each,
+ * all filling the same index (each informer's relist only drops objects its own selector matches).
+ */
+const LABEL_SELECTORS: Partial<Record<CachedKind, `${string}=${string}`[]>> = {
+  Pod: ['kubevirt.io=virt-launcher', 'corral.dev/ct=true'],
+};
+const INFORMER_COUNT = CACHED_KINDS.reduce((n, kind) => n + (LABEL_SELECTORS[kind]?.length ?? 1), 0);
+
+/** Whether `o` carries the `key=value` label of an equality selector (always true without a selector). */
+function selects(selector: string | undefined, o: KObject): boolean {
+  if (!selector) return true;
+  const cut = selector.indexOf('=');
+  return o.metadata.labels?.[selector.slice(0, cut)] === selector.slice(cut + 1);
+}
 
 /** Why a watch attempt ended without an error: the apiserver closed the stream (timeoutSeconds, or dropped). */
 class WatchGone extends Error {
@@ -39,6 +53,8 @@ interface InformerState {
   /** Collection path and label selector (query-encoded, '' for none). */
   path: string;
   selector: string;
+  /** The selector as written (`key=value`), undefined for none. */
+  rawSelector: string | undefined;
   synced: boolean;
   /** The resourceVersion to resume from; '' means the next attempt lists first. */
   resourceVersion: string;
@@ -136,13 +152,15 @@ export class WatchCache implements ClusterCache {
   async start(): Promise<void> {
     this.stopped = false;
     const firsts: Promise<void>[] = [];
-    for (const kind of CACHED_KINDS) {
+    for (const [kind, selector] of CACHED_KINDS.flatMap((k) =>
+      (LABEL_SELECTORS[k] ?? [undefined]).map((sel) => [k, sel] as const),
+    )) {
       const r = RESOURCES[kind];
-      const selector = LABEL_SELECTORS[kind];
       const state: InformerState = {
         kind,
         path: resourcePath(r),
         selector: selector ? encodeURIComponent(selector) : '',
+        rawSelector: selector,
         synced: false,
         resourceVersion: '',
         downSince: Date.now(),
@@ -176,7 +194,7 @@ export class WatchCache implements ClusterCache {
   }
 
   synced(): boolean {
-    return this.informers.length === CACHED_KINDS.length && this.informers.every((i) => i.synced);
+    return this.informers.length === INFORMER_COUNT && this.informers.every((i) => i.synced);
   }
 
   /** Synced, and neither the heartbeat nor any watch down for longer than the grace period. */
@@ -448,7 +466,8 @@ export class WatchCache implements ClusterCache {
       seen.add(keyOf(item));
       this.apply(state, 'ADDED', item);
     }
-    for (const [key, old] of [...idx.objects]) if (!seen.has(key)) this.apply(state, 'DELETED', old);
+    for (const [key, old] of [...idx.objects])
+      if (!seen.has(key) && selects(state.rawSelector, old)) this.apply(state, 'DELETED', old);
     state.resourceVersion = list?.metadata?.resourceVersion ?? '';
     state.synced = true;
   }

@@ -5,7 +5,7 @@
 import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
-import { dataVolumesRouter, sourcesRouter } from './images';
+import { ctsRouter } from './cts';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
 import { clonesRouter, templatesRouter } from './vm-copy';
@@ -23,9 +23,8 @@ export const appRouter = router({
   metrics: metricsRouter,
   observe: vmObserveRouter,
   vms: vmsRouter,
+  cts: ctsRouter,
   images: imagesRouter,
-  sources: sourcesRouter,
-  dataVolumes: dataVolumesRouter,
   tasks: tasksRouter,
   nodes: nodesRouter,
   instancetypes: instancetypesRouter,
