@@ -1,5 +1,6 @@
 /** DTOs of the VM lifecycle API (api.md "VM lifecycle"). Outputs are plain JSON: REST ignores superjson. */
 import { z } from 'zod';
+import { HttpUrl } from './images';
 import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, textUpTo, VmRef } from './common';
 
 export const VmRow = z.object({
@@ -46,7 +47,8 @@ export const VmListInput = z
 export const VM_SOURCES = ['containerDisk', 'image', 'import', 'iso', 'bootc', 'pvc'] as const;
 export type VmSource = (typeof VM_SOURCES)[number];
 
-const url = (what: string) => z.string().url(`must be an http(s) URL of the ${what}`).max(2048);
+// http(s) only: a CDI importer must not be pointed at file:// (or any other scheme).
+const url = (what: string) => HttpUrl.describe(`http(s) URL of the ${what}`);
 const imageRef = z
   .string()
   .min(1, 'must not be empty')

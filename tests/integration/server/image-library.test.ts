@@ -247,3 +247,14 @@ describe('capabilities.bootc', () => {
     }
   });
 });
+
+describe('VM create import sources', () => {
+  it('refuses a non-http(s) import or iso URL with 400 naming the field', async () => {
+    for (const field of ['import', 'iso']) {
+      const r = await h.post('/api/vms', { name: 'fromfile', [field]: 'file:///etc/shadow' });
+      expect(r.status).toBe(400);
+      expect(r.text).toMatch(new RegExp(`${field}.*http`));
+    }
+    expect(h.corral.services.cluster.cache.get('VirtualMachine', 'tailvm', 'fromfile')).toBeUndefined();
+  });
+});
