@@ -6,6 +6,7 @@ import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
+import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
 import { clonesRouter, templatesRouter } from './vm-copy';
@@ -25,6 +26,8 @@ export const appRouter = router({
   vms: vmsRouter,
   cts: ctsRouter,
   images: imagesRouter,
+  sources: sourcesRouter,
+  dataVolumes: dataVolumesRouter,
   tasks: tasksRouter,
   nodes: nodesRouter,
   instancetypes: instancetypesRouter,
