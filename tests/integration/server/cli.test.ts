@@ -86,8 +86,9 @@ describe('corral web --metrics', () => {
       const port = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}\n${err}`)), 60_000);
         child.stdout.on('data', () => {
+          // The startup lines may arrive in separate chunks: wait for the /metrics one, printed last.
           const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-          if (m) {
+          if (m && out.includes('/metrics')) {
             clearTimeout(timer);
             resolve(m[1]!);
           }
