@@ -92,12 +92,14 @@ const IDLE = 'trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done';
 
 /** Copies the image's root (not the mount points of the kernel or the volume itself) onto the volume once. */
 const SEED_SCRIPT = [
-  `test -e ${CT_SEEDED_MARKER} && exit 0`,
-  `rm -rf ${CT_ROOTFS} && mkdir -p ${CT_ROOTFS}`,
+  'set -e',
+  `[ -e ${CT_SEEDED_MARKER} ] && exit 0`,
+  `rm -rf ${CT_ROOTFS}`,
+  `mkdir -p ${CT_ROOTFS}`,
   `tar -C / --one-file-system --exclude=./data --exclude=./proc --exclude=./sys --exclude=./dev -cf - . | tar -C ${CT_ROOTFS} -xpf -`,
   `mkdir -p ${CT_ROOTFS}/proc ${CT_ROOTFS}/sys ${CT_ROOTFS}/dev ${CT_ROOTFS}/data`,
   `touch ${CT_SEEDED_MARKER}`,
-].join(' && ');
+].join('\n');
 
 /** Mounts the kernel file systems into the persistent root and idles inside it. */
 const CHROOT_SCRIPT = [
@@ -109,8 +111,7 @@ const CHROOT_SCRIPT = [
 
 /** The command an interactive shell in the CT runs (privileged CTs enter their persistent root). */
 export function ctShellCommand(spec: Pick<CtSpec, 'privileged'>): string[] {
-  const shell = 'command -v bash >/dev/null && exec bash -l || exec sh -l';
-  return spec.privileged ? ['chroot', CT_ROOTFS, '/bin/sh', '-c', shell] : ['/bin/sh', '-c', shell];
+  return spec.privileged ? ['chroot', CT_ROOTFS, '/bin/sh'] : ['/bin/sh'];
 }
 
 export function podManifest(spec: CtSpec): KObject {

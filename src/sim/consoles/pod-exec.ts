@@ -3,6 +3,9 @@
  * channel.k8s.io framing (one channel byte per binary message: 0 stdin, 1 stdout, 2 stderr, 3 status, 4 resize;
  * v5 adds 255 = close a stream), the exit status as a `Status` JSON on channel 3 (v4+), then a normal close.
  *
+ * Files: the process sees the pod's own writable layer and the claims its container mounts (container-files.ts);
+ * `chroot <dir> [command]` runs the command with `<dir>` as its root, as a privileged container can.
+ *
  * The container runs the simulator's small shell with the pod name as hostname: `sh`/`bash` without `-c` is an
  * interactive shell (reading stdin), `sh -c '…'` runs a script, anything else is exec'd as one command.
  */
@@ -12,6 +15,7 @@ import type { WebSocket } from 'ws';
 import { ApiError, badRequest, notFound } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject } from '../store/types.js';
+import { ContainerFiles } from './container-files.js';
 import { podIdentity } from './guest-identity.js';
 import { isKnownCommand } from './shell/commands.js';
 import { TerminalSession } from './shell/terminal-session.js';
@@ -102,7 +106,11 @@ export function validateExec(store: ObjectStore, namespace: string, name: string
 export class PodExec {
   private readonly acceptor = websocketAcceptor(EXEC_PROTOCOLS);
 
-  constructor(private readonly store: ObjectStore) {}
+  private readonly files: ContainerFiles;
+
+  constructor(private readonly store: ObjectStore) {
+    this.files = new ContainerFiles(store);
+  }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     const target = matchExecPath(url.pathname);
@@ -139,9 +147,22 @@ export class PodExec {
     };
     const node = this.store.get(NODES, undefined, String((request.pod.spec as { nodeName?: string }).nodeName));
     const identity = podIdentity(request.pod, node);
-    const [program, ...args] = request.command;
+    let files = this.files.view(request.pod, request.container, () => identity);
+    let command = request.command;
+    if (command[0]!.split('/').pop() === 'chroot') {
+      const dir = command[1] ?? '';
+      if (!dir.startsWith('/') || !files.isDir(dir)) {
+        const why = `chroot: cannot change root directory to '${dir}': No such file or directory\n`;
+        send(request.tty ? STDOUT : STDERR, request.tty ? why.replace(/\n/g, '\r\n') : why);
+        return finish(125);
+      }
+      files = files.chroot(dir);
+      command = command.length > 2 ? command.slice(2) : ['/bin/sh', '-i'];
+    }
+    const [program, ...args] = command;
     const base = program!.split('/').pop()!;
     const session = new TerminalSession({
+      files,
       identity: () => identity,
       tty: request.tty,
       user: 'root',
@@ -180,7 +201,7 @@ export class PodExec {
           `OCI runtime exec failed: exec failed: unable to start container process: exec: "${program}": executable file not found in $PATH: unknown`,
       });
     } else {
-      finish(session.runScript(request.command.map(shellQuote).join(' ')));
+      finish(session.runScript(command.map(shellQuote).join(' ')));
     }
   }
 }

@@ -81,6 +81,16 @@ function importedDataVolume(
   store.create(K.pvcs, claim);
 }
 
+const SEED_ROOTFS = [
+  'set -e',
+  '[ -e /data/rootfs/.corral-seeded ] && exit 0',
+  'rm -rf /data/rootfs',
+  'mkdir -p /data/rootfs',
+  'tar -C / --one-file-system --exclude=./data --exclude=./proc --exclude=./sys --exclude=./dev -cf - . | tar -C /data/rootfs -xpf -',
+  'mkdir -p /data/rootfs/proc /data/rootfs/sys /data/rootfs/dev /data/rootfs/data',
+  'touch /data/rootfs/.corral-seeded',
+].join('\n');
+
 function container(
   store: ObjectStore,
   spec: { name: string; image: string; cpu: number; mem: string; disk: string; privileged: boolean },
@@ -109,6 +119,20 @@ function container(
     spec: {
       hostname: spec.name,
       restartPolicy: 'Always',
+      // What Corral creates (src/server/domain/ct-spec.ts): a privileged CT seeds the image root onto its volume once.
+      ...(spec.privileged
+        ? {
+            initContainers: [
+              {
+                name: 'seed-rootfs',
+                image: spec.image,
+                command: ['/bin/sh', '-c', SEED_ROOTFS],
+                securityContext: { privileged: true },
+                volumeMounts: [{ name: 'data', mountPath: '/data' }],
+              },
+            ],
+          }
+        : {}),
       containers: [
         {
           name: 'main',

@@ -1,11 +1,14 @@
 /**
  * The handful of commands the simulated guests understand, as pure functions of the guest's identity and the
  * shell's state: `hostname`, `uname`, `whoami`, `id`, `echo`, `ls`, `cd`, `pwd`, `cat`, `ip addr`, `uptime`,
- * `free`, `date`, `true`/`false`, `clear`, `exit`/`logout`, `reboot`, `sudo`. Anything else is
+ * `free`, `date`, `true`/`false`, `clear`, `exit`/`logout`, `reboot`, `sudo`, and over a container's writable
+ * files (`ShellState.files`) `touch`, `mkdir [-p]`, `rm [-rf]` (a VM guest's skeleton answers "Read-only file
+ * system"). Anything else is
  * `<shell>: <cmd>: command not found` with exit status 127, as bash and dash print it.
  */
 import type { GuestIdentity } from '../guest-identity.js';
 import { childrenOf, fileContent, isDirectory, resolvePath } from './filesystem.js';
+import type { FileView } from './writable-fs.js';
 
 export interface ShellState {
   user: string;
@@ -13,6 +16,8 @@ export interface ShellState {
   /** Exit status of the last command, for `$?`. */
   lastStatus: number;
   shellName: 'bash' | 'sh';
+  /** Writable files (container shells); absent: the read-only skeleton of a VM guest. */
+  files?: FileView;
 }
 
 export interface CommandResult {
@@ -27,6 +32,31 @@ type Command = (args: string[], id: GuestIdentity, state: ShellState) => Command
 
 const ok = (stdout = ''): CommandResult => ({ stdout, stderr: '', status: 0 });
 const fail = (stderr: string, status = 1): CommandResult => ({ stdout: '', stderr, status });
+
+const readFile = (path: string, id: GuestIdentity, s: ShellState) =>
+  s.files ? s.files.read(path) : fileContent(path, id);
+const isDir = (path: string, s: ShellState) => (s.files ? s.files.isDir(path) : isDirectory(path, s.user));
+const listDir = (path: string, s: ShellState) => (s.files ? s.files.list(path) : childrenOf(path, s.user));
+const READ_ONLY = 'Read-only file system';
+
+/** `touch`, `mkdir [-p]`, `rm [-rf]` over the writable view (a read-only guest refuses them). */
+function fileCommand(
+  name: 'touch' | 'mkdir' | 'rm',
+  args: string[],
+  s: ShellState,
+  op: (files: FileView, path: string, flags: string) => string | undefined,
+): CommandResult {
+  const flags = args.filter((a) => a.startsWith('-')).join('');
+  const paths = args.filter((a) => !a.startsWith('-'));
+  if (paths.length === 0) return fail(`${name}: missing operand\n`);
+  let stderr = '';
+  for (const arg of paths) {
+    const why = s.files ? op(s.files, resolvePath(s.cwd, arg, homeOf(s.user)), flags) : READ_ONLY;
+    const verb = name === 'touch' ? 'cannot touch' : name === 'mkdir' ? 'cannot create directory' : 'cannot remove';
+    if (why) stderr += `${name}: ${verb} '${arg}': ${why}\n`;
+  }
+  return { stdout: '', stderr, status: stderr ? 1 : 0 };
+}
 
 export function homeOf(user: string): string {
   return user === 'root' ? '/root' : `/home/${user}`;
@@ -47,8 +77,8 @@ const COMMANDS: Record<string, Command> = {
   pwd: (_a, _id, s) => ok(`${s.cwd}\n`),
   cd: (args, _id, s) => {
     const target = resolvePath(s.cwd, args[0] ?? homeOf(s.user), homeOf(s.user));
-    if (!isDirectory(target, s.user)) {
-      const why = fileContent(target, _id) !== undefined ? 'Not a directory' : 'No such file or directory';
+    if (!isDir(target, s)) {
+      const why = readFile(target, _id, s) !== undefined ? 'Not a directory' : 'No such file or directory';
       return fail(`${s.shellName}: cd: ${args[0]}: ${why}\n`);
     }
     s.cwd = target;
@@ -63,12 +93,12 @@ const COMMANDS: Record<string, Command> = {
     let status = 0;
     for (const arg of targets) {
       const path = resolvePath(s.cwd, arg, homeOf(s.user));
-      if (isDirectory(path, s.user)) {
-        const names = childrenOf(path, s.user).filter((n) => showHidden || !n.startsWith('.'));
+      if (isDir(path, s)) {
+        const names = listDir(path, s).filter((n) => showHidden || !n.startsWith('.'));
         const listing = (showHidden ? ['.', '..', ...names] : names).join('  ');
         if (targets.length > 1) stdout += `${arg}:\n`;
         if (listing) stdout += `${listing}\n`;
-      } else if (fileContent(path, id) !== undefined) {
+      } else if (readFile(path, id, s) !== undefined) {
         stdout += `${arg}\n`;
       } else {
         stderr += `ls: cannot access '${arg}': No such file or directory\n`;
@@ -82,12 +112,30 @@ const COMMANDS: Record<string, Command> = {
     let stderr = '';
     for (const arg of args) {
       const path = resolvePath(s.cwd, arg, homeOf(s.user));
-      const content = fileContent(path, id);
+      const content = readFile(path, id, s);
       if (content !== undefined) stdout += content;
-      else stderr += `cat: ${arg}: ${isDirectory(path, s.user) ? 'Is a directory' : 'No such file or directory'}\n`;
+      else stderr += `cat: ${arg}: ${isDir(path, s) ? 'Is a directory' : 'No such file or directory'}\n`;
     }
     return { stdout, stderr, status: stderr ? 1 : 0 };
   },
+  touch: (args, _id, s) => fileCommand('touch', args, s, (f, path) => (f.exists(path) ? undefined : f.write(path, ''))),
+  mkdir: (args, _id, s) =>
+    fileCommand('mkdir', args, s, (f, path, flags) => {
+      if (!flags.includes('p')) return f.mkdir(path);
+      let at = '';
+      for (const part of path.split('/').filter(Boolean)) {
+        at += `/${part}`;
+        if (f.isDir(at)) continue;
+        const why = f.mkdir(at);
+        if (why) return why;
+      }
+      return undefined;
+    }),
+  rm: (args, _id, s) =>
+    fileCommand('rm', args, s, (f, path, flags) => {
+      if (flags.includes('f') && !f.exists(path)) return undefined;
+      return f.remove(path, /[rR]/.test(flags));
+    }),
   uname: (args, id) => {
     const flags = new Set(args.join('').replace(/-/g, '').split(''));
     const all = flags.has('a');

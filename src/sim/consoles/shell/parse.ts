@@ -1,7 +1,8 @@
 /**
  * Just enough shell grammar for interactive use and `sh -c`: words with single/double quotes and backslash
- * escapes, `$VAR`/`${VAR}`/`$?` expansion, and command lists joined by `;`, `&&`, `||`. Pipes, redirections and
- * subshells are refused with a clear message rather than misread as arguments.
+ * escapes, `$VAR`/`${VAR}`/`$?` expansion, command lists joined by `;`, `&&`, `||`, and stdout redirected to a
+ * file with `>` / `>>`. Pipes, other redirections and subshells are refused with a clear message rather than
+ * misread as arguments.
  */
 
 export interface Word {
@@ -13,6 +14,8 @@ export interface CommandListItem {
   /** Run unconditionally, only after success (`&&`) or only after failure (`||`). */
   when: 'always' | 'and' | 'or';
   words: Word[];
+  /** `> file` (append: `>> file`): stdout goes to the file. */
+  redirect?: { append: boolean; target: Word };
 }
 
 export function splitCommandList(line: string): CommandListItem[] {
@@ -20,6 +23,7 @@ export function splitCommandList(line: string): CommandListItem[] {
   let words: Word[] = [];
   let current: Word | undefined;
   let when: CommandListItem['when'] = 'always';
+  let redirect: { append: boolean; target?: Word } | undefined;
   const push = (text: string, expand: boolean) => {
     current ??= { parts: [] };
     const last = current.parts[current.parts.length - 1];
@@ -28,15 +32,20 @@ export function splitCommandList(line: string): CommandListItem[] {
     else current.parts.push({ text, expand });
   };
   const endWord = () => {
-    if (current) words.push(current);
+    if (current && redirect && !redirect.target) redirect.target = current;
+    else if (current) words.push(current);
     current = undefined;
   };
   const endCommand = (next: CommandListItem['when']) => {
     endWord();
-    if (words.length) items.push({ when, words });
+    if (redirect && !redirect.target) throw new Error("syntax error near unexpected token `newline'");
+    const target = redirect?.target;
+    if (words.length)
+      items.push({ when, words, ...(target ? { redirect: { append: redirect!.append, target } } : {}) });
     else if (next !== 'always')
       throw new Error(`syntax error near unexpected token \`${next === 'and' ? '&&' : '||'}'`);
     words = [];
+    redirect = undefined;
     when = next;
   };
   for (let i = 0; i < line.length; i++) {
@@ -67,7 +76,12 @@ export function splitCommandList(line: string): CommandListItem[] {
       endCommand('or');
       i++;
     } else if (c === '#' && !current) break;
-    else if ('|&<>()`'.includes(c)) {
+    else if (c === '>' && !redirect) {
+      endWord();
+      const append = line[i + 1] === '>';
+      if (append) i++;
+      redirect = { append };
+    } else if ('|&<>()`'.includes(c)) {
       throw new Error(
         `'${c}': pipes, redirections, background jobs and subshells are not available in this simulated shell`,
       );

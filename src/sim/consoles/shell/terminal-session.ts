@@ -6,8 +6,10 @@
  * lines end with `\n`.
  */
 import type { GuestIdentity } from '../guest-identity.js';
-import { homeOf, runCommand, type ShellState } from './commands.js';
+import { homeOf, runCommand, type CommandResult, type ShellState } from './commands.js';
+import { resolvePath } from './filesystem.js';
 import { expandWords, splitCommandList, type CommandListItem } from './parse.js';
+import type { FileView } from './writable-fs.js';
 
 export type Stream = 'stdout' | 'stderr';
 
@@ -22,6 +24,8 @@ export interface TerminalSessionOptions {
   shellName?: 'bash' | 'sh';
   /** Working directory of a shell started without login (containers start in `/`). */
   cwd?: string;
+  /** Writable files (containers); absent: the read-only skeleton of a VM guest. */
+  files?: FileView;
   /** The shell ended (exec sessions end the stream; login sessions go back to the login prompt instead). */
   onExit?(status: number): void;
   /** `reboot` was run as root. Absent (containers): there is no init system to ask. */
@@ -50,7 +54,13 @@ export class TerminalSession {
 
   constructor(private readonly options: TerminalSessionOptions) {
     const user = options.user ?? 'root';
-    this.state = { user, cwd: options.cwd ?? homeOf(user), lastStatus: 0, shellName: options.shellName ?? 'bash' };
+    this.state = {
+      user,
+      cwd: options.cwd ?? homeOf(user),
+      lastStatus: 0,
+      shellName: options.shellName ?? 'bash',
+      ...(options.files ? { files: options.files } : {}),
+    };
     this.mode = options.loginTty ? 'off' : 'shell';
   }
 
@@ -191,7 +201,13 @@ export class TerminalSession {
   }
 
   private login(user: string): void {
-    this.state = { user, cwd: homeOf(user), lastStatus: 0, shellName: 'bash' };
+    this.state = {
+      user,
+      cwd: homeOf(user),
+      lastStatus: 0,
+      shellName: 'bash',
+      ...(this.options.files ? { files: this.options.files } : {}),
+    };
     this.mode = 'shell';
     const when = new Date().toUTCString().replace(/,/, '').replace(/ GMT$/, '');
     this.out(`Last login: ${when} on ${this.options.loginTty}\n${this.promptText()}`);
@@ -209,15 +225,18 @@ export class TerminalSession {
     for (const item of items) {
       if (item.when === 'and' && this.state.lastStatus !== 0) continue;
       if (item.when === 'or' && this.state.lastStatus === 0) continue;
-      const argv = expandWords(item.words, {
+      const env = {
         HOSTNAME: this.options.identity().hostname,
         USER: this.state.user,
         HOME: homeOf(this.state.user),
         PWD: this.state.cwd,
         SHELL: `/bin/${this.state.shellName}`,
         '?': String(this.state.lastStatus),
-      });
-      const result = runCommand(argv, this.options.identity(), this.state);
+      };
+      const argv = expandWords(item.words, env);
+      const result = item.redirect
+        ? this.redirected(argv, expandWords([item.redirect.target], env)[0] ?? '', item.redirect.append)
+        : runCommand(argv, this.options.identity(), this.state);
       if (result.stdout) this.options.write(this.lines(result.stdout), 'stdout');
       if (result.stderr) this.options.write(this.lines(result.stderr), 'stderr');
       this.state.lastStatus = result.status;
@@ -242,6 +261,20 @@ export class TerminalSession {
         this.state.lastStatus = 1;
       }
     }
+  }
+
+  /** Runs `argv` with its stdout going to `target` (created or truncated, appended to with `>>`). */
+  private redirected(argv: string[], target: string, append: boolean): CommandResult {
+    const files = this.state.files;
+    const shell = this.state.shellName;
+    if (!files) return { stdout: '', stderr: `${shell}: ${target}: Read-only file system\n`, status: 1 };
+    const path = resolvePath(this.state.cwd, target, homeOf(this.state.user));
+    // The shell opens the file before the command runs: `> file` creates it even when the command fails.
+    const opened = files.write(path, '', append);
+    if (opened) return { stdout: '', stderr: `${shell}: ${target}: ${opened}\n`, status: 1 };
+    const result = runCommand(argv, this.options.identity(), this.state);
+    if (result.stdout && !result.action) files.write(path, result.stdout, true);
+    return { ...result, stdout: '' };
   }
 
   private exitShell(status: number): void {
