@@ -108,6 +108,15 @@ const ROUTES: Route[] = [
     },
   },
   {
+    name: 'images',
+    path: () => '/images',
+    ready: async (page) => {
+      await expect(page.getByTestId('images-catalog').locator('[data-image]').first()).toBeVisible();
+      await expect(page.getByTestId('datavolumes-table')).toBeVisible();
+      await expect(page.getByTestId('sources-table')).toBeVisible();
+    },
+  },
+  {
     name: 'tasks (log dialog)',
     path: () => '/',
     ready: async (page) => {

@@ -116,6 +116,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               <span className="count">{total}</span>
             </Link>
           </li>
+          <li>
+            <Link
+              href="/images"
+              className="tree-item"
+              aria-current={pathname === '/images' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <span className="icon" aria-hidden>
+                ◫
+              </span>
+              <span className="label">Images</span>
+            </Link>
+          </li>
         </ul>
         <div className="tree-group-title">{view === 'server' ? 'Nodes' : 'Namespaces'}</div>
         {groups.length === 0 && (

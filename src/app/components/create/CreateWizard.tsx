@@ -28,6 +28,7 @@ import { fieldErrors } from '../../lib/validation';
 import { StatusDot } from '../StatusDot';
 import { TaskLogDialog } from '../TasksPanel';
 import { TaskProgress } from '../vm/SnapshotsTab';
+import { ImportedPicker } from './ImportedPicker';
 import { Logo } from './Logo';
 
 type Category = 'all' | CatalogImage['category'];
@@ -367,6 +368,16 @@ export function CreateWizard() {
                   spellCheck={false}
                 />
               </Field>
+            )}
+            {(form.source === 'pvc' || form.source === 'iso') && (
+              <ImportedPicker
+                kind={form.source === 'pvc' ? 'disk' : 'iso'}
+                selected={form.sourceValue}
+                onPick={(dv) => {
+                  set('sourceValue', form.source === 'pvc' ? dv.name : dv.source);
+                  if (form.source === 'pvc') set('namespace', dv.namespace);
+                }}
+              />
             )}
             {(form.source === 'image' || form.source === 'template') && errorOf('source') && (
               <span className="field-error" role="alert" data-testid="error-source">

@@ -1,0 +1,5 @@
+import { ImagesView } from '../components/images/ImagesView';
+
+export default function ImagesPage() {
+  return <ImagesView />;
+}
