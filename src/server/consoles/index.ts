@@ -1,8 +1,12 @@
 /**
  * The consoles plug-in: `attachToCorral` (discovered by src/server/start.ts) mounts the VNC and serial console
- * gateway on the Corral server's upgrade routing, with the server's kubeconfig, identity and VM cache.
+ * gateway and the CT terminal (`/api/ctty/`) on the Corral server's upgrade routing, with the server's kubeconfig,
+ * identity and caches.
  */
+import { findCt, podPhase } from '../domain/ct-rows';
+import { CT_CONTAINER, ctShellCommand } from '../domain/ct-spec';
 import type { CorralHost } from '../start';
+import { createCtConsole, CT_CONSOLE_PREFIX } from './ct-console.js';
 import { createConsoleGateway, type ConsoleGateway } from './gateway.js';
 
 export { createConsoleGateway } from './gateway.js';
@@ -35,6 +39,27 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
   });
   host.http.registerUpgrade('/api/vnc/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   host.http.registerUpgrade('/api/tty/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
-  host.http.server.once('close', () => gateway.close());
+  const ctConsole = createCtConsole({
+    cluster: () => host.kubeConfig,
+    resolveCaller: (req) => {
+      const identity = host.identityFor(req, host.services);
+      return {
+        login: identity.login,
+        name: identity.name,
+        admin: identity.admin,
+        ...(identity.readOnlyReason ? { readOnlyReason: identity.readOnlyReason } : {}),
+      };
+    },
+    ct(namespace, name) {
+      const ct = findCt(host.services.deps, namespace, name);
+      return ct ? { phase: podPhase(ct.pod), container: CT_CONTAINER, shell: ctShellCommand(ct.spec) } : null;
+    },
+    trustForwardedHost: true,
+  });
+  host.http.registerUpgrade(CT_CONSOLE_PREFIX, (req, socket, head) => ctConsole.handleUpgrade(req, socket, head));
+  host.http.server.once('close', () => {
+    gateway.close();
+    ctConsole.close();
+  });
   return gateway;
 }
