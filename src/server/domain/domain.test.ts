@@ -155,6 +155,36 @@ describe('services on a fake cluster', () => {
     services.close();
   });
 
+  it('delete keeps a Secret or disk that another VM still uses (a clone shares its source cloud-init Secret)', async () => {
+    const cluster = new FakeCluster();
+    const withVolumes = (name: string, claim: string) =>
+      makeVm(name, 'tailvm', {
+        spec: {
+          template: {
+            spec: {
+              volumes: [
+                { name: 'rootdisk', persistentVolumeClaim: { claimName: claim } },
+                { name: 'cloudinit', cloudInitNoCloud: { secretRef: { name: 'web-cloudinit' } } },
+              ],
+            },
+          },
+        },
+      });
+    cluster.put('VirtualMachine', withVolumes('web', 'web-disk'));
+    cluster.put('VirtualMachine', withVolumes('web-clone', 'web-clone-disk'));
+    const services = createCorralServices(cluster);
+    const planned = async (name: string) =>
+      (await services.vms.deletionPlan('tailvm', name)).objects.map((o) => `${o.kind}/${o.name}`);
+    expect(await planned('web-clone')).toEqual(['VirtualMachine/web-clone', 'PersistentVolumeClaim/web-clone-disk']);
+    await cluster.remove('VirtualMachine', 'tailvm', 'web');
+    expect(await planned('web-clone')).toEqual([
+      'VirtualMachine/web-clone',
+      'PersistentVolumeClaim/web-clone-disk',
+      'Secret/web-cloudinit',
+    ]);
+    services.close();
+  });
+
   it('actions call the KubeVirt verb on the right subresource', async () => {
     const cluster = new FakeCluster();
     cluster.put('VirtualMachine', makeVm('web', 'tailvm', { status: { printableStatus: 'Running' } }));

@@ -66,6 +66,20 @@ async function listCandidates(
   return out;
 }
 
+/** `Kind/name` of every Secret, DataVolume and PVC the namespace's other VMs reference. */
+function referencedByOtherVms(deps: DomainDeps, namespace: string, name: string): Set<string> {
+  const out = new Set<string>();
+  for (const other of deps.cluster.cache.list('VirtualMachine', namespace)) {
+    if (other.metadata.name === name) continue;
+    for (const s of vmSecretRefs(other)) out.add(`Secret/${s}`);
+    for (const v of vmVolumes(other)) {
+      if (v.kind === 'dataVolume') out.add(`DataVolume/${v.claim}`);
+      if (v.kind === 'dataVolume' || v.kind === 'persistentVolumeClaim') out.add(`PersistentVolumeClaim/${v.claim}`);
+    }
+  }
+  return out;
+}
+
 export async function deletionPlan(
   deps: DomainDeps,
   namespace: string,
@@ -73,9 +87,13 @@ export async function deletionPlan(
 ): Promise<DeletionPlan & { items: Item[] }> {
   const vm = requireVm(deps, namespace, name);
   const items = new Map<string, Item>();
+  // A disk or Secret that another VM in the namespace also uses is not this VM's to delete: a clone made by
+  // KubeVirt's VirtualMachineClone keeps referencing its source's cloud-init Secret, for one.
+  const usedElsewhere = referencedByOtherVms(deps, namespace, name);
   const add = (kind: Kind, objName: string, why: string) => {
     const key = `${kind}/${objName}`;
-    if (objName && !items.has(key)) items.set(key, { kind, kindKey: kind, namespace, name: objName, why });
+    if (!objName || items.has(key) || usedElsewhere.has(key)) return;
+    items.set(key, { kind, kindKey: kind, namespace, name: objName, why });
   };
   for (const v of vmVolumes(vm)) {
     if (v.kind === 'dataVolume') add('DataVolume', v.claim, `volume ${v.volume} of the VM`);
