@@ -48,7 +48,8 @@ if (nodeBin === projectNode && !existsSync(projectNode)) {
 
 // `corral proxmox serve …` is the Proxmox VE API on its own port (src/proxmox/cli.ts).
 const entry = command === 'proxmox' ? join(root, 'src', 'proxmox', 'cli.ts') : join(root, 'server.ts');
-const child = spawn(nodeBin, ['--import', 'tsx', entry, ...rest], {
+// --expose-gc: the disk-export relay asks for young-generation collections as it goes (src/server/http/stream-gc.ts).
+const child = spawn(nodeBin, ['--expose-gc', '--import', 'tsx', entry, ...rest], {
   cwd: root,
   stdio: 'inherit',
   env: { NODE_ENV: 'production', ...process.env },

@@ -16,6 +16,7 @@ export function startCorralProcess(
   const child = spawn(
     join(root, 'node_modules', '.bin', 'node'),
     [
+      '--expose-gc', // as bin/corral.mjs and npm start run it (src/server/http/stream-gc.ts)
       '--import',
       'tsx',
       join(root, 'server.ts'),

@@ -3,11 +3,11 @@
  * soon as it has been written on, but V8 only collects off-heap memory on its own once 64 MB more of it exist than
  * at the last collection — so relaying a disk image grew Corral's RSS by up to ~70 MB of dead network buffers
  * (`npm run bench:export`). A young-generation collection (a scavenge: a millisecond, the old generation is not
- * touched) every few MiB relayed frees them while they are still young. V8's `gc` function is exposed once for
- * that; where the runtime refuses, the relay works as before, only with the larger transient footprint.
+ * touched) every few MiB relayed frees them while they are still young. That needs V8's `gc` function: Corral's
+ * launchers (`npm start`, `bin/corral.mjs`, the benches) start Node with `--expose-gc`; a process started without
+ * it relays exactly the same, only with the larger transient footprint. The flag is never switched on at run time
+ * (V8 documents that as undefined behaviour once the VM is running).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 type GcFunction = (options?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
 
@@ -16,15 +16,7 @@ let collector: GcFunction | null | undefined;
 function gcFunction(): GcFunction | null {
   if (collector !== undefined) return collector;
   const exposed = (globalThis as { gc?: unknown }).gc;
-  if (typeof exposed === 'function') return (collector = exposed as GcFunction);
-  try {
-    setFlagsFromString('--expose-gc');
-    const fn: unknown = runInNewContext('gc');
-    collector = typeof fn === 'function' ? (fn as GcFunction) : null;
-  } catch {
-    collector = null;
-  }
-  return collector;
+  return (collector = typeof exposed === 'function' ? (exposed as GcFunction) : null);
 }
 
 /** Bytes relayed between two scavenges: the most dead buffer memory a relay leaves waiting. */
