@@ -81,6 +81,10 @@ export function forceGc(): boolean {
 export interface MemorySample {
   rss: number;
   heapUsed: number;
+  heapTotal: number;
+  /** Off-heap memory V8 knows of (Buffers, typed arrays); `arrayBuffers` is the part held by ArrayBuffers. */
+  external: number;
+  arrayBuffers: number;
   gc: boolean;
 }
 
@@ -92,5 +96,12 @@ export async function settledMemory(): Promise<MemorySample> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, gc };
+  return {
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+    gc,
+  };
 }

@@ -145,15 +145,29 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
       ).catch(() => undefined);
     };
 
-    // Warm-up so JIT, caches and the allocator's arenas are in place before the RSS baseline: every 5th read
-    // plus every large case (bodies over 50 kB, paths over 2 kB), whose buffers would otherwise raise RSS once.
-    // Writes are not replayed: one wrongly accepted twice would collide with itself (a snapshot name taken).
+    // Warm-up so JIT, caches and the allocators' arenas are in place before the RSS baseline: the same generators
+    // with other seeds, writes included, so every route and its error paths have run once with different values
+    // (replaying the measured cases themselves would make writes collide with their own earlier results).
     const warm = { requests: 0, findings: [], statuses: {}, ms: 0 };
-    const large = (c: FuzzCase) => (c.body?.length ?? 0) > 50_000 || c.path.length > 2000;
-    const every = (cs: FuzzCase[], n: number) => cs.filter((c, i) => (i % n === 0 && c.method === 'GET') || large(c));
-    const step = Number(process.env.FUZZ_WARMUP_STEP ?? 1);
-    await runCases(every(apiCases, step), { base: h.url, store: h.sim.store, checks: apiChecks, deleteVm }, warm);
-    await runCases(every(pxCases, step), { base: h.url, store: h.sim.store, checks: proxmoxChecks, deleteVm }, warm);
+    const warmApi = number(
+      generateApiCases(doc, mulberry32(SEED ^ 0x5a5a5a5a), { prefix, existing: EXISTING, count: API_REQUESTS }),
+      'api',
+      200_000,
+    );
+    const warmPx = number(
+      generateProxmoxCases(mulberry32(SEED ^ 0x3c3c3c3c), {
+        prefix: '/api2/json',
+        node,
+        existingVmid: vmid,
+        adminToken: ADMIN_TOKEN,
+        viewerToken: VIEWER_TOKEN,
+        count: PROXMOX_REQUESTS,
+      }),
+      'proxmox',
+      300_000,
+    );
+    await runCases(warmApi, { base: h.url, store: h.sim.store, checks: apiChecks, deleteVm }, warm);
+    await runCases(warmPx, { base: h.url, store: h.sim.store, checks: proxmoxChecks, deleteVm }, warm);
     memBefore = await settledMemory();
 
     api = await runCases(apiCases, { base: h.url, store: h.sim.store, checks: apiChecks, deleteVm });
@@ -164,7 +178,9 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
       `[fuzz] /api: ${api.requests} requests in ${api.ms} ms ${JSON.stringify(api.statuses)}; ` +
         `/api2/json: ${px.requests} requests in ${px.ms} ms ${JSON.stringify(px.statuses)}; ` +
         `RSS ${(memBefore.rss / 2 ** 20).toFixed(0)} → ${(memAfter.rss / 2 ** 20).toFixed(0)} MiB, heapUsed ` +
-        `${(memBefore.heapUsed / 2 ** 20).toFixed(0)} → ${(memAfter.heapUsed / 2 ** 20).toFixed(0)} MiB (gc: ${memAfter.gc}); ` +
+        `${(memBefore.heapUsed / 2 ** 20).toFixed(0)} → ${(memAfter.heapUsed / 2 ** 20).toFixed(0)} MiB, heapTotal ` +
+        `${(memBefore.heapTotal / 2 ** 20).toFixed(0)} → ${(memAfter.heapTotal / 2 ** 20).toFixed(0)} MiB, external ` +
+        `${(memBefore.external / 2 ** 20).toFixed(0)} → ${(memAfter.external / 2 ** 20).toFixed(0)} MiB (gc: ${memAfter.gc}); ` +
         `wall ${wallMs} ms; ${logs.filter((l) => l.startsWith('[proxmox] ')).length} unexpected Proxmox failures logged`,
     );
     if (process.env.FUZZ_REPORT)
