@@ -68,9 +68,12 @@ describe('metrics store', () => {
 
   it('turns stale when metrics-server stops answering, keeping the history, and says so once on the feed', () => {
     const { store, ticks, services } = setup();
-    store.markStale(); // nothing held yet: nothing to be stale about
-    expect(store.isStale()).toBe(false);
+    store.markStale(); // before any round (no metrics-server at all): stale, with nothing to announce on the feed
+    expect(store.isStale()).toBe(true);
+    expect(store.vmNow('tailvm', 'a')).toMatchObject({ t: null, cpu: null, stale: true });
+    expect(ticks).toHaveLength(0);
     store.record(1000, [r('a', 'n1', 100)]);
+    expect(store.isStale()).toBe(false);
     store.markStale();
     store.markStale();
     expect(store.isStale()).toBe(true);

@@ -163,7 +163,9 @@ export class MetricsStore {
 
   /** metrics-server stopped answering: keep everything, say so once. */
   markStale(): void {
-    if (this.stale || this.clock.count() === 0) return;
+    if (this.stale) return;
+    // Also before any round: a cluster that never had metrics-server reads as stale with no sample time, which the
+    // UI words as "metrics-server is not installed or not answering" rather than "no samples yet".
     this.stale = true;
     if (this.last) this.publish({ ...this.last, stale: true });
   }
