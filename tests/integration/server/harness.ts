@@ -100,6 +100,33 @@ export async function eventually<T>(
   }
 }
 
+/** A task as `GET /api/tasks/{id}` answers it (the fields tests read). */
+export interface TaskReply {
+  status: string;
+  progress: number;
+  error: string;
+  log: string;
+}
+
+/** Waits until task `id` is no longer running and returns it, whether it ended `done` or `error`. */
+export function taskEnd(h: Pick<Harness, 'get'>, id: string, timeoutMs = 30_000): Promise<TaskReply> {
+  return eventually(
+    async () => {
+      const t = (await h.get(`/api/tasks/${id}`)).body as TaskReply;
+      return t.status === 'running' ? undefined : t;
+    },
+    timeoutMs,
+    `task ${id}`,
+  );
+}
+
+/** Waits for task `id` and fails with its error and log unless it ended `done`. */
+export async function taskDone(h: Pick<Harness, 'get'>, id: string, timeoutMs = 30_000): Promise<TaskReply> {
+  const t = await taskEnd(h, id, timeoutMs);
+  if (t.status !== 'done') throw new Error(`task ${id} ended ${t.status}: ${t.error}\n${t.log}`);
+  return t;
+}
+
 /**
  * Reads a tRPC SSE stream (superjson) until it ends, calling `onEvent` for every tracked event (`id:` + `data:`).
  * Resolves when the stream ends or is aborted.

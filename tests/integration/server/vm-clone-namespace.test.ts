@@ -5,7 +5,7 @@
  * it in `sim.corral.dev/disk-content`) and the two are independent afterwards; refusals are 4xx that say why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startHarness, type Harness } from './harness';
+import { taskEnd as endOfTask, eventually, startHarness, type Harness } from './harness';
 
 const PVCS = '/persistentvolumeclaims';
 const NAMESPACES = '/namespaces';
@@ -24,21 +24,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Task {
-  status: string;
-  progress: number;
-  error: string;
-  log: string;
-}
-const taskEnd = async (id: string, timeoutMs = 60_000): Promise<Task> =>
-  eventually(
-    async () => {
-      const t = (await h.get(`/api/tasks/${id}`)).body as Task;
-      return t.status === 'running' ? undefined : t;
-    },
-    timeoutMs,
-    `task ${id}`,
-  );
+const taskEnd = (id: string) => endOfTask(h, id, 60_000);
 
 interface VmDoc {
   metadata: { labels?: Record<string, string> };

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCorralClient } from '@/server/sdk';
-import { eventually, startHarness, type Harness } from './harness';
+import { eventually, startHarness, taskDone as doneTask, type Harness } from './harness';
 
 const VMS = 'kubevirt.io/virtualmachines';
 const VMIS = 'kubevirt.io/virtualmachineinstances';
@@ -38,25 +38,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Task {
-  status: string;
-  error: string;
-  log: string;
-}
-const taskEnd = async (id: string, timeoutMs = 30_000): Promise<Task> =>
-  eventually(
-    async () => {
-      const t = (await h.get(`/api/tasks/${id}`)).body as Task;
-      return t.status === 'running' ? undefined : t;
-    },
-    timeoutMs,
-    `task ${id}`,
-  );
-const taskDone = async (id: string): Promise<Task> => {
-  const t = await taskEnd(id);
-  if (t.status !== 'done') throw new Error(`task ${id} ended ${t.status}: ${t.error}\n${t.log}`);
-  return t;
-};
+const taskDone = (id: string) => doneTask(h, id);
 const errorOf = (r: { body: unknown }) => (r.body as { error: string }).error;
 type Dict = Record<string, unknown>;
 const vmSpec = (name: string) => (h.sim.store.get(VMS, 'tailvm', name) as unknown as { spec: Dict }).spec;

@@ -4,7 +4,7 @@
  * embedded cluster's volumes carry it in `sim.corral.dev/disk-content`), clone independence, unknown sub-paths.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startHarness, type Harness } from './harness';
+import { eventually, startHarness, taskDone as doneTask, type Harness } from './harness';
 
 const PVCS = '/persistentvolumeclaims';
 const VMS = 'kubevirt.io/virtualmachines';
@@ -22,22 +22,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Task {
-  status: string;
-  progress: number;
-  error: string;
-  log: string;
-}
-const taskDone = async (id: string, timeoutMs = 30_000): Promise<Task> =>
-  eventually(
-    async () => {
-      const t = (await h.get(`/api/tasks/${id}`)).body as Task;
-      if (t.status === 'error') throw new Error(`task ${id} failed: ${t.error}`);
-      return t.status === 'done' ? t : undefined;
-    },
-    timeoutMs,
-    `task ${id}`,
-  );
+const taskDone = (id: string, timeoutMs?: number) => doneTask(h, id, timeoutMs);
 
 /** The claim behind the VM's boot disk (first PVC/DataVolume volume), read from the cluster. */
 const rootClaim = (vm: string): string => {
