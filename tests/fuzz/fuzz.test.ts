@@ -110,23 +110,27 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
 
     const doc = (await h.get('/api/openapi.json')).body as OpenApiDocument;
     const prefix = doc.servers?.[0]?.url?.replace(/\/$/, '') || '/api';
-    const apiCases = number(
-      generateApiCases(doc, mulberry32(SEED), { prefix, existing: EXISTING, count: API_REQUESTS }),
-      'api',
-      0,
-    );
-    const pxCases = number(
-      generateProxmoxCases(mulberry32(SEED ^ 0x9e3779b9), {
-        prefix: '/api2/json',
-        node,
-        existingVmid: vmid,
-        adminToken: ADMIN_TOKEN,
-        viewerToken: VIEWER_TOKEN,
-        count: PROXMOX_REQUESTS,
-      }),
-      'proxmox',
-      100_000,
-    );
+    /** Both suites' cases from one seed; `idBase` keeps the ids of different sets apart. */
+    const casesFrom = (seed: number, idBase: number) => ({
+      api: number(
+        generateApiCases(doc, mulberry32(seed), { prefix, existing: EXISTING, count: API_REQUESTS }),
+        'api',
+        idBase,
+      ),
+      px: number(
+        generateProxmoxCases(mulberry32(seed ^ 0x9e3779b9), {
+          prefix: '/api2/json',
+          node,
+          existingVmid: vmid,
+          adminToken: ADMIN_TOKEN,
+          viewerToken: VIEWER_TOKEN,
+          count: PROXMOX_REQUESTS,
+        }),
+        'proxmox',
+        idBase + 100_000,
+      ),
+    });
+    const { api: apiCases, px: pxCases } = casesFrom(SEED, 0);
     const deleteVm = async (namespace: string, name: string) => {
       await send(h.url, {
         id: -1,
@@ -149,23 +153,7 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
     // with other seeds, writes included, so every route and its error paths have run once with different values
     // (replaying the measured cases themselves would make writes collide with their own earlier results).
     const warm = { requests: 0, findings: [], statuses: {}, ms: 0 };
-    const warmApi = number(
-      generateApiCases(doc, mulberry32(SEED ^ 0x5a5a5a5a), { prefix, existing: EXISTING, count: API_REQUESTS }),
-      'api',
-      200_000,
-    );
-    const warmPx = number(
-      generateProxmoxCases(mulberry32(SEED ^ 0x3c3c3c3c), {
-        prefix: '/api2/json',
-        node,
-        existingVmid: vmid,
-        adminToken: ADMIN_TOKEN,
-        viewerToken: VIEWER_TOKEN,
-        count: PROXMOX_REQUESTS,
-      }),
-      'proxmox',
-      300_000,
-    );
+    const { api: warmApi, px: warmPx } = casesFrom(SEED ^ 0x5a5a5a5a, 200_000);
     await runCases(warmApi, { base: h.url, store: h.sim.store, checks: apiChecks, deleteVm }, warm);
     await runCases(warmPx, { base: h.url, store: h.sim.store, checks: proxmoxChecks, deleteVm }, warm);
     memBefore = await settledMemory();
