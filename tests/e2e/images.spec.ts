@@ -2,6 +2,7 @@
 // the wizard; import a disk image and watch the DataVolume's progress bar move to Succeeded, then find it in the
 // wizard's "Existing PVC" picker. Screenshots of the page at desktop and phone width in both themes.
 import { expect, test, type Page } from '@playwright/test';
+import { READONLY_URL } from './env';
 import { apiDelete, NS, origin, uniqueName, waitLive } from './helpers';
 
 const DIR = 'docs/screenshots';
@@ -137,4 +138,26 @@ test.describe('Images page screenshots', () => {
       await context.close();
     });
   }
+});
+
+test.describe('read-only caller', () => {
+  test.use({ baseURL: READONLY_URL || undefined, extraHTTPHeaders: { 'Tailscale-User-Login': 'bob@example.com' } });
+  test('sees the library but no add, import, remove or delete; the API refuses with 403', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    test.skip(!READONLY_URL, 'no read-only Corral to test against');
+    await page.goto('/images');
+    await expect(page.getByTestId('images-catalog').locator('[data-image]').first()).toBeVisible();
+    await expect(page.getByTestId('sources-table')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Add source' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Import' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^(Remove|Delete) / })).toHaveCount(0);
+    const res = await request.post('/api/sources', {
+      headers: origin(baseURL),
+      data: { name: 'ro-src', kind: 'containerDisk', uri: 'quay.io/a/b:1' },
+    });
+    expect(res.status()).toBe(403);
+  });
 });
