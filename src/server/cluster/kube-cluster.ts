@@ -19,6 +19,7 @@ import type {
 import { CorralError } from '../errors';
 import { KubeHttp } from './kube-http';
 import { MetricsSampler } from './metrics-sampler';
+import { LineSplitter } from './ndjson';
 import { fromKubeResponse } from './errors';
 import { apiVersionOf, RESOURCES, resourcePath, subresourcePath } from './resources';
 import { WatchCache, type WatchCacheOptions } from './watch-cache';
@@ -213,18 +214,12 @@ export class KubeCluster implements ClusterPort {
     }
     if (!res.body) return 'closed';
     const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
+    const lines = new LineSplitter();
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return 'closed';
-        buffered += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, cut).trim();
-          buffered = buffered.slice(cut + 1);
-          if (!line) continue;
+        for (const line of lines.push(value)) {
           let event: { type?: string; object?: KObject & { code?: number; message?: string } };
           try {
             event = JSON.parse(line) as typeof event;

@@ -21,6 +21,7 @@ import { CorralError } from '../errors';
 import type { KubeHttp } from './kube-http';
 import { fromKubeResponse } from './errors';
 import { KindIndex, keyOf, type Key } from './kind-index';
+import { LineSplitter } from './ndjson';
 import { RESOURCES, resourcePath } from './resources';
 
 /**
@@ -523,8 +524,7 @@ export class WatchCache implements ClusterCache {
       const idleReason = `the watch was silent for ${Math.round(idleMs / 1000)} s`;
       arm(idleMs, idleReason);
       const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffered = '';
+      const lines = new LineSplitter();
       let delivered = false;
       try {
         for (;;) {
@@ -533,14 +533,7 @@ export class WatchCache implements ClusterCache {
           if (!current()) return delivered;
           state.lastDataAt = Date.now();
           arm(idleMs, idleReason);
-          buffered += decoder.decode(value, { stream: true });
-          let cut: number;
-          while ((cut = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, cut).trim();
-            buffered = buffered.slice(cut + 1);
-            if (!line) continue;
-            if (this.event(state, line)) delivered = true;
-          }
+          for (const line of lines.push(value)) if (this.event(state, line)) delivered = true;
         }
       } catch (err) {
         if (reason) throw new CorralError('TIMEOUT', reason);
