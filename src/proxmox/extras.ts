@@ -1,8 +1,9 @@
 /**
- * Proxmox settings KubeVirt has no field for (description, ostype, onboot, boot order text, per-disk and per-NIC
+ * Proxmox settings KubeVirt has no field for (description, ostype, boot order text, per-disk and per-NIC
  * options such as `iothread` or `firewall`, the storage id a disk was requested on, empty CD-ROM drives) live in
  * one annotation on the VM, so a config read echoes exactly what a client wrote — Ansible and Terraform compare
- * what they sent with what they read back.
+ * what they sent with what they read back. (`onboot` is not kept here: it is the run strategy, read and set through
+ * the domain's start on boot.)
  */
 export const EXTRAS_ANNOTATION = 'corral.io/proxmox-config';
 

@@ -281,11 +281,14 @@ export async function requireBridges(services: CorralServices, namespace: string
   if (missing.length) throw paramError(Object.fromEntries(missing.map((m) => [m.nic, `bridge: ${m.message}`])));
 }
 
-/** Options stored verbatim (description, ostype, onboot, …), validated for the few PVE checks clients rely on. */
+/**
+ * Options stored verbatim (description, ostype, …), validated for the few PVE checks clients rely on. `onboot` is
+ * not one of them: it is the domain's start on boot (the run strategy), see `onbootOf`.
+ */
 export function storedOptions(args: Params): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of args.keys()) {
-    if (!STORED_OPTIONS.has(key)) continue;
+    if (!STORED_OPTIONS.has(key) || key === 'onboot') continue;
     const value = args.raw(key) ?? '';
     if (
       ['onboot', 'acpi', 'numa', 'tablet', 'protection', 'kvm', 'localtime', 'freeze', 'reboot'].includes(key) &&
@@ -299,6 +302,11 @@ export function storedOptions(args: Params): Record<string, string> {
     out[key] = value;
   }
   return out;
+}
+
+/** The `onboot` a client sent (`delete=onboot` is PVE's default, 0); undefined when it did not mention it. */
+export function onbootOf(args: Params, deletes: string[] = []): boolean | undefined {
+  return args.bool('onboot') ?? (deletes.includes('onboot') ? false : undefined);
 }
 
 export function mergeExtras(base: Extras, update: Partial<Extras>): Extras {

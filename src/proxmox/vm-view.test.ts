@@ -124,7 +124,13 @@ describe('assignSlots', () => {
 
 describe('vmConfig', () => {
   it('renders a Corral-made VM with PVE types: integers, memory as a string, property strings, digest', () => {
-    const config = vmConfig({ hw: hw(), row: row(), defaultStorage: 'local-lvm', runtime: stopped });
+    const config = vmConfig({
+      hw: hw(),
+      row: row(),
+      defaultStorage: 'local-lvm',
+      runtime: stopped,
+      startOnBoot: false,
+    });
     expect(config).toMatchObject({
       name: 'web',
       cores: 2,
@@ -152,10 +158,12 @@ describe('vmConfig', () => {
       row: row({ tags: ['a', 'b'], template: true }),
       defaultStorage: 'local-lvm',
       runtime: stopped,
+      startOnBoot: false,
     });
     expect(config).toMatchObject({
       description: 'hi',
-      onboot: 1,
+      // A stored onboot (an older Corral kept it verbatim) gives way to the domain's start on boot.
+      onboot: 0,
       agent: '1',
       ostype: 'win11',
       tags: 'a;b',
@@ -175,8 +183,13 @@ describe('vmConfig', () => {
       }),
     };
     expect(
-      vmConfig({ hw: hw({ annotations }), row: row({ status: 'Running' }), defaultStorage: '', runtime: running })
-        .agent,
+      vmConfig({
+        hw: hw({ annotations }),
+        row: row({ status: 'Running' }),
+        defaultStorage: '',
+        runtime: running,
+        startOnBoot: true,
+      }).agent,
     ).toBe('0');
     expect(
       vmConfig({
@@ -184,6 +197,7 @@ describe('vmConfig', () => {
         row: row({ status: 'Running' }),
         defaultStorage: '',
         runtime: { ...running, agentConnected: true },
+        startOnBoot: true,
       }).agent,
     ).toBe('enabled=1,fstrim_cloned_disks=0');
     expect(agentEnabled('enabled=1,type=virtio')).toBe(true);
@@ -200,7 +214,13 @@ describe('vmConfig', () => {
         [EXTRAS_ANNOTATION]: serializeExtras({ options: { agent: setting }, disks: {}, nets: {} }),
       };
       const status = runtime.active ? 'Running' : 'Stopped';
-      const config = vmConfig({ hw: hw({ annotations }), row: row({ status }), defaultStorage: '', runtime });
+      const config = vmConfig({
+        hw: hw({ annotations }),
+        row: row({ status }),
+        defaultStorage: '',
+        runtime,
+        startOnBoot: false,
+      });
       expect(config.agent).toBe(shown);
       const current = statusCurrent(
         { vmid: 100, row: row({ status }), node: 'corral-1', runtime },
@@ -209,6 +229,12 @@ describe('vmConfig', () => {
       expect(current.agent === 1).toBe(agentEnabled(String(config.agent)));
     }
     expect(reportedAgent(undefined, running)).toBeUndefined();
+  });
+
+  it('shows the domain start on boot as onboot, 1 or 0', () => {
+    const base = { hw: hw(), row: row(), defaultStorage: '', runtime: stopped };
+    expect(vmConfig({ ...base, startOnBoot: true }).onboot).toBe(1);
+    expect(vmConfig({ ...base, startOnBoot: false }).onboot).toBe(0);
   });
 });
 

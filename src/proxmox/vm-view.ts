@@ -173,6 +173,8 @@ export interface ConfigContext {
   /** The StorageClass new disks land on when none is named (shown for claims without a class). */
   defaultStorage: string;
   runtime: VmRuntime;
+  /** The domain's start on boot (read from the run strategy), shown as `onboot`. */
+  startOnBoot: boolean;
 }
 
 function diskLine(ctx: ConfigContext, d: VmHardware['disks'][number], extras: Extras, slot: string): string {
@@ -294,8 +296,11 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   const slots = assignSlots(hw, extras);
   const config: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(extras.options)) {
+    // An `onboot` stored by an older Corral is not the truth any more: the run strategy is.
+    if (k === 'onboot') continue;
     config[k] = INT_OPTIONS.has(k) && /^-?\d+$/.test(v) ? Number(v) : v;
   }
+  config.onboot = ctx.startOnBoot ? 1 : 0;
   // A description set through /api (the domain's annotation) shows here too; one a PVE client wrote wins.
   const description = hw.annotations[DESCRIPTION_ANNOTATION];
   if (config.description === undefined && description) config.description = description;

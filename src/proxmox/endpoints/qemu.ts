@@ -16,6 +16,7 @@ import {
   type VmBlueprint,
 } from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
+import { setStartOnBoot, startOnBoot } from '@/server/domain/vm-hw-options';
 import { cloneVm } from '@/server/domain/vm-clone';
 import { vmRuntime } from '@/server/domain/vm-runtime';
 import { corral, corralSync } from '../errors';
@@ -25,6 +26,7 @@ import {
   applyBootOrder,
   checkUnknown,
   mergeExtras,
+  onbootOf,
   requireBridges,
   storedOptions,
   tagsOf,
@@ -88,7 +90,13 @@ async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
     storages.find((s) => s.storage === 'local-lvm')?.storage ??
     storages.find((s) => s.type === 'lvmthin')?.storage ??
     '';
-  return { hw, row: vm.row, defaultStorage, runtime: vmRuntime(services.deps, vm.ref.namespace, vm.ref.name) };
+  return {
+    hw,
+    row: vm.row,
+    defaultStorage,
+    runtime: vmRuntime(services.deps, vm.ref.namespace, vm.ref.name),
+    startOnBoot: startOnBoot(services.deps, vm.ref.namespace, vm.ref.name),
+  };
 }
 
 async function currentConfig(ctx: EndpointContext, vm: ResolvedVm): Promise<Record<string, unknown>> {
@@ -147,6 +155,8 @@ async function createVm(ctx: EndpointContext): Promise<string> {
     labels,
     annotations: { [EXTRAS_ANNOTATION]: serializeExtras({ options, disks: disks.extras, nets: nets.extras }) },
     start: args.bool('start') ?? false,
+    // onboot=1: Always when started, else Halted (Always once started); otherwise Manual, PVE's default of 0.
+    startOnBoot: onbootOf(args) === true,
   };
   if (!state.vmids.reserve(vmid))
     throw new ProxmoxError(500, `unable to create VM ${vmid} - VM ${vmid} already exists on node '${node}'`);
@@ -373,6 +383,11 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     }),
   );
   if (cfgTask) taskIds.push(cfgTask);
+  const onboot = onbootOf(args, deletes);
+  if (onboot !== undefined) {
+    const bootTask = await corral(setStartOnBoot(services.deps, caller, vm.ref.namespace, vm.ref.name, onboot));
+    if (bootTask) taskIds.push(bootTask);
+  }
   if (added.plans.length)
     taskIds.push(await corral(addDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, added.plans)));
   if (deleteDisks.length)

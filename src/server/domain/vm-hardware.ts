@@ -7,7 +7,8 @@
  * - vm-hw-cpu: CPU/memory and metadata changes, scale (live hot-plug or stop → patch → start);
  * - vm-hw-disks: add (hot-plugged), detach, grow disks; StorageClass facts;
  * - vm-hw-nics: add/remove Multus NICs; NetworkAttachmentDefinitions;
- * - vm-hw-options: run strategy, firmware, boot order, description; pending changes; the Hardware/Options view.
+ * - vm-hw-options: run strategy (start on boot), firmware, boot order, description;
+ * - vm-hw-view: the Hardware/Options view with its controls and pending changes.
  *
  * Transport-free like the rest of the domain: it speaks bytes, StorageClasses and KubeVirt buses.
  */
@@ -17,3 +18,4 @@ export * from './vm-hw-cpu';
 export * from './vm-hw-disks';
 export * from './vm-hw-nics';
 export * from './vm-hw-options';
+export * from './vm-hw-view';

@@ -50,6 +50,11 @@ export interface VmBlueprint {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   start: boolean;
+  /**
+   * false: run strategy Manual (never starts by itself; `start` then sends one start request). Otherwise Always
+   * when started, else Halted (which KubeVirt's start turns into Always).
+   */
+  startOnBoot?: boolean;
 }
 
 /** The claim name a planned disk will have. */
@@ -107,7 +112,7 @@ export function buildComposedVm(bp: VmBlueprint): KObject {
       annotations: { ...bp.annotations },
     },
     spec: {
-      runStrategy: bp.start ? 'Always' : 'Halted',
+      runStrategy: bp.startOnBoot === false ? 'Manual' : bp.start ? 'Always' : 'Halted',
       template: {
         metadata: { labels: { 'kubevirt.io/domain': bp.name, 'corral.dev/vm': bp.name } },
         spec: {
@@ -163,6 +168,10 @@ export async function composeVm(
     await deps.cluster.create('VirtualMachine', buildComposedVm(bp));
     written.push({ kind: 'VirtualMachine', name: bp.name });
     task.log(`created VirtualMachine ${target}`);
+    if (bp.startOnBoot === false && bp.start) {
+      await deps.cluster.subresource('virtualmachines', bp.namespace, bp.name, 'start');
+      task.log(`asked ${target} to start (run strategy Manual)`);
+    }
     task.progress(50);
   } catch (err) {
     const leftovers: string[] = [];
