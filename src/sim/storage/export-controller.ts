@@ -7,13 +7,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { RawRoute, SimContext } from '../module.js';
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
 import { activeVmi, vmSpecClaims } from './consumers.js';
 import { diskImage, IMAGE_BYTES, largeRawImageStream } from './disk-image.js';
 import { featureGateEnabled } from './feature-gates.js';
-import { DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S } from './keys.js';
+import { DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S, UPLOAD_FILE_ANNOTATION } from './keys.js';
 import { ensurePod, whenNoKubelet } from './pods.js';
 import { pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -361,6 +362,18 @@ export const exportDownloadRoute: RawRoute = {
     if (!links.includes(volume)) return send(res, 404, `volume ${volume} is not part of export ${ns}/${name}`);
     const format = file === 'disk.img' ? 'raw' : 'gzip';
     const id = { namespace: ns, volume, content: contentOf(ctx, exp, volume) };
+    const uploaded = ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[UPLOAD_FILE_ANNOTATION];
+    if (uploaded && existsSync(uploaded)) {
+      // An uploaded volume holds exactly the bytes that were uploaded.
+      res.writeHead(200, {
+        'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
+        ...(format === 'raw' ? { 'content-length': String(statSync(uploaded).size) } : {}),
+      });
+      if (req.method === 'HEAD') return void res.end();
+      if (format === 'raw') pipeline(createReadStream(uploaded), res, () => undefined);
+      else pipeline(createReadStream(uploaded), createGzip({ chunkSize: 1024 * 1024 }), res, () => undefined);
+      return;
+    }
     const large = Number(ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[EXPORT_BYTES_ANNOTATION] ?? 0);
     if (Number.isSafeInteger(large) && large > IMAGE_BYTES) {
       // A large image is streamed with backpressure; a client that goes away stops it.

@@ -13,15 +13,19 @@ import { startPvcController } from './pvc-controller.js';
 import { startRestoreController } from './restore-controller.js';
 import { Runtime } from './runtime.js';
 import { startSnapshotControllers } from './snapshot-controller.js';
+import { UploadServer } from './upload-server.js';
+import { S } from './keys.js';
 
 export { admitPvcUpdate } from './pvc-controller.js';
 export { podLogText } from './pods.js';
 export { volumeSnapshotStatuses } from './snapshot-controller.js';
 export { EXPORT_PATH_PREFIX, TOKEN_HEADER } from './export-controller.js';
+export { UPLOAD_PROXY_PATH } from './upload-server.js';
 
 /** A fresh module per embedded cluster (it holds that cluster's timers and queues). */
 export function createStorageModule(): SimModule {
   let rt: Runtime | undefined;
+  const uploads = new UploadServer(() => rt);
   return {
     name: 'storage',
     start(ctx: SimContext) {
@@ -33,13 +37,16 @@ export function createStorageModule(): SimModule {
       startCloneController(rt);
       startExportController(rt);
       startJobController(rt);
+      // An uploaded volume's bytes go with its claim.
+      if (rt.serves(S.pvcs)) rt.on(S.pvcs, (ev) => ev.type === 'DELETED' && uploads.forget(ev.object));
       rt.start();
     },
-    rawRoutes: [exportDownloadRoute],
+    rawRoutes: [exportDownloadRoute, uploads.tokenRoute, uploads.proxyRoute],
     admission: storageAdmission,
     stop() {
       rt?.stop();
       rt = undefined;
+      uploads.stop();
     },
   };
 }

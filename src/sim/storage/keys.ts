@@ -52,6 +52,11 @@ export const DISK_CONTENT_ANNOTATION = 'sim.corral.dev/disk-content';
  * are the 4 MiB image followed by deterministic, partly compressible filler, streamed (benchmarks, abort tests).
  */
 export const EXPORT_BYTES_ANNOTATION = 'sim.corral.dev/export-bytes';
+/**
+ * Where the bytes of an uploaded volume live (a file in the embedded cluster's own directory, written by the
+ * upload proxy); the export server serves that file instead of a generated image.
+ */
+export const UPLOAD_FILE_ANNOTATION = 'sim.corral.dev/upload-file';
 /** The pod log the sim's kubelet would stream for pods the storage controllers run (importer, job pods). */
 export const POD_LOG_ANNOTATION = 'sim.corral.dev/log';
 /** Marks pods whose phase the storage controllers drive, so a generic simulated kubelet leaves them alone. */
