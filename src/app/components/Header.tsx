@@ -1,12 +1,15 @@
 'use client';
 import Link from 'next/link';
+import { useState } from 'react';
 import { useLive } from '../lib/live';
 import { useSession } from '../lib/session';
+import { CreateCtDialog } from './ct/CreateCtDialog';
 import { ThemeToggle } from './ThemeToggle';
 
 export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen: boolean }) {
   const session = useSession();
   const { link } = useLive();
+  const [creatingCt, setCreatingCt] = useState(false);
   return (
     <header className="header">
       <button
@@ -56,6 +59,14 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
         Multiview
       </Link>
       <ThemeToggle />
+      {!session.readOnly && (
+        <>
+          <button type="button" className="btn" aria-label="Create CT" onClick={() => setCreatingCt(true)}>
+            + <span className="hide-phone">Create CT</span>
+          </button>
+          <CreateCtDialog open={creatingCt} onClose={() => setCreatingCt(false)} />
+        </>
+      )}
       {!session.readOnly && (
         <Link href="/create" className="btn btn-primary" aria-label="Create VM">
           + <span className="hide-phone">Create VM</span>

@@ -6,8 +6,9 @@ import { usePathname } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
-import type { VmRow } from '../lib/model';
+import type { CtRow, VmRow } from '../lib/model';
 import { compareNames } from '../lib/sort';
+import { ctHref, ctStatus, useCts } from './ct/use-cts';
 import { NodeDot, StatusDot } from './StatusDot';
 
 const GROUP_CAP = 100;
@@ -20,6 +21,8 @@ interface Group {
   href?: string;
   ready?: boolean;
   vms: VmRow[];
+  /** Containers (CTs) in this group: under their node, or "not running". */
+  cts: CtRow[];
 }
 
 /** The first `n` VMs in name order. Only open groups pay for it: a collapsed one shows just its count. */
@@ -27,8 +30,12 @@ function firstByName(vms: readonly VmRow[], n: number): VmRow[] {
   return [...vms].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
 }
 
+function firstCtsByName(cts: readonly CtRow[], n: number): CtRow[] {
+  return [...cts].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
+}
+
 function selectedVm(pathname: string): { ns: string; name: string } | null {
-  const m = /^\/vms\/([^/]+)\/([^/?]+)/.exec(pathname);
+  const m = /^\/(?:vms|cts)\/([^/]+)\/([^/?]+)/.exec(pathname);
   return m?.[1] && m[2] ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) } : null;
 }
 
@@ -39,6 +46,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
   const [query, setQuery] = useState('');
   const [toggled, setToggled] = useState<Record<string, boolean>>({});
   const filter = useMemo(() => parseFilter(query), [query]);
+  const allCts = useCts();
 
   const groups = useMemo<Group[]>(() => {
     void version; // the collections mutate in place; the version says when
@@ -50,10 +58,26 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       if (!list) byKey.set(key, (list = []));
       list.push(vm);
     }
+    const needle = query.trim().toLowerCase();
+    const cts = allCts.filter(
+      (c) =>
+        needle === '' ||
+        needle === 'type:ct' ||
+        c.name.includes(needle) ||
+        (needle.startsWith('status:') && c.phase.toLowerCase() === needle.slice(7)),
+    );
+    const ctsBy = new Map<string, CtRow[]>();
+    for (const ct of cts) {
+      const key = view === 'server' ? ct.node : ct.namespace;
+      let list = ctsBy.get(key);
+      if (!list) ctsBy.set(key, (list = []));
+      list.push(ct);
+      if (!byKey.has(key)) byKey.set(key, []);
+    }
     if (view === 'namespace') {
       return [...byKey.keys()]
         .sort(compareNames)
-        .map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [] }));
+        .map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [], cts: ctsBy.get(ns) ?? [] }));
     }
     const nodes = [...state.nodes.list()].sort((a, b) => compareNames(a.name, b.name));
     const out: Group[] = nodes.map((n) => ({
@@ -62,16 +86,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       href: `/nodes/${encodeURIComponent(n.name)}`,
       ready: n.ready,
       vms: byKey.get(n.name) ?? [],
+      cts: ctsBy.get(n.name) ?? [],
     }));
     // VMs on a node the cache no longer lists still deserve a place.
     for (const [node, list] of byKey) {
       if (node !== '' && !state.nodes.get(node))
-        out.push({ key: `node:${node}`, label: node, ready: false, vms: list });
+        out.push({ key: `node:${node}`, label: node, ready: false, vms: list, cts: ctsBy.get(node) ?? [] });
     }
-    const unplaced = byKey.get('');
-    if (unplaced?.length) out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced });
+    const unplaced = byKey.get('') ?? [];
+    const idle = ctsBy.get('') ?? [];
+    if (unplaced.length || idle.length)
+      out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced, cts: idle });
     return out;
-  }, [state, version, view, filter]);
+  }, [state, version, view, filter, allCts, query]);
 
   const selected = selectedVm(pathname);
   const total = state.vms.size;
@@ -159,7 +186,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                     >
                       <NodeDot ready={g.ready ?? false} />
                       <span className="label">{g.label}</span>
-                      <span className="count">{g.vms.length}</span>
+                      <span className="count">{g.vms.length + g.cts.length}</span>
                     </Link>
                   ) : (
                     <span className="tree-item" style={{ flex: 1, paddingLeft: 4 }}>
@@ -167,7 +194,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                         {view === 'namespace' ? '◫' : '○'}
                       </span>
                       <span className="label">{g.label}</span>
-                      <span className="count">{g.vms.length}</span>
+                      <span className="count">{g.vms.length + g.cts.length}</span>
                     </span>
                   )}
                 </div>
@@ -189,6 +216,29 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                             <StatusDot status={vm.status} />
                             <span className="label">{vm.name}</span>
                             {view === 'server' && <span className="count">{vm.namespace}</span>}
+                          </Link>
+                        </li>
+                      );
+                    })}
+                    {firstCtsByName(g.cts, GROUP_CAP).map((ct) => {
+                      const current = selected?.name === ct.name && selected.ns === ct.namespace;
+                      return (
+                        <li key={`ct:${ct.namespace}/${ct.name}`}>
+                          <Link
+                            href={ctHref(ct.namespace, ct.name)}
+                            className="tree-item"
+                            style={{ paddingLeft: 38 }}
+                            aria-current={current ? 'page' : undefined}
+                            title={`CT ${ct.namespace}/${ct.name} — ${ct.phase}`}
+                            data-testid="tree-ct"
+                            onClick={onNavigate}
+                          >
+                            <StatusDot status={ctStatus(ct)} />
+                            <span className="icon" aria-label="Container" role="img">
+                              ⬡
+                            </span>
+                            <span className="label">{ct.name}</span>
+                            {view === 'server' && <span className="count">{ct.namespace}</span>}
                           </Link>
                         </li>
                       );

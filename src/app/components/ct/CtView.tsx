@@ -1,0 +1,221 @@
+'use client';
+// The CT page: header with status, the toolbar (Start/Stop/Restart/Delete, hidden for read-only callers) and the
+// Summary, Terminal and YAML tabs. The row is polled from cts.get (served from Corral's watch cache).
+import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useParams, useRouter, useSearchParams } from 'next/navigation';
+import { Fragment, useMemo, useState } from 'react';
+import { useTask } from '../../lib/live';
+import type { CtRow } from '../../lib/model';
+import { toRedactedYaml } from '../../lib/redact';
+import { useSession } from '../../lib/session';
+import { useTRPC } from '../../lib/trpc';
+import { StatusDot } from '../StatusDot';
+import { ActionDialog } from '../vm/ActionDialog';
+import { TaskProgress } from '../vm/SnapshotsTab';
+import { CtTerminal } from './CtTerminal';
+import { ctHref, ctStatus, useCt } from './use-cts';
+
+type CtDetail = CtRow & { pod: Record<string, unknown> | null; volume: Record<string, unknown> };
+
+const TABS = [
+  { id: 'summary', label: 'Summary' },
+  { id: 'terminal', label: 'Terminal' },
+  { id: 'yaml', label: 'YAML' },
+] as const;
+
+export function CtView() {
+  const params = useParams<{ ns: string; name: string }>();
+  const namespace = decodeURIComponent(params.ns);
+  const name = decodeURIComponent(params.name);
+  const search = useSearchParams();
+  const session = useSession();
+  const ct = useCt(namespace, name);
+  if (!ct.data) {
+    return (
+      <div className="workbench">
+        {ct.isError ? (
+          <div className="panel empty" data-testid="ct-missing">
+            <h2>
+              No CT {namespace}/{name}
+            </h2>
+            <p>{ct.error.message}</p>
+            <Link href="/" className="btn">
+              Back to Datacenter
+            </Link>
+          </div>
+        ) : (
+          <div className="skeleton">Loading…</div>
+        )}
+      </div>
+    );
+  }
+  const row = ct.data as CtDetail;
+  const tab = TABS.find((t) => t.id === search.get('tab')) ?? TABS[0];
+  return (
+    <div className="workbench">
+      <div className="page-head">
+        <h1>
+          <span className="icon" aria-hidden title="Container">
+            ⬡
+          </span>{' '}
+          <StatusDot status={ctStatus(row)} />
+          {row.name}
+        </h1>
+        <span className="page-sub" data-testid="ct-status">
+          CT · {row.namespace} · {row.phase}
+          {row.node ? ` on ${row.node}` : ''}
+        </span>
+        <span className="header-spacer" />
+        {!session.readOnly && <CtToolbar ct={row} />}
+      </div>
+      <div className="tabs" role="tablist" aria-label="CT views">
+        {TABS.map((t) => (
+          <Link
+            key={t.id}
+            role="tab"
+            href={ctHref(namespace, name, t.id)}
+            aria-selected={t.id === tab.id}
+            replace
+            scroll={false}
+          >
+            {t.label}
+          </Link>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab.label}>
+        {tab.id === 'summary' && <CtSummary ct={row} />}
+        {tab.id === 'terminal' && <CtTerminal ct={row} readOnly={session.readOnly} />}
+        {tab.id === 'yaml' && <CtYaml ct={row} />}
+      </div>
+    </div>
+  );
+}
+
+function CtToolbar({ ct }: { ct: CtDetail }) {
+  const trpc = useTRPC();
+  const act = useMutation(trpc.cts.action.mutationOptions());
+  const task = useTask(act.data?.task ?? null);
+  const [deleting, setDeleting] = useState(false);
+  const running = ct.phase !== 'Stopped' && ct.phase !== 'Stopping';
+  const buttons = [
+    { action: 'start', label: 'Start', enabled: ct.phase === 'Stopped', why: `CT is ${ct.phase}` },
+    { action: 'stop', label: 'Stop', enabled: running, why: `CT is ${ct.phase}` },
+    { action: 'restart', label: 'Restart', enabled: running, why: `CT is ${ct.phase}` },
+  ] as const;
+  return (
+    <div className="toolbar" role="toolbar" aria-label="CT actions" data-testid="ct-toolbar">
+      {buttons.map(({ action, label, enabled, why }) => (
+        <button
+          key={action}
+          type="button"
+          disabled={!enabled || act.isPending}
+          title={enabled ? `${label} ${ct.name}` : `${label}: ${why}`}
+          onClick={() => act.mutate({ namespace: ct.namespace, name: ct.name, action })}
+        >
+          {act.isPending && act.variables.action === action ? `${label}…` : label}
+        </button>
+      ))}
+      <span className="sep" aria-hidden />
+      <button type="button" className="btn-danger" onClick={() => setDeleting(true)}>
+        Delete
+      </button>
+      {act.error && (
+        <span className="field-error" role="alert" style={{ flexBasis: '100%' }}>
+          {act.variables?.action}: {act.error.message}
+        </span>
+      )}
+      {task && task.status !== 'done' && (
+        <span style={{ flexBasis: '100%' }}>
+          <TaskProgress task={task} testId="ct-task" />
+        </span>
+      )}
+      <DeleteCtDialog ct={ct} open={deleting} onClose={() => setDeleting(false)} />
+    </div>
+  );
+}
+
+function DeleteCtDialog({ ct, open, onClose }: { ct: CtDetail; open: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const del = useMutation(
+    trpc.cts.delete.mutationOptions({
+      onSuccess: () => {
+        onClose();
+        router.push('/');
+      },
+    }),
+  );
+  return (
+    <ActionDialog
+      title={`Delete CT ${ct.name}`}
+      open={open}
+      onClose={onClose}
+      label="Delete"
+      busyLabel="Deleting…"
+      busy={del.isPending}
+      error={del.error}
+      danger
+      onConfirm={() => del.mutate({ namespace: ct.namespace, name: ct.name })}
+    >
+      <p style={{ margin: 0 }}>
+        This deletes the pod <code>{ct.name}</code>, any Service of the CT and its data volume{' '}
+        <code>{ct.name}-data</code> ({ct.disk}). Its files are gone for good.
+      </p>
+    </ActionDialog>
+  );
+}
+
+function CtSummary({ ct }: { ct: CtDetail }) {
+  const rows: [string, string][] = [
+    ['Status', ct.phase + (ct.ready ? ' (ready)' : '')],
+    ['Image', ct.image],
+    ['Node', ct.node || '—'],
+    ['IP', ct.ip || '—'],
+    ['CPU', `${ct.cpu} ${ct.cpu === 1 ? 'core' : 'cores'}`],
+    ['Memory', ct.mem],
+    ['Privileged', ct.privileged ? 'yes — the root file system lives on the data volume' : 'no — only /data persists'],
+    ['Data volume', `${ct.name}-data · ${ct.disk}${ct.storageClass ? ` · ${ct.storageClass}` : ''}`],
+    ['Created', ct.createdAt ? new Date(ct.createdAt).toLocaleString() : '—'],
+  ];
+  return (
+    <section className="panel" data-testid="ct-summary">
+      <div className="panel-head">
+        <h2>Summary</h2>
+      </div>
+      <div className="panel-body">
+        {ct.reason && (
+          <div className="inline-error" role="alert">
+            {ct.reason}
+          </div>
+        )}
+        <dl className="kv">
+          {rows.map(([k, v]) => (
+            <Fragment key={k}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      </div>
+    </section>
+  );
+}
+
+function CtYaml({ ct }: { ct: CtDetail }) {
+  const yaml = useMemo(
+    () => toRedactedYaml({ pod: ct.pod ?? '(none: the CT is stopped)', volume: ct.volume }),
+    [ct.pod, ct.volume],
+  );
+  return (
+    <section className="panel">
+      <div className="panel-head">
+        <h2>Pod and data volume of {ct.name}</h2>
+        <span className="page-sub">as stored in the cluster</span>
+      </div>
+      <pre className="yaml mono" data-testid="ct-yaml" tabIndex={0}>
+        {yaml}
+      </pre>
+    </section>
+  );
+}
