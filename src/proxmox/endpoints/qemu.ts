@@ -282,6 +282,7 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   if (name !== undefined && name !== vm.row.name)
     throw paramError({ name: `renaming is not supported: Kubernetes names are immutable (VM is '${vm.row.name}')` });
   const deletes = splitList(args.string('delete'));
+  const onboot = onbootOf(args, deletes);
   const extras = parseExtras(cctx.hw.annotations[EXTRAS_ANNOTATION]);
   const slots = assignSlots(cctx.hw, extras);
   const slotToDisk = new Map([...slots.disks].map(([disk, slot]) => [slot, disk]));
@@ -383,7 +384,6 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     }),
   );
   if (cfgTask) taskIds.push(cfgTask);
-  const onboot = onbootOf(args, deletes);
   if (onboot !== undefined) {
     const bootTask = await corral(setStartOnBoot(services.deps, caller, vm.ref.namespace, vm.ref.name, onboot));
     if (bootTask) taskIds.push(bootTask);
