@@ -170,6 +170,15 @@ test('change options: description, firmware and boot order', async ({ page, requ
     await expect(dialog.getByLabel(/^Always/)).toBeDisabled();
     await expect(dialog).toContainText('would start the VM now');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // A stopped Halted VM starts as Always: start on boot (Proxmox's onboot) says Yes; Manual says No.
+    await expect(page.getByTestId('opt-start')).toContainText('Yes');
+    await expect(page.getByTestId('opt-start')).toContainText('Halted');
+    await page.getByTestId('opt-start').getByRole('button', { name: 'Edit' }).click();
+    await dialog.getByLabel(/^Manual/).check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId('opt-start')).toContainText('No');
+    await expect(page.getByTestId('opt-start')).toContainText('Manual');
 
     await page.reload();
     await expect(page.getByTestId('opt-description')).toContainText('build box for the e2e run');

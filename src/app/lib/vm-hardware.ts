@@ -80,7 +80,7 @@ export const RUN_STRATEGY_TEXT: Record<string, string> = {
   RerunOnFailure: 'RerunOnFailure — start on boot, restart after a failure',
   Once: 'Once — run once, never restart',
   Manual: 'Manual — started and stopped by hand',
-  Halted: 'Halted — stopped',
+  Halted: 'Halted — stopped; start on boot once started (KubeVirt starts it as Always)',
 };
 
 /** Run strategies that make KubeVirt start a stopped VM at once (the server refuses them for a stopped VM). */
