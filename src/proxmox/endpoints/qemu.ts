@@ -487,6 +487,8 @@ async function clone(ctx: EndpointContext): Promise<string> {
         labels: { [LABEL_VMID]: String(newid) },
         macs,
         ...(annotations ? { annotations } : {}),
+        // PVE copies onboot: a source that does not start on boot gives a Manual clone.
+        startOnBoot: startOnBoot(state.services.deps, vm.ref.namespace, vm.ref.name),
       }),
     );
     return upid(ctx, taskId, { vmid: vm.vmid, node: state.vmNode(vm.row) });

@@ -21,6 +21,8 @@ export interface CloneOptions {
   macs?: Record<string, string>;
   /** Start the new VM once the clone has succeeded (the clone is created Halted). */
   start?: boolean;
+  /** false: the new VM is Manual (not started on boot), as its source; otherwise Halted, Always once started. */
+  startOnBoot?: boolean;
 }
 
 /** How far a VirtualMachineClone has got, by phase, for the task's progress. */
@@ -89,7 +91,13 @@ export async function cloneVm(
         ...(options.annotations ? { annotations: options.annotations } : {}),
       },
     });
-    if (options.start) {
+    if (options.startOnBoot === false) {
+      await deps.cluster.patch('VirtualMachine', namespace, target, { spec: { runStrategy: 'Manual', running: null } });
+      if (options.start) {
+        await deps.cluster.subresource('virtualmachines', namespace, target, 'start');
+        task.log(`started ${target}`);
+      }
+    } else if (options.start) {
       await deps.cluster.patch('VirtualMachine', namespace, target, { spec: { runStrategy: 'Always', running: null } });
       task.log(`started ${target}`);
     }

@@ -105,6 +105,22 @@ describe('onboot is start on boot (the run strategy)', () => {
     expect((await config(631)).onboot).toBe(1);
   });
 
+  it('gives a clone its source onboot, as PVE copies it', async () => {
+    const clone = async (vmid: number, newid: number, name: string) => {
+      const res = await api().post(`/nodes/corral-1/qemu/${vmid}/clone`, { newid, name });
+      expect((await waitTask(api(), res.body.data as string)).exitstatus).toBe('OK');
+    };
+    await create(633, 'boot-src', {});
+    await clone(633, 634, 'boot-off');
+    expect(await options('boot-off')).toMatchObject({ runStrategy: 'Manual', startOnBoot: false });
+    expect((await config(634)).onboot).toBe(0);
+    await put(633, { onboot: 1 });
+    await clone(633, 635, 'boot-on');
+    expect(await options('boot-on')).toMatchObject({ runStrategy: 'Halted', startOnBoot: true });
+    expect((await config(635)).onboot).toBe(1);
+    expect(await status(635)).toBe('stopped');
+  });
+
   it('creates with start=1 and no onboot as a running Manual VM', async () => {
     await create(632, 'boot-c', { start: 1 });
     await expect.poll(() => status(632), { timeout: 20_000 }).toBe('running');
