@@ -86,7 +86,8 @@ function expireAll(): void {
     kind: 'ConfigMap',
     metadata: { name: `bump-${++serial}`, namespace: 'default' },
   });
-  expect(h.sim.faults.expireWatches()).toBe(7);
+  // One watch per informer: each cached kind, and two for pods (virt-launcher and CT pods).
+  expect(h.sim.faults.expireWatches()).toBe(h.corral.cluster.cache.status().length);
 }
 
 const readyz = async () => (await h.get('/readyz')).status;
@@ -211,7 +212,7 @@ describe('fault suite: a running Corral with an open live feed', () => {
       // against a proxy that closes every watch at once); these drops come after a second of streaming.
       await allWatching(RECOVERY_MS, `drop ${i}`);
       await sleep(1100);
-      expect(h.sim.faults.dropWatches()).toBe(7);
+      expect(h.sim.faults.dropWatches()).toBe(h.corral.cluster.cache.status().length);
       changeInCluster(`dropped-${i}`);
       attempts.push(...(await mutate(1, 'dropped-api')));
       expect(await readyz()).toBe(200);
