@@ -40,6 +40,7 @@ export function buildOpenApiDocument(baseUrl = '/api'): Json {
     }
   }
   paths['/vms/{namespace}/{name}/export'] = { get: exportOperation(errorRef) };
+  paths['/datavolumes/{namespace}/{name}/upload'] = { post: uploadOperation(errorRef) };
   const components = (doc.components ?? {}) as Json;
   const schemas = (components.schemas ?? {}) as Json;
   for (const key of Object.keys(schemas)) if (key.startsWith('error.')) delete schemas[key];
@@ -93,6 +94,68 @@ function exportOperation(errorRef: Json): Json {
       '501': error('qcow2 requested and qemu-img is not installed (Debian package qemu-utils)'),
       '502': error('The cluster or its export server failed'),
       '504': error('The export did not become ready in time'),
+    },
+  };
+}
+
+/** The image upload is a raw streaming route too (http/datavolume-upload-route.ts). */
+function uploadOperation(errorRef: Json): Json {
+  const name = (n: string, description: string) => ({
+    name: n,
+    in: 'path',
+    required: true,
+    description,
+    schema: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' },
+  });
+  const error = (description: string) => ({ description, content: errorRef });
+  return {
+    operationId: 'datavolumes-upload',
+    summary: "Upload an image (ISO or disk) into a new DataVolume through CDI's upload proxy (streamed)",
+    description:
+      'The body is the file itself (Content-Type application/octet-stream, Content-Length required and at most ' +
+      'size). Creates the DataVolume (source upload), waits for CDI to be UploadReady, and relays the bytes with ' +
+      'backpressure; answers once CDI has stored them. Admins only. A client that disconnects stops the upload: ' +
+      "the DataVolume stays not Succeeded and its row's error says so.",
+    tags: ['images'],
+    parameters: [
+      name('namespace', 'namespace of the new DataVolume'),
+      name('name', 'the new DataVolume'),
+      { name: 'size', in: 'query', required: true, schema: { type: 'string', example: '10Gi' } },
+      {
+        name: 'contentType',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', enum: ['iso', 'disk'], default: 'iso' },
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    },
+    responses: {
+      '200': {
+        description: 'stored',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                namespace: { type: 'string' },
+                task: { type: 'string' },
+                bytes: { type: 'integer' },
+              },
+              required: ['name', 'namespace', 'task', 'bytes'],
+            },
+          },
+        },
+      },
+      '400': error('Invalid input data, or the file does not fit in size'),
+      '403': error('Read-only caller or cross-site request'),
+      '409': error('A DataVolume of that name exists'),
+      '501': error('CDI publishes no upload proxy URL'),
+      '502': error("The cluster or CDI's upload proxy failed"),
+      '504': error('The DataVolume did not become UploadReady in time'),
     },
   };
 }

@@ -20,6 +20,7 @@ import { BodyTooLarge, DEFAULT_LIMITS, readBodyLimited } from './http/limits';
 import { identityFor } from './identity-http';
 import { appRouter } from './routers/_app';
 import { handleVmExport, matchExportRoute } from './http/vm-export-route';
+import { handleDataVolumeUpload, matchUploadRoute } from './http/datavolume-upload-route';
 import { vmSubPathMatcher } from './rest-paths';
 import { refuseAdapterCoercion } from './strict-input';
 import type { Context, Meta } from './trpc';
@@ -91,6 +92,12 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
     const exportOf = matchExportRoute(method, pathname);
     if (exportOf) {
       await handleVmExport(services, req, res, exportOf, new URLSearchParams((req.url ?? '').split('?')[1] ?? ''));
+      return;
+    }
+    const uploadOf = matchUploadRoute(method, pathname);
+    if (uploadOf) {
+      const search = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+      await handleDataVolumeUpload(services, req, res, uploadOf, search);
       return;
     }
     if (unknownVmSubPath(method, pathname)) {

@@ -36,6 +36,8 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   Service: d('Service', '', 'v1', 'services'),
   Job: d('Job', 'batch', 'v1', 'jobs'),
   DataVolume: d('DataVolume', 'cdi.kubevirt.io', 'v1beta1', 'datavolumes'),
+  CDIConfig: d('CDIConfig', 'cdi.kubevirt.io', 'v1beta1', 'cdiconfigs', false),
+  UploadTokenRequest: d('UploadTokenRequest', 'upload.cdi.kubevirt.io', 'v1beta1', 'uploadtokenrequests'),
   StorageClass: d('StorageClass', 'storage.k8s.io', 'v1', 'storageclasses', false),
   CSIStorageCapacity: d('CSIStorageCapacity', 'storage.k8s.io', 'v1', 'csistoragecapacities'),
   VolumeSnapshotClass: d('VolumeSnapshotClass', 'snapshot.storage.k8s.io', 'v1', 'volumesnapshotclasses', false),

@@ -58,7 +58,9 @@ export type Kind =
   | 'VirtualMachineClusterInstancetype'
   | 'VirtualMachineClusterPreference'
   | 'NetworkAttachmentDefinition'
-  | 'Event';
+  | 'Event'
+  | 'CDIConfig'
+  | 'UploadTokenRequest';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {

@@ -62,6 +62,8 @@ function runningError(dv: KObject): string {
     return String(bad?.message ?? running?.message ?? 'import failed');
   }
   if (running?.status === 'False' && running.reason === 'Error') return String(running.message ?? 'importer error');
+  // An upload whose bytes did not all arrive (datavolume-upload.ts notes why on the DataVolume).
+  if (status.phase !== 'Succeeded') return dv.metadata.annotations?.['corral.dev/upload-error'] ?? '';
   return '';
 }
 

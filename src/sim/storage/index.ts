@@ -39,6 +39,7 @@ export function createStorageModule(): SimModule {
       startJobController(rt);
       // An uploaded volume's bytes go with its claim.
       if (rt.serves(S.pvcs)) rt.on(S.pvcs, (ev) => ev.type === 'DELETED' && uploads.forget(ev.object));
+      uploads.publish(rt);
       rt.start();
     },
     rawRoutes: [exportDownloadRoute, uploads.tokenRoute, uploads.proxyRoute],

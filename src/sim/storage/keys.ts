@@ -13,6 +13,7 @@ export const S = {
   storageClasses: resourceKey('storage.k8s.io', 'storageclasses'),
   volumeSnapshotClasses: resourceKey('snapshot.storage.k8s.io', 'volumesnapshotclasses'),
   volumeSnapshots: resourceKey('snapshot.storage.k8s.io', 'volumesnapshots'),
+  cdiConfigs: resourceKey('cdi.kubevirt.io', 'cdiconfigs'),
   dataVolumes: resourceKey('cdi.kubevirt.io', 'datavolumes'),
   kubevirts: resourceKey('kubevirt.io', 'kubevirts'),
   vms: resourceKey('kubevirt.io', 'virtualmachines'),

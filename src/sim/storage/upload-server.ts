@@ -55,6 +55,30 @@ export class UploadServer {
 
   constructor(private readonly runtime: () => Runtime | undefined) {}
 
+  /**
+   * CDI's operator publishes where its upload proxy listens in CDIConfig `config` (`status.uploadProxyURL`); here
+   * the proxy is on the apiserver's own address.
+   */
+  publish(rt: Runtime): void {
+    const url = rt.ctx.baseUrl();
+    if (!rt.serves(S.cdiConfigs) || !url) return;
+    if (!rt.get(S.cdiConfigs, undefined, 'config')) {
+      rt.store.create(S.cdiConfigs, {
+        apiVersion: 'cdi.kubevirt.io/v1beta1',
+        kind: 'CDIConfig',
+        metadata: { name: 'config' },
+        spec: {},
+        status: { uploadProxyURL: url },
+      });
+      return;
+    }
+    rt.store.mutate(S.cdiConfigs, undefined, 'config', (o) => {
+      const st = statusOf(o);
+      if (st.uploadProxyURL === url) return false;
+      st.uploadProxyURL = url;
+    });
+  }
+
   /** Removes an uploaded claim's file when the claim goes. */
   forget(claim: KObject): void {
     const file = claim.metadata.annotations?.[UPLOAD_FILE_ANNOTATION];

@@ -1,0 +1,144 @@
+/**
+ * Uploading an image into the library, the way `virtctl image-upload` does it: a DataVolume with
+ * `source.upload: {}`, wait for CDI to say `UploadReady`, ask for an `UploadTokenRequest`, then the bytes go to
+ * CDI's upload proxy (whose address CDIConfig `config` publishes in `status.uploadProxyURL`). The HTTP layer relays
+ * the body (http/datavolume-upload-route.ts); this module makes the cluster objects and follows the outcome.
+ */
+import { CorralError } from '../errors';
+import type { ChangeEvent, KObject } from './cluster-port';
+import { LABEL_IMAGE } from './datavolumes';
+import type { Caller, DomainDeps } from './deps';
+import { LABEL_MANAGED_BY } from './labels';
+import type { TaskHandle } from './tasks';
+import { asDict } from './vm-facts';
+
+/** Set on an upload DataVolume whose bytes did not all arrive; the image row shows it as the error. */
+export const ANNOTATION_UPLOAD_ERROR = 'corral.dev/upload-error';
+
+export interface UploadRequest {
+  namespace: string;
+  name: string;
+  /** The DataVolume's size, like `10Gi`. */
+  size: string;
+  contentType: 'disk' | 'iso';
+  /** The file's length in bytes (the request's Content-Length). */
+  bytes: number;
+}
+
+export interface UploadSession {
+  /** The upload proxy's sync endpoint. */
+  url: string;
+  token: string;
+  task: TaskHandle;
+}
+
+export function buildUploadDataVolume(req: UploadRequest): KObject {
+  return {
+    apiVersion: 'cdi.kubevirt.io/v1beta1',
+    kind: 'DataVolume',
+    metadata: {
+      name: req.name,
+      namespace: req.namespace,
+      labels: { [LABEL_IMAGE]: req.contentType, [LABEL_MANAGED_BY]: 'corral' },
+      annotations: { 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
+    },
+    // `archive` is CDI's "store as is" (no conversion): what an installer ISO needs.
+    spec: {
+      contentType: req.contentType === 'iso' ? 'archive' : 'kubevirt',
+      source: { upload: {} },
+      storage: { resources: { requests: { storage: req.size } } },
+    },
+  };
+}
+
+/** `cdi-uploadproxy.example.com` (CDI publishes a host) or a full URL → the proxy's base URL. */
+export function uploadProxyBase(cdiConfig: KObject | undefined): string {
+  const raw = asDict(cdiConfig?.status).uploadProxyURL;
+  if (typeof raw !== 'string' || !raw.trim()) {
+    throw new CorralError(
+      'NOT_IMPLEMENTED',
+      'CDI publishes no upload proxy URL (CDIConfig config status.uploadProxyURL); set spec.uploadProxyURLOverride on it',
+    );
+  }
+  const base = /^https?:\/\//i.test(raw) ? raw.trim() : `https://${raw.trim()}`;
+  return base.replace(/\/+$/, '');
+}
+
+/** Creates the DataVolume, waits until CDI's upload server is ready and gets a token for it. */
+export async function openUpload(
+  deps: DomainDeps,
+  caller: Caller,
+  req: UploadRequest,
+  signal: AbortSignal,
+): Promise<UploadSession> {
+  const target = `${req.namespace}/${req.name}`;
+  if (deps.cluster.cache.get('DataVolume', req.namespace, req.name))
+    throw new CorralError('CONFLICT', `DataVolume ${target} already exists; pick another name or delete it first`);
+  if (!(await deps.cluster.fetch('Namespace', undefined, req.namespace)))
+    throw new CorralError('BAD_REQUEST', `namespace: no namespace '${req.namespace}'`);
+  const proxy = uploadProxyBase(await deps.cluster.fetch('CDIConfig', undefined, 'config'));
+  const task = deps.journal.start('upload', target, caller.identity.login);
+  try {
+    await deps.cluster.create('DataVolume', buildUploadDataVolume(req));
+    task.log(`uploading ${req.bytes} bytes into DataVolume ${target} (${req.size}, ${req.contentType})`);
+    await uploadReady(deps, req.namespace, req.name, signal);
+    task.log('CDI upload server ready');
+    const granted = await deps.cluster.create('UploadTokenRequest', {
+      apiVersion: 'upload.cdi.kubevirt.io/v1beta1',
+      kind: 'UploadTokenRequest',
+      metadata: { name: req.name, namespace: req.namespace },
+      spec: { pvcName: req.name },
+    });
+    const token = asDict(granted.status).token;
+    if (typeof token !== 'string' || !token) throw new CorralError('BAD_GATEWAY', 'CDI returned no upload token');
+    return { url: `${proxy}/v1beta1/upload`, token, task };
+  } catch (err) {
+    task.fail(err);
+    await recordUploadError(deps, req.namespace, req.name, `upload never started: ${messageOf(err)}`);
+    throw err;
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Resolves once the DataVolume is `UploadReady`; rejects when it fails, vanishes, the wait times out or is aborted. */
+function uploadReady(deps: DomainDeps, namespace: string, name: string, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const finish = (err?: Error) => {
+      unsubscribe();
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve();
+    };
+    const look = (dv: KObject | undefined) => {
+      if (!dv) return finish(new CorralError('CONFLICT', `DataVolume ${namespace}/${name} was deleted`));
+      const phase = asDict(dv.status).phase;
+      if (phase === 'UploadReady') finish();
+      else if (phase === 'Failed' || phase === 'Succeeded')
+        finish(new CorralError('CONFLICT', `DataVolume ${namespace}/${name} is ${String(phase)}, not UploadReady`));
+    };
+    const onAbort = () => finish(new CorralError('CONFLICT', 'the client disconnected; upload stopped'));
+    signal.addEventListener('abort', onAbort);
+    const unsubscribe = deps.cluster.onChange((e: ChangeEvent) => {
+      if (e.kind !== 'DataVolume' || e.object.metadata.namespace !== namespace || e.object.metadata.name !== name)
+        return;
+      look(e.type === 'DELETED' ? undefined : e.object);
+    });
+    const timer = setTimeout(
+      () => finish(new CorralError('TIMEOUT', `DataVolume ${namespace}/${name} was not UploadReady in time`)),
+      deps.config.waitTimeoutMs,
+    );
+    const now = deps.cluster.cache.get('DataVolume', namespace, name);
+    if (now) look(now);
+  });
+}
+
+/** Notes on the DataVolume why it is not Succeeded (best effort: it may be gone). */
+export async function recordUploadError(deps: DomainDeps, namespace: string, name: string, why: string) {
+  await deps.cluster
+    .patch('DataVolume', namespace, name, { metadata: { annotations: { [ANNOTATION_UPLOAD_ERROR]: why } } })
+    .catch(() => undefined);
+}
