@@ -26,6 +26,12 @@ test.describe('containers', () => {
   });
 
   test('create a privileged CT, run a command in its terminal, and keep a file across Stop/Start', async ({ page }) => {
+    // A page that logs an error is broken (clean-console.spec.ts); this flow covers the CT page and its terminal.
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     await page.goto('/');
     await page.getByRole('button', { name: 'Create CT' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create CT' });
@@ -53,6 +59,9 @@ test.describe('containers', () => {
     await expect(page.getByTestId('ct-terminal-screen').locator('.xterm-rows')).toContainText('kept-across-restarts', {
       timeout: 30_000,
     });
+    await page.getByRole('tab', { name: 'YAML' }).click();
+    await expect(page.getByTestId('ct-yaml')).toContainText('corral.ct/spec');
+    expect(errors).toEqual([]);
   });
 });
 
