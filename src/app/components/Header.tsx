@@ -62,14 +62,14 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
       {!session.readOnly && (
         <>
           <button type="button" className="btn" aria-label="Create CT" onClick={() => setCreatingCt(true)}>
-            + <span className="hide-phone">Create CT</span>
+            + <span className="hide-phone">Create </span>CT
           </button>
           <CreateCtDialog open={creatingCt} onClose={() => setCreatingCt(false)} />
         </>
       )}
       {!session.readOnly && (
         <Link href="/create" className="btn btn-primary" aria-label="Create VM">
-          + <span className="hide-phone">Create VM</span>
+          + <span className="hide-phone">Create </span>VM
         </Link>
       )}
     </header>
