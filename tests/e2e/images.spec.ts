@@ -1,6 +1,6 @@
 // The Images page (issue 11): add a custom source (a bad URL is refused next to its field), create a VM from it in
 // the wizard; import a disk image and watch the DataVolume's progress bar move to Succeeded, then find it in the
-// wizard's "Existing PVC" picker. Screenshots of the page at desktop and phone width in both themes.
+// wizard's "Existing PVC" picker; upload a small ISO with the progress bar. Screenshots of the page at desktop and phone width in both themes.
 import { expect, test, type Page } from '@playwright/test';
 import { READONLY_URL } from './env';
 import { apiDelete, NS, origin, uniqueName, waitLive } from './helpers';
@@ -90,6 +90,32 @@ test('import a disk image: the progress bar moves to Succeeded; the wizard offer
   }
 });
 
+test('upload a small ISO: the progress bar shows, then the row is Succeeded', async ({ page, request, baseURL }) => {
+  const name = uniqueName('iso');
+  try {
+    await page.goto('/images');
+    await waitLive(page);
+    // 24 MiB: Corral reads the body only once CDI's upload server is ready, so the bar shows part sent meanwhile.
+    const iso = Buffer.alloc(24 * 1024 * 1024, 0x41);
+    await page
+      .locator('#up-file')
+      .setInputFiles({ name: 'tiny-installer.iso', mimeType: 'application/x-iso9660-image', buffer: iso });
+    await expect(page.locator('#up-size')).toHaveValue('1Gi');
+    await expect(page.locator('#up-type')).toHaveValue('iso');
+    await page.locator('#up-name').fill(name);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page.getByTestId('upload-progress')).toBeVisible();
+    await page.screenshot({ path: `${DIR}/images-upload.png`, fullPage: true });
+    await expect(page.getByTestId('upload-done')).toContainText(name, { timeout: 60_000 });
+    const row = page.locator(`[data-datavolume="${name}"]`);
+    await expect(row).toHaveAttribute('data-phase', 'Succeeded', { timeout: 30_000 });
+    await expect(row).toContainText('ISO');
+    await expect(row.getByTestId('dv-error')).toHaveCount(0);
+  } finally {
+    await request.delete(`/api/datavolumes/${NS}/${name}`, { headers: origin(baseURL) });
+  }
+});
+
 test.describe('Images page screenshots', () => {
   const SOURCE = 'my-fedora';
   const IMAGE = 'noble-golden';
@@ -118,6 +144,9 @@ test.describe('Images page screenshots', () => {
         timeout: 60_000,
       });
       await page.screenshot({ path: `${DIR}/images${suffix}.png`, fullPage: true });
+      await page
+        .getByRole('form', { name: 'Upload an image' })
+        .screenshot({ path: `${DIR}/images-upload-form${suffix}.png` });
       if (theme === 'dark') {
         await page.goto('/create');
         await page.getByRole('radio', { name: 'Existing PVC' }).click();
@@ -135,6 +164,9 @@ test.describe('Images page screenshots', () => {
       await phone.goto('/images');
       await expect(phone.locator(`[data-datavolume="${IMAGE}"]`)).toBeVisible();
       await phone.screenshot({ path: `${DIR}/phone-images${suffix}.png`, fullPage: true });
+      const form = phone.getByRole('form', { name: 'Upload an image' });
+      await form.scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: `${DIR}/phone-images-upload${suffix}.png` });
       await context.close();
     });
   }
@@ -153,6 +185,7 @@ test.describe('read-only caller', () => {
     await expect(page.getByTestId('sources-table')).toBeVisible();
     await expect(page.getByRole('button', { name: 'Add source' })).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Import' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Upload', exact: true })).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^(Remove|Delete) / })).toHaveCount(0);
     const res = await request.post('/api/sources', {
       headers: origin(baseURL),

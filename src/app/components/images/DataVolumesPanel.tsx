@@ -1,11 +1,12 @@
 'use client';
 // Imported images (CDI DataVolumes that belong to no VM): import from an http(s) URL with the DataVolume's live
-// progress, delete. The list is re-read every second while an import runs, every 10 s otherwise.
+// progress, upload a file (UploadImageForm), delete. The list is re-read every second while an import runs, every 10 s otherwise.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import type { DataVolumeRow } from '@/server/schemas/images';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors, nameProblem } from '../../lib/validation';
+import { UploadImageForm } from './UploadImageForm';
 
 const FIELDS = ['name', 'namespace', 'url', 'size', 'contentType'] as const;
 type Field = (typeof FIELDS)[number];
@@ -217,6 +218,7 @@ export function DataVolumesPanel({ readOnly, defaultNamespace }: { readOnly: boo
           </div>
         </form>
       )}
+      {!readOnly && <UploadImageForm defaultNamespace={defaultNamespace} onChange={() => void refresh()} />}
     </section>
   );
 }
