@@ -5,7 +5,7 @@ import { taskListRow, taskLog, taskStatus } from '../tasks';
 import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, rootAcl, type EndpointContext, type Routes } from './context';
 import { nodeFacts, nodeRow, PVE_VERSION } from './nodes';
-import { rowContext } from './qemu';
+import { rowContext } from './qemu-common';
 import { storageResourceRows } from './storage';
 
 function upidOf(ctx: EndpointContext, task: Task): string {

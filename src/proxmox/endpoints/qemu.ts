@@ -1,27 +1,11 @@
-/** `/nodes/{node}/qemu/…`: list, create, destroy, power, config, resize, unlink, template (agent: agent.ts). */
+/** `/nodes/{node}/qemu/…`: list, create, destroy, power, template, clone, consoles (config: qemu-config.ts, agent: agent.ts). */
 import { LABEL_TAG_PREFIX, LABEL_TEMPLATE, LABEL_VMID } from '@/server/domain/labels';
-import {
-  addDisks,
-  changeHardware,
-  changeNics,
-  composeVm,
-  detachDisks,
-  diskUnchanged,
-  resizeDisk,
-  setTemplateFlag,
-  sizedHardware,
-  vmHardware,
-  type DiskFact,
-  type DiskWish,
-  type VmBlueprint,
-} from '@/server/domain/vm-hardware';
+import { composeVm, setTemplateFlag, vmHardware, type VmBlueprint } from '@/server/domain/vm-hardware';
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
-import { setStartOnBoot, startOnBoot } from '@/server/domain/vm-hw-options';
+import { startOnBoot } from '@/server/domain/vm-hw-options';
 import { cloneVm } from '@/server/domain/vm-clone';
-import { vmRuntime } from '@/server/domain/vm-runtime';
 import { corral, corralSync } from '../errors';
 import { EXTRAS_ANNOTATION, parseExtras, serializeExtras } from '../extras';
-import { Params, splitList } from '../params';
 import {
   applyBootOrder,
   checkUnknown,
@@ -34,87 +18,16 @@ import {
   translateNets,
   vmName,
 } from '../qemu-params';
-import { pveUser, type ResolvedVm } from '../state';
-import { parseDiskKey, parseDiskSpec, resolveResize, DiskSpecError, type DiskSpec } from '../translate/disk-spec';
-import { parsePropertyString } from '../translate/property-string';
-import { parseNetKey, parseNetSpec, stableMac, NetSpecError } from '../translate/net-spec';
-import { mibToBytes, parsePveSize } from '../translate/size';
+import { parseNetKey, stableMac } from '../translate/net-spec';
+import { mibToBytes } from '../translate/size';
 import { pveState } from '../translate/status';
-import {
-  agentEnabled,
-  assignSlots,
-  qemuListRow,
-  reportedAgent,
-  statusCurrent,
-  vmConfig,
-  type RowContext,
-} from '../vm-view';
+import { agentEnabled, assignSlots, qemuListRow, reportedAgent, statusCurrent } from '../vm-view';
 import { ProxmoxError, paramError } from '../wire';
-import { define, vmAcl, type EndpointContext, type Routes } from './context';
-import { pveStorages } from '../storage-map';
+import { define, type EndpointContext, type Routes } from './context';
 import { TERM_PORT, TERM_TICKET_LIFETIME_S, termTicketFor } from '../termproxy';
 import { VNC_PORT, VNC_TICKET_LIFETIME_S, vncTicketFor } from '../vnc';
-
-const VM_AUDIT = (name = 'VM.Audit') => ({ name, path: vmAcl });
-
-export function rowContext(ctx: EndpointContext, vmid: number, row: ResolvedVm['row']): RowContext {
-  const lock = ctx.state.lockOf(row.namespace, row.name);
-  return {
-    vmid,
-    row,
-    node: ctx.state.vmNode(row),
-    ...(lock ? { lock } : {}),
-    runtime: vmRuntime(ctx.state.services.deps, row.namespace, row.name),
-    io: ctx.state.io.totals(row.namespace, row.name),
-  };
-}
-
-function resolve(ctx: EndpointContext): ResolvedVm {
-  return ctx.state.resolveVm(ctx.path.node ?? '', ctx.path.vmid ?? '');
-}
-
-/** The UPID of a journal task; `vm` pins vmid and node when the VM is not (or no longer) indexed. */
-function upid(ctx: EndpointContext, taskId: string, vm?: { vmid: number; node: string }): string {
-  const task = ctx.state.services.journal.get(taskId);
-  if (!task) throw new ProxmoxError(500, `internal: task ${taskId} vanished from the journal`);
-  if (vm) return ctx.state.upids.upidFor(task, { ...vm, user: pveUser(task.caller) });
-  return ctx.state.upidOfJournalTask(task);
-}
-
-async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
-  const { services } = ctx.state;
-  // An instancetype-sized VM has no CPU/memory in its template: the domain fills them in from the instancetype.
-  const hw = await corral(sizedHardware(services.deps, vm.ref.namespace, vm.ref.name));
-  const storages = await pveStorages(services);
-  const defaultStorage =
-    storages.find((s) => s.storage === 'local-lvm')?.storage ??
-    storages.find((s) => s.type === 'lvmthin')?.storage ??
-    '';
-  return {
-    hw,
-    row: vm.row,
-    defaultStorage,
-    runtime: vmRuntime(services.deps, vm.ref.namespace, vm.ref.name),
-    startOnBoot: startOnBoot(services.deps, vm.ref.namespace, vm.ref.name),
-  };
-}
-
-async function currentConfig(ctx: EndpointContext, vm: ResolvedVm): Promise<Record<string, unknown>> {
-  return vmConfig(await configContext(ctx, vm));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-/** Corral's bounds for a VM (issue 14's strict input): 1–512 vCPUs, 64 MiB – 4 TiB of memory. */
-const MAX_VCPUS = 512;
-const CORES = { min: 1, max: MAX_VCPUS };
-const SOCKETS = { min: 1, max: 64 };
-const MEMORY_MIB = { min: 64, max: 4 * 1024 * 1024 };
-
-function requireVcpus(cores: number, sockets: number): void {
-  if (cores * sockets > MAX_VCPUS)
-    throw paramError({ cores: `cores × sockets must be at most ${MAX_VCPUS} (got ${cores} × ${sockets})` });
-}
+import { registerQemuConfig } from './qemu-config';
+import { VM_AUDIT, rowContext, resolve, upid, CORES, SOCKETS, MEMORY_MIB, requireVcpus } from './qemu-common';
 
 async function createVm(ctx: EndpointContext): Promise<string> {
   const { state, args } = ctx;
@@ -225,226 +138,6 @@ async function power(ctx: EndpointContext): Promise<string> {
     powerAction(services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, action),
   );
   return upid(ctx, taskId);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Config updates
-
-/**
- * A re-sent drive spec for an attached disk, translated for the domain's "is this unchanged" check: the same
- * storage and volume as the config shows (`local-lvm:vm-100-disk-1[,…]`) or the same storage and size
- * (`local-lvm:10`), the same options, format raw. Undefined when it says something else (a change).
- */
-function resentDisk(sent: string, shown: string, disk: DiskFact): DiskWish | undefined {
-  let wanted: DiskSpec;
-  let now: DiskSpec;
-  try {
-    wanted = parseDiskSpec(sent);
-    now = parseDiskSpec(shown);
-  } catch {
-    return undefined;
-  }
-  const props = parsePropertyString(sent).props;
-  if ((props.get('format') ?? 'raw') !== 'raw' || props.get('media') === 'cdrom') return undefined;
-  if (now.source.kind !== 'volume' || JSON.stringify(sorted(wanted.options)) !== JSON.stringify(sorted(now.options)))
-    return undefined;
-  const shownSize = parsePropertyString(shown).props.get('size');
-  const sentSize = props.get('size');
-  // The size as the config prints it is the disk's size; another text is a stated size (bytes, T, M…).
-  const stated = sentSize === undefined || sentSize === shownSize ? undefined : parsePveSize(sentSize);
-  if (sentSize !== undefined && sentSize !== shownSize && stated === undefined) return undefined;
-  const sizeBytes = stated === undefined ? {} : { sizeBytes: stated };
-  if (wanted.source.kind === 'volume') {
-    if (wanted.source.storage !== now.source.storage || wanted.source.volume !== now.source.volume) return undefined;
-    return { claim: disk.claim, ...sizeBytes };
-  }
-  if (wanted.source.kind === 'new') {
-    if (wanted.source.storage !== now.source.storage) return undefined;
-    return { sizeBytes: wanted.source.sizeBytes };
-  }
-  return undefined;
-}
-
-const sorted = (o: Record<string, string>) =>
-  Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
-
-async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
-  const { state, args } = ctx;
-  const { services } = state;
-  const vm = resolve(ctx);
-  const cctx = await configContext(ctx, vm);
-  const current = vmConfig(cctx);
-  const digest = args.string('digest');
-  if (digest && digest !== current.digest)
-    throw new ProxmoxError(500, 'detected modified configuration - file changed by other user? Try again.');
-  checkUnknown(args);
-  const name = args.string('name');
-  if (name !== undefined && name !== vm.row.name)
-    throw paramError({ name: `renaming is not supported: Kubernetes names are immutable (VM is '${vm.row.name}')` });
-  const deletes = splitList(args.string('delete'));
-  const onboot = onbootOf(args, deletes);
-  const extras = parseExtras(cctx.hw.annotations[EXTRAS_ANNOTATION]);
-  const slots = assignSlots(cctx.hw, extras);
-  const slotToDisk = new Map([...slots.disks].map(([disk, slot]) => [slot, disk]));
-  const slotToNic = new Map([...slots.nets].map(([nic, slot]) => [slot, nic]));
-
-  // Validate everything first: nothing is written unless every key is acceptable.
-  const newDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !slotToDisk.has(k) && !extras.disks[k]?.empty);
-  const changedDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !newDiskKeys.includes(k));
-  for (const k of changedDiskKeys) {
-    const disk = cctx.hw.disks.find((d) => d.name === slotToDisk.get(k));
-    const wish = disk && resentDisk(args.raw(k) ?? '', String(current[k] ?? ''), disk);
-    if (args.raw(k) !== current[k] && !(disk && wish && diskUnchanged(disk, wish)))
-      throw paramError({
-        [k]: `changing an attached disk is not supported (delete it, or use resize); current: ${String(current[k])}`,
-      });
-  }
-  const netKeys = args.keys().filter((k) => parseNetKey(k) !== undefined);
-  const netExtras = { ...extras.nets };
-  const newNetKeys = netKeys.filter((k) => !slotToNic.has(k));
-  const addedNets = translateNets(
-    new Params(newNetKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])),
-    vm.ref.namespace,
-    vm.ref.name,
-    cctx.hw.nics.some((n) => n.network === 'pod' && !deletes.includes(slots.nets.get(n.name) ?? '')),
-  );
-  await requireBridges(services, vm.ref.namespace, addedNets.plans);
-  for (const k of netKeys) {
-    const nicName = slotToNic.get(k);
-    if (!nicName) continue;
-    let spec;
-    try {
-      spec = parseNetSpec(args.raw(k) ?? '');
-    } catch (err) {
-      if (err instanceof NetSpecError) throw paramError({ [k]: err.message });
-      throw err;
-    }
-    const nic = cctx.hw.nics.find((n) => n.name === nicName);
-    if (spec.mac && nic?.mac && spec.mac !== nic.mac.toUpperCase())
-      throw paramError({ [k]: `changing the MAC address is not supported (current ${nic.mac.toUpperCase()})` });
-    const bridge = spec.bridge ?? 'vmbr0';
-    const network = bridge === 'vmbr0' ? 'pod' : bridge;
-    if (nic && nic.network !== network)
-      throw paramError({
-        [k]: `moving a NIC to another network is not supported (it is on ${nic.network === 'pod' ? 'vmbr0' : nic.network})`,
-      });
-    netExtras[k] = { bridge, options: spec.options, ...(nic && nic.model !== spec.model ? { model: spec.model } : {}) };
-  }
-  const deleteDisks: string[] = [];
-  const deleteNics: string[] = [];
-  const options = { ...extras.options, ...storedOptions(args) };
-  const diskExtras = { ...extras.disks };
-  let clearTags = false;
-  for (const key of deletes) {
-    if (parseDiskKey(key)) {
-      const disk = slotToDisk.get(key);
-      if (disk) deleteDisks.push(disk);
-      else if (diskExtras[key]?.empty) delete diskExtras[key];
-      else throw paramError({ delete: `no such disk '${key}'` });
-    } else if (parseNetKey(key) !== undefined) {
-      const nic = slotToNic.get(key);
-      if (!nic) throw paramError({ delete: `no such NIC '${key}'` });
-      deleteNics.push(nic);
-      delete netExtras[key];
-    } else if (key === 'tags') clearTags = true;
-    else delete options[key]; // PVE ignores deleting a key that is not set
-  }
-  const added = await translateDisks(
-    services,
-    new Params(newDiskKeys.map((k): [string, string] => [k, args.raw(k) ?? ''])),
-    vm.row.name,
-    vm.ref.namespace,
-  ).catch((err: unknown) => {
-    if (err instanceof DiskSpecError) throw paramError({ disk: err.message });
-    throw err;
-  });
-  for (const [k, ex] of Object.entries(added.extras)) diskExtras[k] = ex;
-  for (const [k, ex] of Object.entries(addedNets.extras)) netExtras[k] = ex;
-
-  const labels: Record<string, string | null> = {};
-  if (args.has('tags') || clearTags) {
-    const wanted = clearTags ? [] : tagsOf(args.string('tags'));
-    for (const t of vm.row.tags) if (!wanted.includes(t)) labels[`${LABEL_TAG_PREFIX}${t}`] = null;
-    for (const t of wanted) labels[`${LABEL_TAG_PREFIX}${t}`] = 'true';
-  }
-  const nextExtras = mergeExtras({ options: {}, disks: {}, nets: {} }, { options, disks: diskExtras, nets: netExtras });
-  const cores = args.int('cores', CORES);
-  const sockets = args.int('sockets', SOCKETS);
-  if (cores !== undefined || sockets !== undefined) requireVcpus(cores ?? cctx.hw.cores, sockets ?? cctx.hw.sockets);
-  const memory = args.int('memory', MEMORY_MIB);
-  const caller = state.caller(ctx.principal);
-  const taskIds: string[] = [];
-  const cfgTask = await corral(
-    changeHardware(services.deps, caller, vm.ref.namespace, vm.ref.name, {
-      ...(cores !== undefined ? { cores } : {}),
-      ...(sockets !== undefined ? { sockets } : {}),
-      ...(memory !== undefined ? { memoryBytes: mibToBytes(memory) } : {}),
-      labels,
-      annotations: { [EXTRAS_ANNOTATION]: serializeExtras(nextExtras) },
-    }),
-  );
-  if (cfgTask) taskIds.push(cfgTask);
-  if (onboot !== undefined) {
-    const bootTask = await corral(setStartOnBoot(services.deps, caller, vm.ref.namespace, vm.ref.name, onboot));
-    if (bootTask) taskIds.push(bootTask);
-  }
-  if (added.plans.length)
-    taskIds.push(await corral(addDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, added.plans)));
-  if (deleteDisks.length)
-    taskIds.push(await corral(detachDisks(services.deps, caller, vm.ref.namespace, vm.ref.name, deleteDisks, false)));
-  if (addedNets.plans.length || deleteNics.length)
-    taskIds.push(
-      await corral(changeNics(services.deps, caller, vm.ref.namespace, vm.ref.name, addedNets.plans, deleteNics)),
-    );
-  const last = taskIds[taskIds.length - 1];
-  return last ? upid(ctx, last) : undefined;
-}
-
-async function resize(ctx: EndpointContext): Promise<string> {
-  const vm = resolve(ctx);
-  const { args, state } = ctx;
-  const key = args.requireString('disk');
-  const size = args.requireString('size');
-  const cctx = await configContext(ctx, vm);
-  const slots = assignSlots(cctx.hw, parseExtras(cctx.hw.annotations[EXTRAS_ANNOTATION]));
-  const diskName = [...slots.disks].find(([, slot]) => slot === key)?.[0];
-  const disk = cctx.hw.disks.find((d) => d.name === diskName);
-  if (!disk) throw paramError({ disk: `no such disk '${key}'` });
-  let target: number;
-  try {
-    target = resolveResize(disk.sizeBytes ?? 0, size);
-  } catch (err) {
-    if (err instanceof DiskSpecError) throw paramError({ size: err.message });
-    throw err;
-  }
-  const taskId = await corral(
-    resizeDisk(state.services.deps, state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, disk.name, target),
-    'disk',
-  );
-  return upid(ctx, taskId);
-}
-
-async function unlink(ctx: EndpointContext): Promise<null> {
-  const vm = resolve(ctx);
-  const ids = splitList(ctx.args.requireString('idlist'));
-  const cctx = await configContext(ctx, vm);
-  const slots = assignSlots(cctx.hw, parseExtras(cctx.hw.annotations[EXTRAS_ANNOTATION]));
-  const names = ids.map((id) => {
-    const name = [...slots.disks].find(([, slot]) => slot === id)?.[0];
-    if (!name) throw paramError({ idlist: `no such disk '${id}'` });
-    return name;
-  });
-  await corral(
-    detachDisks(
-      ctx.state.services.deps,
-      ctx.state.caller(ctx.principal),
-      vm.ref.namespace,
-      vm.ref.name,
-      names,
-      ctx.args.bool('force') ?? false,
-    ),
-  );
-  return null;
 }
 
 async function template(ctx: EndpointContext): Promise<string> {
@@ -613,41 +306,6 @@ export function registerQemu(table: Routes): void {
     privilege: VM_AUDIT('VM.PowerMgmt'),
     handle: power,
   });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/config', {
-    privilege: VM_AUDIT(),
-    handle: (ctx) => currentConfig(ctx, resolve(ctx)),
-  });
-  define(table, 'GET', '/nodes/{node}/qemu/{vmid}/pending', {
-    privilege: VM_AUDIT(),
-    handle: async (ctx) =>
-      Object.entries(await currentConfig(ctx, resolve(ctx)))
-        .filter(([k]) => k !== 'digest')
-        .map(([key, value]) => ({ key, value })),
-  });
-  define(table, 'PUT', '/nodes/{node}/qemu/{vmid}/config', {
-    privilege: VM_AUDIT('VM.Config.Options'),
-    handle: async (ctx) => {
-      await updateConfig(ctx);
-      return null;
-    },
-  });
-  define(table, 'POST', '/nodes/{node}/qemu/{vmid}/config', {
-    privilege: VM_AUDIT('VM.Config.Options'),
-    handle: async (ctx) => {
-      const id = await updateConfig(ctx);
-      if (id) return id;
-      // Nothing changed: PVE still answers with a task; give one that ends OK at once.
-      const vm = resolve(ctx);
-      const task = ctx.state.services.journal.start(
-        'config',
-        `${vm.ref.namespace}/${vm.ref.name}`,
-        ctx.state.caller(ctx.principal).identity.login,
-      );
-      task.done('no changes');
-      return upid(ctx, task.id);
-    },
-  });
-  define(table, 'PUT', '/nodes/{node}/qemu/{vmid}/resize', { privilege: VM_AUDIT('VM.Config.Disk'), handle: resize });
-  define(table, 'PUT', '/nodes/{node}/qemu/{vmid}/unlink', { privilege: VM_AUDIT('VM.Config.Disk'), handle: unlink });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/template', { privilege: VM_AUDIT('VM.Allocate'), handle: template });
+  registerQemuConfig(table);
 }

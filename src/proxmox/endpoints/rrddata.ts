@@ -6,7 +6,7 @@ import { nodeRrd, rrdQuery, vmRrd } from '../rrd';
 import { parseQuantity } from '../translate/size';
 import { define, nodeAcl, vmAcl, type Routes } from './context';
 import { requireNode } from './nodes';
-import { rowContext } from './qemu';
+import { rowContext } from './qemu-common';
 
 export function registerRrd(table: Routes): void {
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/rrddata', {
