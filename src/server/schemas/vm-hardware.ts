@@ -97,7 +97,9 @@ export const OptionsInput = VmRef.extend({
   runStrategy: z
     .enum(RUN_STRATEGIES, { error: `must be one of ${RUN_STRATEGIES.join(', ')}` })
     .optional()
-    .describe('start on boot = Always; a strategy that would start or stop the VM now is a 409'),
+    .describe(
+      'start on boot: Always, RerunOnFailure or Once (Halted on a stopped VM, which KubeVirt starts as Always), not Manual; a strategy that would start or stop the VM now is a 409',
+    ),
   firmware: z.enum(['bios', 'uefi'], { error: 'must be bios or uefi' }).optional(),
   secureBoot: z.boolean().optional().describe('needs firmware uefi'),
   bootOrder: z
