@@ -11,7 +11,8 @@ function render(doc){
   const out=[];
   for(const [path,ops] of Object.entries(doc.paths||{}))for(const [method,op] of Object.entries(ops)){
     const M=method.toUpperCase(),params=(op.parameters||[]).map(p=>'<tr><td><code>'+esc(p.name)+'</code></td><td>'+esc(p.in)+'</td><td>'+(p.required?'yes':'')+'</td><td>'+esc(p.description||'')+'</td></tr>').join('');
-    const body=op.requestBody?'<h3>Request body</h3><pre>'+esc(JSON.stringify(resolve(doc,op.requestBody.content['application/json'].schema),null,2))+'</pre>':'';
+    const media=op.requestBody?Object.entries(op.requestBody.content||{})[0]:undefined;
+    const body=media?'<h3>Request body <code>'+esc(media[0])+'</code></h3><pre>'+esc(JSON.stringify(resolve(doc,media[1].schema)||{},null,2))+'</pre>':'';
     const resp=Object.entries(op.responses||{}).map(([c,r])=>{const s=r.content&&r.content['application/json']?resolve(doc,r.content['application/json'].schema):null;return '<h3>'+esc(c)+' '+esc(r.description||'')+'</h3>'+(s?'<pre>'+esc(JSON.stringify(s,null,2))+'</pre>':'')}).join('');
     out.push({key:(path+' '+(op.summary||'')).toLowerCase(),html:'<details><summary><span class="m '+M+'">'+M+'</span><code>/api'+esc(path)+'</code><span>'+esc(op.summary||'')+'</span></summary><div class="body">'+(params?'<h3>Parameters</h3><table><tr><th>name</th><th>in</th><th>required</th><th>description</th></tr>'+params+'</table>':'')+body+resp+'</div></details>'});
   }
