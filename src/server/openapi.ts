@@ -51,15 +51,19 @@ export function buildOpenApiDocument(baseUrl = '/api'): Json {
   return doc;
 }
 
-/** The disk export is a raw streaming route (http/vm-export-route.ts), so it is described here by hand. */
-function exportOperation(errorRef: Json): Json {
-  const name = (n: string, description: string) => ({
+/** A DNS-1123 label in the path (namespace, VM or DataVolume name), for the hand-described raw routes below. */
+function name(n: string, description: string): Json {
+  return {
     name: n,
     in: 'path',
     required: true,
     description,
     schema: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' },
-  });
+  };
+}
+
+/** The disk export is a raw streaming route (http/vm-export-route.ts), so it is described here by hand. */
+function exportOperation(errorRef: Json): Json {
   const error = (description: string) => ({ description, content: errorRef });
   return {
     operationId: 'vms-export',
@@ -100,13 +104,6 @@ function exportOperation(errorRef: Json): Json {
 
 /** The image upload is a raw streaming route too (http/datavolume-upload-route.ts). */
 function uploadOperation(errorRef: Json): Json {
-  const name = (n: string, description: string) => ({
-    name: n,
-    in: 'path',
-    required: true,
-    description,
-    schema: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' },
-  });
   const error = (description: string) => ({ description, content: errorRef });
   return {
     operationId: 'datavolumes-upload',
