@@ -12,7 +12,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { z, ZodError } from 'zod';
+import { z } from 'zod';
 import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
 import type { CorralServices } from '../domain/services';
 import { openUpload, recordUploadError, type UploadSession } from '../domain/datavolume-upload';
@@ -20,7 +20,7 @@ import { normalizeSize, quantityToNumber } from '../domain/quantity';
 import { crossSiteRefusal } from '../http-guards';
 import { identityFor } from '../identity-http';
 import { DiskSize, K8sName, Namespace } from '../schemas/common';
-import { zodMessage } from '../trpc';
+import { parseRawRouteInput } from './raw-route-input';
 import { scavengeWhileRelaying } from './stream-gc';
 
 const ROUTE = /^\/datavolumes\/([^/]+)\/([^/]+)\/upload\/?$/i;
@@ -49,26 +49,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function parseRequest(params: { namespace: string; name: string }, search: URLSearchParams, req: IncomingMessage) {
-  const query: Record<string, string> = {};
-  for (const [key, value] of search) {
-    if (key in query) throw new CorralError('BAD_REQUEST', `${key}: must be given once`);
-    query[key] = value;
-  }
-  let decoded: { namespace: string; name: string };
-  try {
-    decoded = { namespace: decodeURIComponent(params.namespace), name: decodeURIComponent(params.name) };
-  } catch {
-    throw new CorralError('BAD_REQUEST', 'the path is not valid percent-encoding');
-  }
-  let target: z.infer<typeof UploadTarget>;
-  let q: z.infer<typeof UploadQuery>;
-  try {
-    target = UploadTarget.parse(decoded);
-    q = UploadQuery.parse(query);
-  } catch (err) {
-    if (err instanceof ZodError) throw new CorralError('BAD_REQUEST', zodMessage(err));
-    throw err;
-  }
+  const { path: target, query: q } = parseRawRouteInput(params, search, UploadTarget, UploadQuery);
   const type = (String(req.headers['content-type'] ?? '').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/octet-stream')
     throw new CorralError('BAD_REQUEST', 'content-type: the file must be sent as application/octet-stream');

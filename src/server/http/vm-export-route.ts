@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { ZodError } from 'zod';
 import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
 import type { CorralServices } from '../domain/services';
 import { exportableClaim, openVmExport, type ExportSession } from '../domain/vm-export';
@@ -30,7 +29,7 @@ import { crossSiteRefusal } from '../http-guards';
 import { identityFor } from '../identity-http';
 import { VmRef } from '../schemas/common';
 import { ExportQuery, type ExportFormat } from '../schemas/vm-ops';
-import { zodMessage } from '../trpc';
+import { parseRawRouteInput } from './raw-route-input';
 import { scavengeWhileRelaying } from './stream-gc';
 
 /** A download whose client has taken no byte for this long is stopped (and its export deleted). */
@@ -72,25 +71,8 @@ function parseRequest(
   params: { namespace: string; name: string },
   search: URLSearchParams,
 ): { namespace: string; name: string; format: ExportFormat } {
-  const query: Record<string, string> = {};
-  for (const [key, value] of search) {
-    if (key in query) throw new CorralError('BAD_REQUEST', `${key}: must be given once`);
-    query[key] = value;
-  }
-  let decoded: { namespace: string; name: string };
-  try {
-    decoded = { namespace: decodeURIComponent(params.namespace), name: decodeURIComponent(params.name) };
-  } catch {
-    throw new CorralError('BAD_REQUEST', 'the path is not valid percent-encoding');
-  }
-  try {
-    const ref = VmRef.parse(decoded);
-    const q = ExportQuery.parse(query);
-    return { ...ref, format: q.format ?? 'raw.gz' };
-  } catch (err) {
-    if (err instanceof ZodError) throw new CorralError('BAD_REQUEST', zodMessage(err));
-    throw err;
-  }
+  const { path, query } = parseRawRouteInput(params, search, VmRef, ExportQuery);
+  return { ...path, format: query.format ?? 'raw.gz' };
 }
 
 /** GET of one of the export server's images; resolves with the response once its headers arrived. */
