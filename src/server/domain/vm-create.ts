@@ -6,6 +6,7 @@
 import type { VmCreated, VmCreateInput } from '../schemas/vms';
 import { CorralError, describeError } from '../errors';
 import { listCatalog } from './catalog';
+import { requireFinished, requireLibraryImage } from './library-image';
 import type { Kind, KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { sleep } from './deps';
@@ -149,6 +150,8 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
   if (input.pvc !== undefined) {
     const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, input.pvc);
     if (!pvc) throw new CorralError('BAD_REQUEST', `pvc: no PVC '${input.pvc}' in namespace ${namespace}`);
+    // A DataVolume's claim is whole only once the DataVolume has Succeeded (an import or upload may be half done).
+    requireFinished(deps.cluster.cache.get('DataVolume', namespace, input.pvc), 'pvc');
     // Clone, never boot a library PVC in place: the clone must be at least as large as the source.
     const sourceSize = String(asDict(asDict(pvc.status).capacity).storage ?? '') || disk;
     return {
@@ -156,6 +159,24 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
       dataVolumes: [
         buildDataVolume(name, namespace, diskName, larger(disk, sourceSize), { pvc: { namespace, name: input.pvc } }),
       ],
+    };
+  }
+  if (input.dataVolume !== undefined) {
+    const image = requireLibraryImage(deps, namespace, input.dataVolume, 'dataVolume', 'disk');
+    return {
+      shape: { ...base, root: { dataVolume: diskName }, source: { dataVolume: input.dataVolume } },
+      dataVolumes: [
+        buildDataVolume(name, namespace, diskName, larger(disk, image.size || disk), {
+          pvc: { namespace, name: image.name },
+        }),
+      ],
+    };
+  }
+  if (input.isoDataVolume !== undefined) {
+    const iso = requireLibraryImage(deps, namespace, input.isoDataVolume, 'isoDataVolume', 'iso');
+    return {
+      shape: { ...base, root: { dataVolume: diskName }, isoClaim: iso.name, source: { isoDataVolume: iso.name } },
+      dataVolumes: [buildDataVolume(name, namespace, diskName, disk, { blank: {} })],
     };
   }
   if (input.bootc !== undefined) {
@@ -167,7 +188,7 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
   }
   throw new CorralError(
     'BAD_REQUEST',
-    'source: exactly one of containerDisk, image, import, iso, bootc, pvc is required',
+    'source: exactly one of containerDisk, image, import, iso, bootc, pvc, dataVolume, isoDataVolume is required',
   );
 }
 

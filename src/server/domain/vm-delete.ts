@@ -9,6 +9,7 @@ import type { Kind, KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { sleep } from './deps';
 import { LABEL_VM } from './labels';
+import { isLibraryImage } from './library-image';
 import { runAsTask } from './tasks';
 import { requireVm } from './vm-actions';
 import { asDict, asString, vmiActive, vmSecretRefs, vmVolumes } from './vm-facts';
@@ -93,6 +94,9 @@ export async function deletionPlan(
   const add = (kind: Kind, objName: string, why: string) => {
     const key = `${kind}/${objName}`;
     if (!objName || items.has(key) || usedElsewhere.has(key)) return;
+    // An image of the library (an installer ISO the VM boots from, say) is shared: detached with the VM, never deleted.
+    if ((kind === 'DataVolume' || kind === 'PersistentVolumeClaim') && isLibraryImage(deps, kind, namespace, objName))
+      return;
     items.set(key, { kind, kindKey: kind, namespace, name: objName, why });
   };
   for (const v of vmVolumes(vm)) {

@@ -18,6 +18,8 @@ export interface VmShape {
   root: { containerDisk: string } | { dataVolume: string } | { pvc: string };
   /** An installer ISO DataVolume attached as a cdrom that boots first. */
   isoDataVolume?: string;
+  /** An installer ISO already in the library (its claim), attached read-only as a cdrom that boots first. */
+  isoClaim?: string;
   /** `{source: value}` recorded on the VM so the UI can show where it came from. */
   source: Record<string, string>;
   runStrategy: 'Always' | 'Halted';
@@ -29,7 +31,7 @@ export function ownedLabels(vm: string): Record<string, string> {
 
 export function buildVirtualMachine(s: VmShape): KObject {
   const disks: Record<string, unknown>[] = [
-    { name: 'rootdisk', disk: { bus: 'virtio' }, bootOrder: s.isoDataVolume ? 2 : 1 },
+    { name: 'rootdisk', disk: { bus: 'virtio' }, bootOrder: s.isoDataVolume || s.isoClaim ? 2 : 1 },
   ];
   const volumes: Record<string, unknown>[] = [];
   if ('containerDisk' in s.root) volumes.push({ name: 'rootdisk', containerDisk: { image: s.root.containerDisk } });
@@ -38,6 +40,10 @@ export function buildVirtualMachine(s: VmShape): KObject {
   if (s.isoDataVolume) {
     disks.push({ name: 'installer', cdrom: { bus: 'sata' }, bootOrder: 1 });
     volumes.push({ name: 'installer', dataVolume: { name: s.isoDataVolume } });
+  } else if (s.isoClaim) {
+    // The library's claim itself, shared by every VM installing from it: read-only, and never deleted with a VM.
+    disks.push({ name: 'installer', cdrom: { bus: 'sata' }, bootOrder: 1 });
+    volumes.push({ name: 'installer', persistentVolumeClaim: { claimName: s.isoClaim, readOnly: true } });
   }
   if (s.cloudInitSecret) {
     disks.push({ name: 'cloudinitdisk', disk: { bus: 'virtio' } });

@@ -44,7 +44,16 @@ export const VmListInput = z
   })
   .optional();
 
-export const VM_SOURCES = ['containerDisk', 'image', 'import', 'iso', 'bootc', 'pvc'] as const;
+export const VM_SOURCES = [
+  'containerDisk',
+  'image',
+  'import',
+  'iso',
+  'bootc',
+  'pvc',
+  'dataVolume',
+  'isoDataVolume',
+] as const;
 export type VmSource = (typeof VM_SOURCES)[number];
 
 // http(s) only: a CDI importer must not be pointed at file:// (or any other scheme).
@@ -68,6 +77,12 @@ export const VmCreateInput = z
     iso: url('installer ISO').optional().describe('source: ISO DataVolume <vm>-iso + blank <vm>-disk'),
     bootc: imageRef.optional().describe('source: bootc image, built into a disk by a cluster Job (202 + task)'),
     pvc: K8sName.optional().describe('source: existing PVC, cloned into <vm>-disk'),
+    dataVolume: K8sName.optional().describe(
+      "source: an imported disk image (GET /api/datavolumes) in the VM's namespace, phase Succeeded, cloned into <vm>-disk",
+    ),
+    isoDataVolume: K8sName.optional().describe(
+      "source: an imported ISO (GET /api/datavolumes) in the VM's namespace, phase Succeeded, attached read-only as a cdrom that boots first, + blank <vm>-disk",
+    ),
     sshKey: z
       .string()
       .max(16384)
