@@ -9,6 +9,7 @@ import type { ChangeEvent, KObject } from './cluster-port';
 import { LABEL_IMAGE } from './datavolumes';
 import type { Caller, DomainDeps } from './deps';
 import { LABEL_MANAGED_BY } from './labels';
+import { quantityToNumber } from './quantity';
 import type { TaskHandle } from './tasks';
 import { asDict } from './vm-facts';
 
@@ -72,15 +73,23 @@ export async function openUpload(
   signal: AbortSignal,
 ): Promise<UploadSession> {
   const target = `${req.namespace}/${req.name}`;
-  if (deps.cluster.cache.get('DataVolume', req.namespace, req.name))
-    throw new CorralError('CONFLICT', `DataVolume ${target} already exists; pick another name or delete it first`);
+  const existing = deps.cluster.cache.get('DataVolume', req.namespace, req.name);
+  if (existing) requireRetryable(deps, existing, req);
   if (!(await deps.cluster.fetch('Namespace', undefined, req.namespace)))
     throw new CorralError('BAD_REQUEST', `namespace: no namespace '${req.namespace}'`);
   const proxy = uploadProxyBase(await deps.cluster.fetch('CDIConfig', undefined, 'config'));
   const task = deps.journal.start('upload', target, caller.identity.login);
   try {
-    await deps.cluster.create('DataVolume', buildUploadDataVolume(req));
-    task.log(`uploading ${req.bytes} bytes into DataVolume ${target} (${req.size}, ${req.contentType})`);
+    if (existing) {
+      // CDI's upload server goes back to waiting after a cut-off body: the same DataVolume takes the file again.
+      await deps.cluster.patch('DataVolume', req.namespace, req.name, {
+        metadata: { annotations: { [ANNOTATION_UPLOAD_ERROR]: null } },
+      });
+      task.log(`uploading ${req.bytes} bytes again into DataVolume ${target}, left not Succeeded by an earlier upload`);
+    } else {
+      await deps.cluster.create('DataVolume', buildUploadDataVolume(req));
+      task.log(`uploading ${req.bytes} bytes into DataVolume ${target} (${req.size}, ${req.contentType})`);
+    }
     await uploadReady(deps, req.namespace, req.name, signal);
     task.log('CDI upload server ready');
     const granted = await deps.cluster.create('UploadTokenRequest', {
@@ -97,6 +106,43 @@ export async function openUpload(
     await recordUploadError(deps, req.namespace, req.name, `upload never started: ${messageOf(err)}`);
     throw err;
   }
+}
+
+/**
+ * A second upload under a name that exists is a retry of an upload that did not finish (cut off, cancelled): allowed
+ * into the same DataVolume when it is an upload the library made, is waiting for bytes (`UploadReady`), no upload
+ * into it is running, and the file fits. Anything else is a 409 that says which of these it is not.
+ */
+function requireRetryable(deps: DomainDeps, dv: KObject, req: UploadRequest): void {
+  const target = `${req.namespace}/${req.name}`;
+  const phase = String(asDict(dv.status).phase ?? 'Pending');
+  const isUpload = asDict(asDict(dv.spec).source).upload !== undefined && !!dv.metadata.labels?.[LABEL_IMAGE];
+  if (!isUpload || phase === 'Succeeded' || dv.metadata.deletionTimestamp)
+    throw new CorralError(
+      'CONFLICT',
+      `DataVolume ${target} already exists (${dv.metadata.deletionTimestamp ? 'being deleted' : phase}); pick another name or delete it first`,
+    );
+  const running = deps.journal.latest('upload', target);
+  if (running?.status === 'running')
+    throw new CorralError('CONFLICT', `an upload into DataVolume ${target} is already running (task ${running.id})`);
+  if (phase !== 'UploadReady')
+    throw new CorralError(
+      'CONFLICT',
+      `DataVolume ${target} is ${phase}, not UploadReady: CDI's upload server is not waiting for bytes; try again shortly or delete it`,
+    );
+  const held = asDict(asDict(asDict(dv.spec).storage).resources);
+  const size = String(asDict(held.requests).storage ?? '');
+  if (size && req.bytes > quantityToNumber(size))
+    throw new CorralError(
+      'CONFLICT',
+      `DataVolume ${target} holds ${size}, too small for this file (${req.bytes} bytes); delete it and upload again`,
+    );
+  const kind = asDict(dv.spec).contentType === 'archive' ? 'iso' : 'disk';
+  if (kind !== req.contentType)
+    throw new CorralError(
+      'CONFLICT',
+      `DataVolume ${target} was made for ${kind === 'iso' ? 'an ISO' : 'a disk image'}, not ${req.contentType === 'iso' ? 'an ISO' : 'a disk image'}; delete it first`,
+    );
 }
 
 function messageOf(err: unknown): string {

@@ -5,7 +5,8 @@
  * - the request's body limit is raised for this route only, to the declared length, which must fit `size`;
  * - the body is piped to the upload proxy with backpressure (`pipeline`): nothing is staged in memory or on disk;
  * - a client that goes away aborts the upstream request, so CDI keeps the DataVolume `UploadReady` (never
- *   `Succeeded` with half an image) and Corral notes on it why (`corral.dev/upload-error`, the row's `error`).
+ *   `Succeeded` with half an image) and Corral notes on it why (`corral.dev/upload-error`, the row's `error`); a
+ *   later POST under the same name sends the file into that DataVolume again (datavolume-upload.ts says when);
  * Admins only, never cross-site, like every other write.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -136,7 +137,10 @@ export async function handleDataVolumeUpload(
     req.pipe(meter);
     const answer = await relay(session, meter, input.bytes, ac.signal);
     if (answer.status !== 200)
-      throw new CorralError('BAD_GATEWAY', `CDI's upload proxy answered ${answer.status}: ${answer.text}`);
+      throw new CorralError(
+        answer.status === 409 ? 'CONFLICT' : 'BAD_GATEWAY',
+        `CDI's upload proxy answered ${answer.status}: ${answer.text}`,
+      );
     done = true;
     task.done(`uploaded ${sent} bytes into ${input.namespace}/${input.name}`);
     sendJson(res, 200, { name: input.name, namespace: input.namespace, task: task.id, bytes: sent });

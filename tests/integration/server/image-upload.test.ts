@@ -80,6 +80,47 @@ describe('image upload', () => {
     ).toBeUndefined();
   }, 60_000);
 
+  it('a second upload under the cut-off name finishes that DataVolume; one while an upload runs is a 409', async () => {
+    // cut-iso was left UploadReady by the test before: the retry is the cancelled upload done again.
+    const file = randomBytes(2 * 1024 * 1024 + 5);
+    const uid = h.sim.store.get('cdi.kubevirt.io/datavolumes', 'tailvm', 'cut-iso')?.metadata.uid;
+    const res = await upload('/api/datavolumes/tailvm/cut-iso/upload?size=1Gi&contentType=iso', file);
+    expect({ status: res.status, body: (await res.json()) as unknown }).toMatchObject({
+      status: 200,
+      body: { name: 'cut-iso', bytes: file.length },
+    });
+    expect(h.sim.store.get('cdi.kubevirt.io/datavolumes', 'tailvm', 'cut-iso')?.metadata.uid).toBe(uid);
+    const claim = h.sim.store.get('/persistentvolumeclaims', 'tailvm', 'cut-iso');
+    expect(Buffer.compare(readFileSync(claim!.metadata.annotations!['sim.corral.dev/upload-file']!), file)).toBe(0);
+    await eventually(async () => (await row('cut-iso'))?.phase === 'Succeeded', 10_000, 'row Succeeded');
+    expect((await row('cut-iso'))?.error).toBe('');
+    // Once Succeeded the name is taken for good.
+    const again = await upload('/api/datavolumes/tailvm/cut-iso/upload?size=1Gi&contentType=iso', file);
+    expect(((await again.json()) as { error: string }).error).toMatch(/already exists \(Succeeded\)/);
+
+    // While an upload is being sent, another one into the same DataVolume is refused, naming the running task.
+    const held = request(new URL(`${h.url}/api/datavolumes/tailvm/busy-iso/upload?size=1Gi`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(16 * 1024 * 1024) },
+    });
+    held.on('error', () => undefined);
+    held.flushHeaders();
+    await eventually(async () => (await row('busy-iso'))?.phase === 'UploadReady', 20_000, 'UploadReady');
+    held.write(randomBytes(1024 * 1024));
+    const second = await upload('/api/datavolumes/tailvm/busy-iso/upload?size=1Gi', randomBytes(1024));
+    expect({ status: second.status, error: ((await second.json()) as { error: string }).error }).toEqual({
+      status: 409,
+      error: expect.stringMatching(/^an upload into DataVolume tailvm\/busy-iso is already running \(task upload-/),
+    });
+    held.destroy();
+    await eventually(async () => (await row('busy-iso'))?.error !== '', 10_000, 'busy-iso cut off');
+    const wrongType = await upload(
+      '/api/datavolumes/tailvm/busy-iso/upload?size=1Gi&contentType=disk',
+      randomBytes(1024),
+    );
+    expect(((await wrongType.json()) as { error: string }).error).toMatch(/made for an ISO, not a disk image/);
+  }, 60_000);
+
   it('refuses bad input with 400 naming the field, read-only and cross-site callers with 403 — creating nothing', async () => {
     const small = new Uint8Array(new ArrayBuffer(16));
     const cases: [string, number, RegExp, Record<string, string>?][] = [

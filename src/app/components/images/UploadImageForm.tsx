@@ -1,7 +1,8 @@
 'use client';
 // Upload an ISO or disk image from this computer: the file is sent as the raw body of
 // POST /api/datavolumes/{ns}/{name}/upload (streamed by Corral to CDI's upload proxy). XMLHttpRequest, not fetch,
-// because only it reports upload progress; Cancel aborts it, and the DataVolume's row then says it was cut off.
+// because only it reports upload progress; Cancel aborts it, and the DataVolume's row then says it was cut off. A
+// second Upload under the same name sends the file into that DataVolume again (the server allows it while it waits).
 import { useRef, useState, type ReactNode } from 'react';
 import { nameProblem } from '../../lib/validation';
 
@@ -79,7 +80,10 @@ export function UploadImageForm({ defaultNamespace, onChange }: { defaultNamespa
     };
     req.onabort = () => {
       xhr.current = null;
-      setState({ kind: 'error', message: 'upload cancelled' });
+      setState({
+        kind: 'error',
+        message: `upload cancelled: ${form.name} is not Succeeded; Upload again to send the file into it once more, or delete it`,
+      });
       onChange();
     };
     setState({ kind: 'sending', percent: 0 });
