@@ -6,8 +6,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { SIM_URL } from './env';
 import { NS, apiCreate, apiDelete, uniqueName, waitForStatus, waitLive } from './helpers';
+import { SCREENSHOT_DIR } from './env';
 
-const DIR = 'docs/screenshots';
+const DIR = SCREENSHOT_DIR;
 let vm = '';
 let node = '';
 

@@ -2,8 +2,9 @@
 // the screen's real content first, so a broken screen fails here instead of producing a blank picture.
 import { expect, test, type Page } from '@playwright/test';
 import { waitLive } from './helpers';
+import { SCREENSHOT_DIR } from './env';
 
-const DIR = 'docs/screenshots';
+const DIR = SCREENSHOT_DIR;
 
 async function firstVm(page: Page): Promise<{ ns: string; name: string; node: string }> {
   const rows = (await (await page.request.get('/api/vms')).json()) as {

@@ -4,8 +4,9 @@
 // Screenshots of both at desktop and phone width, in both themes.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { apiCreate, apiDelete, NS, origin, uniqueName, waitForStatus, waitLive } from './helpers';
+import { SCREENSHOT_DIR } from './env';
 
-const DIR = 'docs/screenshots';
+const DIR = SCREENSHOT_DIR;
 
 async function createFedora(request: APIRequestContext, baseURL: string | undefined, name: string, start: boolean) {
   const res = await request.post('/api/vms', {
