@@ -104,6 +104,7 @@ function kindResources(k: KindSpec): Record<string, unknown>[] {
       name: `${k.plural}/${s.name}`,
       singularName: '',
       namespaced: k.namespaced,
+      ...(s.group !== undefined ? { group: s.group, version: s.version } : {}),
       kind: s.kind ?? k.kind,
       verbs: s.verbs,
     });

@@ -16,15 +16,8 @@ import type { ListCache } from './list-cache.js';
 import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
-import {
-  isPlainObject,
-  isProtobufBody,
-  parseJson,
-  protobufUnsupported,
-  readBody,
-  sendJson,
-  sendJsonText,
-} from './wire.js';
+import { readDeleteOptionsBody, readObjectBody } from './request-body.js';
+import { isPlainObject, parseJson, readBody, sendJson, sendJsonText } from './wire.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -69,11 +62,9 @@ function fieldValidation(q: URLSearchParams): FieldValidation {
   throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${v}"`);
 }
 
-async function bodyObject(req: IncomingMessage): Promise<Record<string, unknown>> {
-  if (isProtobufBody(req)) throw protobufUnsupported();
-  const text = await readBody(req);
-  if (!text.trim()) throw badRequest('the request body is empty');
-  const body = parseJson(text);
+async function bodyObject(req: IncomingMessage, type: KindSpec): Promise<Record<string, unknown>> {
+  const body = await readObjectBody(req, type);
+  if (body === undefined) throw badRequest('the request body is empty');
   if (!isPlainObject(body))
     throw badRequest(
       `json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type struct`,
@@ -283,7 +274,7 @@ export function handleGet(ctx: ApiContext, call: ResourceCall): void {
 
 export async function handleCreate(ctx: ApiContext, call: ResourceCall): Promise<void> {
   const { type, query } = call;
-  const body = await bodyObject(call.req);
+  const body = await bodyObject(call.req, call.type);
   checkTypeMeta(call, body);
   const meta = metadataOf(body);
   checkMetadata(type, meta);
@@ -361,7 +352,7 @@ function mergeForWrite(call: ResourceCall, current: KObject, next: KObject): KOb
 
 export async function handleUpdate(ctx: ApiContext, call: ResourceCall): Promise<void> {
   const { type, query } = call;
-  const body = await bodyObject(call.req);
+  const body = await bodyObject(call.req, call.type);
   checkTypeMeta(call, body);
   const meta = metadataOf(body);
   checkMetadata(type, meta);
@@ -383,7 +374,7 @@ export async function handleUpdate(ctx: ApiContext, call: ResourceCall): Promise
   respondObject(call, 200, stored, warnings);
 }
 
-function patchType(req: IncomingMessage): string {
+export function patchType(req: IncomingMessage): string {
   const raw = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const known: string[] = Object.values(PATCH_TYPES);
   if (!known.includes(raw)) {
@@ -396,7 +387,7 @@ function patchType(req: IncomingMessage): string {
   return raw;
 }
 
-function parsePatchBody(kind: string, text: string): unknown {
+export function parsePatchBody(kind: string, text: string): unknown {
   if (kind === PATCH_TYPES.apply) {
     try {
       return parseYaml(text) as unknown;
@@ -486,8 +477,7 @@ interface DeleteOptions {
 
 async function deleteOptions(call: ResourceCall): Promise<DeleteOptions> {
   const q = call.query;
-  const text = await readBody(call.req);
-  const body = text.trim() ? parseJson(text) : {};
+  const body = (await readDeleteOptionsBody(call.req, call.type)) ?? {};
   if (!isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
   const policy = (body.propagationPolicy ?? q.get('propagationPolicy') ?? undefined) as string | undefined;
   const orphan =

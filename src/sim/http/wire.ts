@@ -8,6 +8,10 @@ import { ApiError, badRequest } from '../store/errors.js';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
+}
+
+export async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -16,7 +20,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
       throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 8388608');
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -24,14 +28,6 @@ export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 export function isProtobufBody(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').toLowerCase().startsWith(PROTOBUF);
 }
-
-/** Protobuf request bodies cannot be decoded here: 415 names the types we do read. */
-export const protobufUnsupported = () =>
-  new ApiError(
-    415,
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-  );
 
 /** Parse a JSON body; malformed JSON is a 400 with the decoder's message, as the apiserver answers. */
 export function parseJson(text: string): unknown {

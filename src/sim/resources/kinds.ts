@@ -22,8 +22,9 @@ export interface PrinterColumn {
 export interface KindSpec extends ResourceType {
   /** Columns after Name (Name is always first). Omitted: Name, Age. */
   columns?: PrinterColumn[];
-  /** Extra subresources advertised in discovery besides `status` (e.g. pods/log). */
-  extraSubresources?: { name: string; verbs: string[]; kind?: string }[];
+  /** Extra subresources advertised in discovery besides `status` (e.g. pods/log); group/version when the
+   * subresource's kind lives elsewhere (deployments/scale is autoscaling/v1 Scale). */
+  extraSubresources?: { name: string; verbs: string[]; kind?: string; group?: string; version?: string }[];
   /** Swagger definition key used for fieldValidation (KubeVirt and CDI kinds). */
   schema?: { file: 'kubevirt' | 'cdi'; definition: string };
   /** Field selectors this kind supports besides metadata.name / metadata.namespace. */
@@ -537,6 +538,9 @@ export const KINDS: KindSpec[] = [
     categories: ['all'],
     status: true,
     builtin: true,
+    extraSubresources: [
+      { name: 'scale', verbs: ['get', 'patch', 'update'], kind: 'Scale', group: 'autoscaling', version: 'v1' },
+    ],
     columns: [
       {
         name: 'Ready',

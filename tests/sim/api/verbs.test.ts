@@ -371,12 +371,15 @@ describe('bad input', () => {
     expect(res.status).toBe(400);
   });
 
-  it('a protobuf request body is 415 (only JSON/YAML bodies are decoded)', async () => {
-    const res = await raw(h, 'POST', '/api/v1/namespaces/verbs/configmaps', 'k8s\u0000\n', {
+  it('a protobuf body for a custom resource is 415 naming JSON and YAML (protobuf bodies: tests/sim/proto)', async () => {
+    const res = await raw(h, 'POST', '/apis/kubevirt.io/v1/namespaces/verbs/virtualmachines', 'k8s\u0000\n', {
       'Content-Type': 'application/vnd.kubernetes.protobuf',
     });
     expect(res.status).toBe(415);
     expect(res.json.reason).toBe('UnsupportedMediaType');
+    expect(res.json.message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    );
   });
 
   it('Accept: protobuf is answered with JSON', async () => {

@@ -1,0 +1,96 @@
+/**
+ * The protobuf wire format, read side: varints, length-delimited fields, and skipping fields we do not describe.
+ * Malformed input throws a `ProtoError`; the HTTP layer turns it into a 400 decode error.
+ */
+
+export class ProtoError extends Error {}
+
+export const WIRE = { varint: 0, fixed64: 1, bytes: 2, startGroup: 3, endGroup: 4, fixed32: 5 } as const;
+
+export interface FieldHeader {
+  no: number;
+  wireType: number;
+}
+
+export class ProtoReader {
+  pos = 0;
+  constructor(
+    readonly buf: Uint8Array,
+    readonly end = buf.length,
+  ) {}
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  /** A varint as an unsigned 64-bit integer. */
+  varint(): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new ProtoError('unexpected end of data inside a varint');
+      const byte = this.buf[this.pos++]!;
+      result |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return BigInt.asUintN(64, result);
+      shift += 7n;
+    }
+    throw new ProtoError('varint longer than 10 bytes');
+  }
+
+  /** A varint that must fit a JavaScript array index or length. */
+  length(): number {
+    const n = this.varint();
+    if (n > BigInt(this.end - this.pos)) throw new ProtoError(`length ${n} runs past the end of the data`);
+    return Number(n);
+  }
+
+  header(): FieldHeader {
+    const key = this.varint();
+    const no = Number(key >> 3n);
+    if (no === 0) throw new ProtoError('field number 0 is invalid');
+    return { no, wireType: Number(key & 7n) };
+  }
+
+  bytes(): Uint8Array {
+    const len = this.length();
+    const out = this.buf.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return out;
+  }
+
+  /** A sub-reader over the next length-delimited field (an embedded message or a packed run). */
+  sub(): ProtoReader {
+    const len = this.length();
+    const reader = new ProtoReader(this.buf, this.pos + len);
+    reader.pos = this.pos;
+    this.pos += len;
+    return reader;
+  }
+
+  fixed(size: 4 | 8): void {
+    if (this.pos + size > this.end) throw new ProtoError('unexpected end of data inside a fixed-width field');
+    this.pos += size;
+  }
+
+  /** Skip a field of a number the descriptors do not know (protobuf semantics: unknown fields are ignored). */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case WIRE.varint:
+        this.varint();
+        return;
+      case WIRE.fixed64:
+        this.fixed(8);
+        return;
+      case WIRE.bytes: {
+        const len = this.length(); // read before adding: `this.pos += this.length()` would add to the old position
+        this.pos += len;
+        return;
+      }
+      case WIRE.fixed32:
+        this.fixed(4);
+        return;
+      default:
+        throw new ProtoError(`unsupported wire type ${wireType}`);
+    }
+  }
+}
