@@ -10,7 +10,7 @@ import { SimClock } from './clock.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { createApiServer } from './http/server.js';
 import type { FieldValidation } from './http/resource-handlers.js';
-import type { FleetName, SimContext, SimModule } from './module.js';
+import type { BaselineOptions, FleetName, SimContext, SimModule } from './module.js';
 import { defaultModules } from './modules.js';
 import { crdFor, KINDS, registerKinds, type KindSpec } from './resources/kinds.js';
 import { validateAgainstSchema } from './resources/schema.js';
@@ -18,7 +18,7 @@ import { ObjectStore } from './store/object-store.js';
 import type { KObject } from './store/types.js';
 import { resourceKey } from './store/types.js';
 
-export type { FleetName, SimContext, SimModule } from './module.js';
+export type { BaselineOptions, FleetName, SimContext, SimModule } from './module.js';
 export type { FaultConfig } from './faults/fault-injector.js';
 export { FaultInjector } from './faults/fault-injector.js';
 export { ObjectStore } from './store/object-store.js';
@@ -41,6 +41,8 @@ export interface EmbeddedClusterOptions {
   modules?: SimModule[];
   /** Watch bookmark interval (ms) when clients allow bookmarks; default 30 s. Tests shorten it. */
   watchBookmarkIntervalMs?: number;
+  /** Pieces the baseline install leaves out or changes: KubeVirt feature gates, the VolumeSnapshotClass. */
+  baseline?: BaselineOptions;
 }
 
 export interface EmbeddedCluster {
@@ -110,7 +112,12 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   const context: SimContext = {
     store,
     clock,
-    options: { speed, fleet: options.fleet ?? 'demo', metricsServer },
+    options: {
+      speed,
+      fleet: options.fleet ?? 'demo',
+      metricsServer,
+      ...(options.baseline ? { baseline: options.baseline } : {}),
+    },
     settings: { metricsServer },
     baseUrl: () => baseUrl,
   };

@@ -18,6 +18,15 @@ export interface SimOptions {
   fleet: FleetName;
   /** metrics.k8s.io served (metrics-server installed). Toggleable at runtime through SimContext.settings. */
   metricsServer: boolean;
+  /** What the baseline install leaves out or changes (tests of Corral's doctor start a cluster missing a piece). */
+  baseline?: BaselineOptions;
+}
+
+export interface BaselineOptions {
+  /** The KubeVirt CR's `developerConfiguration.featureGates` (default Snapshot, HotplugVolumes, ExpandDisks, VMExport, LiveMigration). */
+  featureGates?: string[];
+  /** Seed the VolumeSnapshotClass for the default storage class (default true). */
+  snapshotClass?: boolean;
 }
 
 export interface SimContext {

@@ -6,12 +6,15 @@
  */
 import { type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type {
+  AccessAnswer,
+  AccessQuery,
   ChangeEvent,
   ClusterInfo,
   ClusterPort,
   Kind,
   KObject,
   ListPage,
+  ServerVersion,
   SubresourceTarget,
   WatchChange,
   WatchEnd,
@@ -254,5 +257,51 @@ export class KubeCluster implements ClusterPort {
       path: subresourcePath(target, namespace, name, verb),
       what: `reading ${verb} of ${target === 'virtualmachines' ? 'VM' : 'VMI'} ${namespace}/${name}`,
     });
+  }
+
+  async serverVersion(): Promise<ServerVersion> {
+    const sent = Date.now();
+    let date: string | undefined;
+    const v = await this.http.request<{ gitVersion?: string; major?: string; minor?: string }>({
+      method: 'GET',
+      path: '/version',
+      what: 'reading the apiserver version',
+      onHeaders: (h) => (date = h['date']),
+    });
+    const localTime = Math.round((sent + Date.now()) / 2);
+    const serverTime = date ? Date.parse(date) : NaN;
+    return {
+      gitVersion: v?.gitVersion ?? '',
+      major: v?.major ?? '',
+      minor: v?.minor ?? '',
+      localTime,
+      ...(Number.isFinite(serverTime) ? { serverTime } : {}),
+    };
+  }
+
+  async apiGroups(): Promise<string[]> {
+    const list = await this.http.request<{ groups?: { name?: string }[] }>({
+      method: 'GET',
+      path: '/apis',
+      what: 'reading the API groups',
+    });
+    return ['', ...(list?.groups ?? []).map((g) => g.name ?? '').filter(Boolean)];
+  }
+
+  async canI(query: AccessQuery): Promise<AccessAnswer> {
+    const review = await this.http.request<{
+      status?: { allowed?: boolean; reason?: string; evaluationError?: string };
+    }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { ...query } },
+      },
+      what: `asking whether Corral may ${query.verb} ${query.resource}`,
+    });
+    const reason = review?.status?.reason || review?.status?.evaluationError;
+    return { allowed: review?.status?.allowed === true, ...(reason ? { reason } : {}) };
   }
 }

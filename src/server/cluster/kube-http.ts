@@ -26,6 +26,8 @@ export interface KubeRequest {
   timeoutMs?: number;
   /** Aborts the request early (its socket is destroyed), besides the time-out. */
   signal?: AbortSignal;
+  /** Sees the answer's headers (lower-case names) before its body is parsed. */
+  onHeaders?: (headers: Record<string, string>) => void;
 }
 
 /** An open streaming response (a watch): the caller reads `body` and aborts its signal when done with it. */
@@ -70,6 +72,7 @@ export class KubeHttp {
       ctx.setSignal(req.signal ? AbortSignal.any([timeout, req.signal]) : timeout);
       const res = await library.send(ctx).toPromise();
       status = res.httpStatusCode;
+      req.onHeaders?.(res.headers);
       text = await res.body.text();
     } catch (err) {
       throw fromTransportError(err, req.what, this.server, timeoutMs);

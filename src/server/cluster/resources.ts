@@ -59,6 +59,8 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
     'virtualmachineclusterpreferences',
     false,
   ),
+  KubeVirt: d('KubeVirt', 'kubevirt.io', 'v1', 'kubevirts'),
+  CDI: d('CDI', 'cdi.kubevirt.io', 'v1beta1', 'cdis', false),
   NetworkAttachmentDefinition: d(
     'NetworkAttachmentDefinition',
     'k8s.cni.cncf.io',

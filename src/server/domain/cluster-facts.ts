@@ -19,6 +19,11 @@ export interface CapabilityFacts {
 const TTL_MS = 30_000;
 let cached: { at: number; cluster: object; facts: CapabilityFacts } | undefined;
 
+/** Drop the cached facts (a doctor fix has just added a VolumeSnapshotClass or changed a class). */
+export function invalidateCapabilityFacts(): void {
+  cached = undefined;
+}
+
 export async function capabilityFacts(deps: DomainDeps): Promise<CapabilityFacts> {
   if (cached && cached.cluster === deps.cluster && Date.now() - cached.at < TTL_MS) return cached.facts;
   const [classes, snapshotClasses] = await Promise.all([

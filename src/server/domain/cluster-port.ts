@@ -60,7 +60,9 @@ export type Kind =
   | 'NetworkAttachmentDefinition'
   | 'Event'
   | 'CDIConfig'
-  | 'UploadTokenRequest';
+  | 'UploadTokenRequest'
+  | 'KubeVirt'
+  | 'CDI';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {
@@ -140,6 +142,32 @@ export interface WatchChange {
   object: KObject;
 }
 
+/** The apiserver's `GET /version`, with its clock as the answer's Date header gave it. */
+export interface ServerVersion {
+  gitVersion: string;
+  major: string;
+  minor: string;
+  /** Epoch ms of the answer's Date header (1 s resolution); undefined when the apiserver sent none. */
+  serverTime?: number;
+  /** Local epoch ms halfway between sending the request and reading the answer (what serverTime is compared with). */
+  localTime: number;
+}
+
+/** One permission, as a SelfSubjectAccessReview's resourceAttributes spell it ('' is the core group). */
+export interface AccessQuery {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+}
+
+export interface AccessAnswer {
+  allowed: boolean;
+  /** The authorizer's reason or the review's evaluation error, when it gave one. */
+  reason?: string;
+}
+
 export interface ClusterPort {
   readonly info: ClusterInfo;
   readonly cache: ClusterCache;
@@ -178,6 +206,12 @@ export interface ClusterPort {
   ): Promise<WatchEnd>;
   /** KubeVirt read subresource: GET /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
   readSubresource(target: SubresourceTarget, namespace: string, name: string, verb: string): Promise<unknown>;
+  /** `GET /version` and the apiserver's clock (a live request). */
+  serverVersion(): Promise<ServerVersion>;
+  /** The API groups the apiserver serves (discovery `GET /apis`; the core group is ''). */
+  apiGroups(): Promise<string[]>;
+  /** A SelfSubjectAccessReview: may the credentials Corral runs with do this? */
+  canI(query: AccessQuery): Promise<AccessAnswer>;
   /** KubeVirt subresource verb: PUT /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
   subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void>;
 }

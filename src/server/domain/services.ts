@@ -12,6 +12,7 @@ import { deleteDataVolume, importDataVolume, listDataVolumes } from './datavolum
 import { removeSource, saveSource } from './sources';
 import { bootcBlockers } from './bootc-capability';
 import { capabilityFacts, instanceTypes } from './cluster-facts';
+import { Doctor } from './doctor';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
@@ -42,6 +43,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
   const metricsStore = new MetricsStore(deps);
+  const doctor = new Doctor(deps);
   live.addSource((push) => metricsStore.subscribe(push));
   // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label.
   fleet.persistVmid = (ref, vmid) => {
@@ -110,8 +112,9 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     /** Custom image sources (ConfigMap corral-sources); the catalog above reads the same list. */
     sources: {
       list: async () => (await listCatalog(cluster, deps.config.defaultNamespace)).filter((i) => i.custom),
-      save: (caller: Caller, input: SourceInput) => saveSource(deps, caller, input, CURATED_NAMES),
-      remove: (caller: Caller, name: string) => removeSource(deps, caller, name),
+      save: (caller: Caller, input: SourceInput) =>
+        saveSource(deps, caller, input, CURATED_NAMES).finally(() => doctor.invalidate()),
+      remove: (caller: Caller, name: string) => removeSource(deps, caller, name).finally(() => doctor.invalidate()),
     },
     /** Imported images: DataVolumes that belong to no VM. */
     dataVolumes: {
@@ -127,10 +130,21 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
         return task;
       },
     },
+    /** Cluster health checks and their fixes (doctor.ts). */
+    doctor: {
+      report: (options: { refresh?: boolean } = {}) => doctor.report(options),
+      fix: (caller: Caller, name?: string) => doctor.fix(caller, name),
+    },
     capabilities: async () => {
-      const [facts, bootcWhyNot] = await Promise.all([capabilityFacts(deps), bootcBlockers(deps)]);
+      const [facts, bootcWhyNot, blocked] = await Promise.all([
+        capabilityFacts(deps),
+        bootcBlockers(deps),
+        doctor.blockers(),
+      ]);
       return {
         ...facts,
+        canSnapshot: facts.canSnapshot && !blocked.some((b) => b.feature === 'snapshots'),
+        blocked,
         bootc: bootcWhyNot.length === 0,
         bootcWhyNot,
         demo: cluster.info.demo,
@@ -152,6 +166,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       ready: cluster.isReady(),
     }),
     close: () => {
+      doctor.close();
       metricsStore.close();
       live.close();
       fleet.close();

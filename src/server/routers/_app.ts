@@ -6,6 +6,7 @@ import { router } from '../trpc';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
+import { doctorRouter } from './doctor';
 import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
@@ -34,6 +35,7 @@ export const appRouter = router({
   nads: nadsRouter,
   whoami,
   capabilities,
+  doctor: doctorRouter,
   live: liveRouter,
   consoles: consolesRouter,
 });

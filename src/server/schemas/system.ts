@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Blocker } from './doctor';
 
 export const WhoAmI = z.object({
   login: z.string(),
@@ -21,6 +22,11 @@ export const Capabilities = z.object({
     .boolean()
     .describe('a bootc source can be built here: CDI served, an amd64/arm64 node ready, privileged pods allowed'),
   bootcWhyNot: z.array(z.string()).describe('why bootc is false, one reason each; [] when it is true'),
+  blocked: z
+    .array(Blocker)
+    .describe(
+      'Corral features a failing doctor check turns off, each with the check that explains it (GET /api/doctor)',
+    ),
   demo: z.boolean().describe('true: this is the embedded demo cluster, not a real one'),
   cluster: z.string(),
   context: z.string(),

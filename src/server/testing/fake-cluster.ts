@@ -3,6 +3,8 @@
  * watch cache would, and every write is recorded so tests can assert exactly what was sent.
  */
 import type {
+  AccessAnswer,
+  AccessQuery,
   CachedKind,
   ChangeEvent,
   ClusterCache,
@@ -10,6 +12,7 @@ import type {
   Kind,
   KObject,
   ListPage,
+  ServerVersion,
   SubresourceTarget,
   WatchChange,
   WatchEnd,
@@ -75,6 +78,12 @@ export class FakeCluster implements ClusterPort {
   /** Make the n-th write (1-based) of a kind fail, to test rollback. */
   failOn: { verb: string; kind: Kind; error: CorralError } | undefined;
   ready = true;
+  /** What `serverVersion()` answers (serverTime: the apiserver's clock; default the local one). */
+  version: Omit<ServerVersion, 'localTime'> = { gitVersion: 'v1.32.0', major: '1', minor: '32' };
+  /** API groups served ('' is core). */
+  groups = ['', 'kubevirt.io', 'cdi.kubevirt.io', 'snapshot.storage.k8s.io', 'metrics.k8s.io', 'k8s.cni.cncf.io'];
+  /** Permissions refused to `canI`, as `verb resource[/subresource].group` (e.g. `delete virtualmachines.kubevirt.io`). */
+  readonly denied = new Set<string>();
 
   readonly cache: ClusterCache = {
     get: (kind, ns, name) => this.table(kind).get(key(ns, name)),
@@ -189,6 +198,20 @@ export class FakeCluster implements ClusterPort {
     if (answer instanceof Error) throw answer;
     if (answer === undefined) throw new CorralError('NOT_FOUND', `${target} ${namespace}/${name} ${verb} not found`);
     return answer;
+  }
+
+  async serverVersion(): Promise<ServerVersion> {
+    const now = Date.now();
+    return { serverTime: now, ...this.version, localTime: now };
+  }
+
+  async apiGroups(): Promise<string[]> {
+    return [...this.groups];
+  }
+
+  async canI(q: AccessQuery): Promise<AccessAnswer> {
+    const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
+    return { allowed: !this.denied.has(`${q.verb} ${resource}${q.group ? `.${q.group}` : ''}`) };
   }
 
   private maybeFail(verb: string, kind: Kind): void {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import type { BaselineOptions } from '../module.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { NewObject } from '../store/types.js';
 import { CPU_VENDOR_LABEL_PREFIX, K, KUBEVIRT_VERSION } from '../kubevirt/keys.js';
@@ -140,7 +141,9 @@ export function node(shape: NodeShape, index: number): NewObject {
   };
 }
 
-function kubevirtCr(): NewObject {
+export const DEFAULT_FEATURE_GATES = ['Snapshot', 'HotplugVolumes', 'ExpandDisks', 'VMExport', 'LiveMigration'];
+
+function kubevirtCr(featureGates: string[]): NewObject {
   const now = '2026-11-01T08:05:00Z';
   return {
     apiVersion: 'kubevirt.io/v1',
@@ -149,7 +152,7 @@ function kubevirtCr(): NewObject {
     spec: {
       certificateRotateStrategy: {},
       configuration: {
-        developerConfiguration: { featureGates: ['Snapshot', 'HotplugVolumes', 'VMExport', 'LiveMigration'] },
+        developerConfiguration: { featureGates: [...featureGates] },
         vmRolloutStrategy: 'LiveUpdate',
         liveUpdateConfiguration: { maxHotplugRatio: 4 },
         migrations: {
@@ -298,13 +301,17 @@ export function commonInstancetypeObjects(): NewObject[] {
   return commonInstancetypes;
 }
 
-export function seedBaseline(store: ObjectStore, nodes: NodeShape[] = BASELINE_NODES): void {
+export function seedBaseline(
+  store: ObjectStore,
+  nodes: NodeShape[] = BASELINE_NODES,
+  options: BaselineOptions = {},
+): void {
   for (const name of BASELINE_NAMESPACES) ensure(store, K.namespaces, namespace(name));
   nodes.forEach((shape, i) => ensure(store, K.nodes, node(shape, i)));
-  ensure(store, K.kubevirts, kubevirtCr());
+  ensure(store, K.kubevirts, kubevirtCr(options.featureGates ?? DEFAULT_FEATURE_GATES));
   if (serves(store, K.cdis)) ensure(store, K.cdis, cdiCr());
   for (const sc of STORAGE_CLASSES) ensure(store, K.storageClasses, sc);
-  ensure(store, K.volumeSnapshotClasses, SNAPSHOT_CLASS);
+  if (options.snapshotClass !== false) ensure(store, K.volumeSnapshotClasses, SNAPSHOT_CLASS);
   for (const obj of commonInstancetypeObjects()) {
     const key = obj.kind === 'VirtualMachineClusterInstancetype' ? K.clusterInstancetypes : K.clusterPreferences;
     ensure(store, key, obj);

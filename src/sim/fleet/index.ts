@@ -13,11 +13,11 @@ export function seedFleet(ctx: SimContext): void {
   const fleet = ctx.options.fleet;
   if (typeof fleet === 'number') {
     const nodes = generatedNodes(fleet);
-    seedBaseline(ctx.store, nodes);
+    seedBaseline(ctx.store, nodes, ctx.options.baseline);
     seedGenerated(ctx.store, fleet, nodes);
     return;
   }
-  seedBaseline(ctx.store, BASELINE_NODES);
+  seedBaseline(ctx.store, BASELINE_NODES, ctx.options.baseline);
   if (fleet === 'demo') seedDemo(ctx.store);
 }
 

@@ -25,6 +25,7 @@ import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import { servePodLog } from './pod-log.js';
 import { ListCache } from './list-cache.js';
 import { REVIEW_RESOURCES, serveReview } from './access-reviews.js';
+import { authorize, userOf, verbOf, type SimUser } from './rbac.js';
 import {
   handleCreate,
   handleDelete,
@@ -37,7 +38,6 @@ import {
   type BodyValidator,
   type ResourceCall,
 } from './resource-handlers.js';
-import { handleScale } from './scale.js';
 import { parseLabelSelector } from './selectors.js';
 import { DEFAULT_WATCH_SETTINGS, WatchRegistry, type WatchSettings } from './watch.js';
 import { methodNotAllowed, notFoundPath, parseJson, readBody, sendError, sendJson, sendText } from './wire.js';
@@ -123,6 +123,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
+    const user = userOf(ctx.store, req);
     for (const raw of rawRoutes) {
       if (raw.matches(url, method)) {
         await raw.handle(ctx, req, res, url);
@@ -164,10 +165,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (!doc) throw notFoundPath();
       return sendJson(res, 200, doc);
     }
-    if (group === SUBRESOURCES_GROUP) return serveSubresource(req, res, url, version, rest);
-    if (group === METRICS_GROUP) return serveMetrics(req, res, url, version, rest);
-    if (REVIEW_RESOURCES[group]) return serveReview(req, res, group, version, rest);
-    return serveResource(req, res, url, group, version, rest);
+    if (group === SUBRESOURCES_GROUP) return serveSubresource(req, res, url, version, rest, user);
+    if (group === METRICS_GROUP) return serveMetrics(req, res, url, version, rest, user);
+    if (REVIEW_RESOURCES[group]) return serveReview(req, res, group, version, rest, { store: ctx.store, user });
+    return serveResource(req, res, url, group, version, rest, user);
   }
 
   function findKind(group: string, version: string, plural: string): KindSpec | undefined {
@@ -183,6 +184,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     group: string,
     version: string,
     rest: string[],
+    user: SimUser,
   ): Promise<void> {
     const query = url.searchParams;
     // Deprecated `/watch/` path prefix: same as `?watch=true`.
@@ -211,16 +213,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const name = tail[0];
     const subresource = tail.length > 1 ? tail.slice(1).join('/') : undefined;
     const podLog = subresource === 'log' && type.kind === 'Pod' && type.group === '';
-    const scale = subresource === 'scale' && (type.extraSubresources ?? []).some((s) => s.name === 'scale');
-    if (
-      name === '' ||
-      (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog && !scale)
-    )
+    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog))
       throw notFoundPath();
     if (!type.namespaced && namespace) throw notFoundPath();
     // Cluster-wide access to a namespaced kind is list/watch only.
     const call: ResourceCall = { type, version, namespace, name, subresource, query, req, res };
     const method = req.method ?? 'GET';
+    const watching = query.get('watch') === 'true' || query.get('watch') === '1';
+    authorize(ctx.store, user, {
+      verb: verbOf(method, name !== undefined, watching),
+      group,
+      resource: type.plural,
+      ...(subresource ? { subresource } : {}),
+      ...(namespace ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+    });
     if (name === undefined) {
       if (method === 'GET') return handleList(api, call);
       if (method === 'POST') {
@@ -241,7 +248,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return servePodLog(res, ctx.store.mustGet(resourceKey('', 'pods'), namespace, name), query);
     }
-    if (scale) return handleScale(api, call);
     if (method === 'GET') return handleGet(api, call);
     if (method === 'PUT') return handleUpdate(api, call);
     if (method === 'PATCH') return handlePatch(api, call);
@@ -255,6 +261,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     url: URL,
     version: string,
     rest: string[],
+    user: SimUser,
   ): Promise<void> {
     if (version !== 'v1') throw notFoundPath();
     if (rest.length === 1 && rest[0] === 'version')
@@ -276,6 +283,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const method = req.method ?? 'GET';
     const chosen = routes.find((r) => r.methods.includes(method));
     if (!chosen) throw methodNotAllowed(method.toLowerCase(), `${resource}/${verb}`);
+    authorize(ctx.store, user, {
+      verb: method === 'GET' ? 'get' : 'update',
+      group: SUBRESOURCES_GROUP,
+      resource,
+      subresource: verb,
+      namespace,
+      name,
+    });
     const text = await readBody(req);
     const body = text.trim() ? parseJson(text) : undefined;
     const result = await chosen.handle(ctx, { namespace, name, method, body, query: url.searchParams });
@@ -285,7 +300,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     } else sendJson(res, result.status, result.body);
   }
 
-  function serveMetrics(req: IncomingMessage, res: ServerResponse, url: URL, version: string, rest: string[]): void {
+  function serveMetrics(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    version: string,
+    rest: string[],
+    user: SimUser,
+  ): void {
     if (!ctx.settings.metricsServer || version !== 'v1beta1') throw notFoundPath();
     const method = req.method ?? 'GET';
     if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1')
@@ -301,6 +323,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const name = r[1];
     if ((resource !== 'nodes' && resource !== 'pods') || r.length > 2 || (resource === 'nodes' && namespace))
       throw notFoundPath();
+    authorize(ctx.store, user, {
+      verb: name === undefined ? 'list' : 'get',
+      group: METRICS_GROUP,
+      resource,
+      ...(namespace ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+    });
     const selector = parseLabelSelector(url.searchParams.get('labelSelector'));
     let items: KObject[] =
       resource === 'nodes'
