@@ -25,7 +25,7 @@ function kubectl(args: string[], env: Record<string, string> = {}): Promise<stri
     execFile(
       'kubectl',
       ['--cache-dir', join(dir, 'cache'), ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: dir, KUBECONFIG: join(dir, 'kubeconfig'), ...env } },
+      { encoding: 'utf8', env: { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig'), ...env } },
       (err, stdout, stderr) =>
         err ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
     );
