@@ -6,6 +6,7 @@
 import type { CorralServices } from '@/server/domain/services';
 import type { DiskPlan, NicPlan } from '@/server/domain/vm-hardware';
 import { missingNetworks } from '@/server/domain/vm-networks';
+import { unfinishedImage } from '@/server/domain/library-image';
 import type { DiskExtras, Extras, NetExtras } from './extras';
 import type { Params } from './params';
 import { ISO_STORAGE, findStorage, resolveIso } from './storage-map';
@@ -158,6 +159,8 @@ export async function translateDisks(
           throw bad(`storage '${src.storage}' does not support content-type 'iso' (use '${ISO_STORAGE}')`);
         const iso = await resolveIso(services, src.path);
         if (!iso) throw bad(`volume '${src.storage}:${src.path}' does not exist`);
+        const unfinished = iso.claim ? unfinishedImage(services.deps, namespace, iso.claim) : null;
+        if (unfinished) throw bad(`volume '${src.storage}:${src.path}' is not ready: ${unfinished}`);
         extras[key] = { storage: src.storage, volume: src.path, options: spec.options };
         if (iso.claim) plans.push({ ...base, backing: { claim: iso.claim } });
         else if (iso.url)
@@ -203,6 +206,8 @@ export async function translateDisks(
             throw bad(
               `import-from '${src.from}' is neither an http(s) URL nor a volume of ${vmNameForErrors}'s namespace`,
             );
+          const unfinished = unfinishedImage(services.deps, namespace, volume);
+          if (unfinished) throw bad(`import-from '${src.from}' is not ready: ${unfinished}`);
           plans.push({
             ...base,
             backing: { clone: { pvc: volume, sizeBytes: size, storageClass: storage.storageClass } },

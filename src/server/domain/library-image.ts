@@ -27,15 +27,17 @@ function phaseText(dv: KObject): string {
   return detail ? `${row.phase} (${detail})` : row.phase;
 }
 
-/** 409 when the DataVolume of that name exists and is not Succeeded: its claim is not a whole image yet. */
-export function requireFinished(dv: KObject | undefined, field: string): void {
-  if (!dv) return;
-  const phase = dataVolumeRow(dv).phase;
-  if (phase === 'Succeeded') return;
-  throw new CorralError(
-    'CONFLICT',
-    `${field}: DataVolume ${dv.metadata.namespace}/${dv.metadata.name} is ${phaseText(dv)}, not Succeeded; wait for it to finish, or delete it and import it again`,
-  );
+/** Why the claim `name` is not a whole image yet (its DataVolume has not Succeeded), or null when it is. */
+export function unfinishedImage(deps: DomainDeps, namespace: string, name: string): string | null {
+  const dv = deps.cluster.cache.get('DataVolume', namespace, name);
+  if (!dv || dataVolumeRow(dv).phase === 'Succeeded') return null;
+  return `DataVolume ${namespace}/${name} is ${phaseText(dv)}, not Succeeded; wait for it to finish, or delete it and import it again`;
+}
+
+/** 409 naming the phase when the claim `name` belongs to a DataVolume that has not Succeeded. */
+export function requireFinished(deps: DomainDeps, namespace: string, name: string, field: string): void {
+  const why = unfinishedImage(deps, namespace, name);
+  if (why) throw new CorralError('CONFLICT', `${field}: ${why}`);
 }
 
 /**
@@ -69,7 +71,7 @@ export function requireLibraryImage(
         ? `${field}: ${namespace}/${name} is a disk image, not an ISO; use dataVolume to clone it as the root disk`
         : `${field}: ${namespace}/${name} is an ISO, not a disk image; use isoDataVolume to boot it as install media`,
     );
-  requireFinished(dv, field);
+  requireFinished(deps, namespace, name, field);
   const claim = deps.cluster.cache.get('PersistentVolumeClaim', namespace, name);
   const capacity = asDict(asDict(claim?.status).capacity).storage;
   const size = typeof capacity === 'string' && capacity ? capacity : claimSize(claim) || row.size;

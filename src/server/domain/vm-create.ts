@@ -151,7 +151,7 @@ async function planSource(deps: DomainDeps, input: VmCreateInput, namespace: str
     const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, input.pvc);
     if (!pvc) throw new CorralError('BAD_REQUEST', `pvc: no PVC '${input.pvc}' in namespace ${namespace}`);
     // A DataVolume's claim is whole only once the DataVolume has Succeeded (an import or upload may be half done).
-    requireFinished(deps.cluster.cache.get('DataVolume', namespace, input.pvc), 'pvc');
+    requireFinished(deps, namespace, input.pvc, 'pvc');
     // Clone, never boot a library PVC in place: the clone must be at least as large as the source.
     const sourceSize = String(asDict(asDict(pvc.status).capacity).storage ?? '') || disk;
     return {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_VMID } from '@/server/domain/labels';
 import { fallbackVmid } from '@/server/domain/vmids';
+import { buildUploadDataVolume } from '@/server/domain/datavolume-upload';
+import { eventually } from '../server/harness';
 import { ADMIN_SECRET, VIEWER_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
 
 let h: ProxmoxHarness;
@@ -135,6 +137,28 @@ describe('bad input and vmids', () => {
     }
     expect(await h.corral.cluster.fetchList('VirtualMachine', { namespace: 'tailvm' })).toEqual([]);
     expect(await h.corral.cluster.fetchList('DataVolume', { namespace: 'tailvm' })).toEqual([]);
+  });
+
+  it('refuses a library ISO or import-from volume that has not finished importing, naming the parameter', async () => {
+    // An upload that never got its bytes: CDI waits (UploadReady) and the claim is not a whole image.
+    await h.corral.cluster.create(
+      'DataVolume',
+      buildUploadDataVolume({ namespace: 'tailvm', name: 'half', size: '1Gi', contentType: 'iso', bytes: 1 }),
+    );
+    await eventually(() => h.corral.cluster.cache.get('PersistentVolumeClaim', 'tailvm', 'half'), 10_000, 'claim');
+    try {
+      for (const [params, param] of [
+        [{ vmid: 161, ide2: 'local:iso/half.iso,media=cdrom' }, 'ide2'],
+        [{ vmid: 161, scsi0: 'local-lvm:0,import-from=local:iso/half' }, 'scsi0'],
+      ] as const) {
+        const r = await admin.post('/nodes/corral-1/qemu', params);
+        expect([r.status, r.reason]).toEqual([400, 'Parameter verification failed.']);
+        expect(r.body.errors?.[param]).toMatch(/is not ready: DataVolume tailvm\/half is \w+, not Succeeded/);
+      }
+      expect(await h.corral.cluster.fetchList('VirtualMachine', { namespace: 'tailvm' })).toEqual([]);
+    } finally {
+      await h.corral.cluster.remove('DataVolume', 'tailvm', 'half');
+    }
   });
 
   it('allocates ids with nextid, refuses taken ones, and says "already exists" on a second create', async () => {
