@@ -35,7 +35,9 @@ function timestamp(reader: ProtoReader, micro: boolean): string | null {
   // wire and null in JSON; an unset pointer Time is not on the wire at all.
   if (seconds === 0n && nanos === 0) return null;
   const date = new Date(Number(seconds) * 1000);
-  if (Number.isNaN(date.getTime())) throw new ProtoError(`timestamp ${seconds}s is out of range`);
+  const year = date.getUTCFullYear();
+  // Go's RFC 3339 encoder refuses years outside 0..9999 too.
+  if (Number.isNaN(year) || year < 0 || year > 9999) throw new ProtoError(`timestamp ${seconds}s is out of range`);
   const base = date.toISOString().slice(0, 19);
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
 }

@@ -297,12 +297,40 @@ describe('wire details', () => {
       ['a string sent as a varint', envelope('v1', 'ConfigMap', field(1, field(1, 5)))],
       ['field number 0', envelope('v1', 'ConfigMap', [0x02, 0x00])],
       ['content encoding', Buffer.from([0x6b, 0x38, 0x73, 0x00, ...field(3, 'gzip')])],
+      ['a Time past year 9999', envelope('v1', 'ConfigMap', field(1, field(8, field(1, 253402300800))))],
       ['FieldsV1 that is not JSON', envelope('v1', 'ConfigMap', field(1, field(17, field(7, field(1, '{')))))],
     ];
     for (const [what, body] of bad) expect(() => decodeObject(body, cm), what).toThrow(ProtoError);
     expect(() => decodeObject(envelope('v1', 'ConfigMap', field(1, field(1, 5))), cm)).toThrow(
       'field ObjectMeta.name (1) has wire type 0, expected 2',
     );
+  });
+});
+
+describe('garbage in', () => {
+  it('mutated kubectl bodies decode or fail with a ProtoError, never anything else', () => {
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const captures = Object.values(bodies).map((c) => ({
+      body: Buffer.from(c.protobuf, 'base64'),
+      message: MESSAGES.get((c.json as Obj).kind)!,
+    }));
+    let decoded = 0;
+    for (let i = 0; i < 1500; i++) {
+      const { body, message } = captures[random(captures.length)]!;
+      const mutated = Buffer.from(body);
+      for (let flips = 1 + random(3); flips > 0; flips--) mutated[4 + random(mutated.length - 4)] = random(256);
+      try {
+        decodeObject(mutated.subarray(0, mutated.length - random(3)), message);
+        decoded++;
+      } catch (err) {
+        expect(err).toBeInstanceOf(ProtoError);
+      }
+    }
+    expect(decoded).toBeGreaterThan(0);
   });
 });
 
