@@ -4,7 +4,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useMemo, useState } from 'react';
-import { isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
+import { ctFilterable, isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
 import type { CtRow, VmRow } from '../lib/model';
 import { compareNames } from '../lib/sort';
@@ -58,14 +58,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       if (!list) byKey.set(key, (list = []));
       list.push(vm);
     }
-    const needle = query.trim().toLowerCase();
-    const cts = allCts.filter(
-      (c) =>
-        needle === '' ||
-        needle === 'type:ct' ||
-        c.name.includes(needle) ||
-        (needle.startsWith('status:') && c.phase.toLowerCase() === needle.slice(7)),
-    );
+    const cts = isEmptyFilter(filter) ? allCts : allCts.filter((c) => matchesFilter(filter, ctFilterable(c)));
     const ctsBy = new Map<string, CtRow[]>();
     for (const ct of cts) {
       const key = view === 'server' ? ct.node : ct.namespace;
@@ -98,7 +91,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
     if (unplaced.length || idle.length)
       out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced, cts: idle });
     return out;
-  }, [state, version, view, filter, allCts, query]);
+  }, [state, version, view, filter, allCts]);
 
   const selected = selectedVm(pathname);
   const total = state.vms.size;

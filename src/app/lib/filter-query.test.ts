@@ -37,6 +37,20 @@ describe('parseFilter', () => {
     expect(f.terms).toEqual([]);
   });
 
+  it('parses type: into vm or ct, accepting the Proxmox words and kind: as an alias', () => {
+    expect(parseFilter('type:ct').terms).toEqual([{ key: 'type', values: ['ct'], negated: false }]);
+    expect(parseFilter('-type:VM').terms).toEqual([{ key: 'type', values: ['vm'], negated: true }]);
+    expect(parseFilter('kind:lxc,qemu').terms).toEqual([{ key: 'type', values: ['ct', 'vm'], negated: false }]);
+    expect(parseFilter('type:container,ct').terms[0]?.values).toEqual(['ct']);
+  });
+
+  it('reports an unknown type and drops that term, keeping the rest', () => {
+    const f = parseFilter('type:pod web');
+    expect(f.problems).toEqual(['"type:pod" is not a type (use type:vm or type:ct)']);
+    expect(f.terms).toEqual([]);
+    expect(f.words).toEqual(['web']);
+  });
+
   it('keeps quoted text together', () => {
     expect(parseFilter('"db main" tag:"x"').words).toEqual(['db main']);
     expect(parseFilter('"db main" tag:"x"').terms[0]?.values).toEqual(['x']);
@@ -76,6 +90,21 @@ describe('matchesFilter', () => {
     expect(keep('10.42', rows)).toEqual(['web-1', 'ci']);
     expect(keep('front', rows)).toEqual(['web-1']);
     expect(keep('web db', rows)).toEqual([]);
+  });
+
+  it('filters by type: rows without a type are VMs; CTs combine with the other terms', () => {
+    const mixed = [
+      ...rows,
+      vm({ name: 'box', type: 'ct', status: 'Running', tags: [] }),
+      vm({ name: 'idle', type: 'ct', status: 'Stopped', node: '', ip: '', tags: [] }),
+    ];
+    expect(keep('type:ct', mixed)).toEqual(['box', 'idle']);
+    expect(keep('type:vm', mixed)).toEqual(['web-1', 'db', 'ci']);
+    expect(keep('-type:ct', mixed)).toEqual(['web-1', 'db', 'ci']);
+    expect(keep('type:ct,vm', mixed)).toHaveLength(5);
+    expect(keep('type:ct status:stopped', mixed)).toEqual(['idle']);
+    expect(keep('type:ct node:none', mixed)).toEqual(['idle']);
+    expect(keep('type:ct tag:prod', mixed)).toEqual([]);
   });
 
   it('does not match a tag by substring in a tag: term', () => {

@@ -1,7 +1,9 @@
-// The VM table's filter language: free text plus `tag:`, `status:`, `node:` and `ns:` terms.
-// Pure so the parser and the matcher are unit-tested and shared by the tree's filter box and the table.
+// The Datacenter table's and the tree's filter language: free text plus `tag:`, `status:`, `node:`, `ns:` and
+// `type:` (vm or ct) terms. Pure so the parser and the matcher are unit-tested and shared by both.
 
-/** The subset of a VM row the filter looks at. */
+export type GuestType = 'vm' | 'ct';
+
+/** The subset of a VM or CT row the filter looks at (a CT's status is its phase; it has no tags). */
 export interface FilterableVm {
   name: string;
   namespace: string;
@@ -9,9 +11,22 @@ export interface FilterableVm {
   node: string;
   ip: string;
   tags: readonly string[];
+  /** 'vm' when omitted. */
+  type?: GuestType;
 }
 
-export type FilterKey = 'tag' | 'status' | 'node' | 'ns';
+/** A CT row as the filter sees it: its phase is its status, and it has no tags. */
+export function ctFilterable(ct: {
+  name: string;
+  namespace: string;
+  phase: string;
+  node: string;
+  ip: string;
+}): FilterableVm {
+  return { name: ct.name, namespace: ct.namespace, status: ct.phase, node: ct.node, ip: ct.ip, tags: [], type: 'ct' };
+}
+
+export type FilterKey = 'tag' | 'status' | 'node' | 'ns' | 'type';
 
 export interface FilterTerm {
   key: FilterKey;
@@ -36,6 +51,19 @@ const KEY_ALIASES: Record<string, FilterKey> = {
   node: 'node',
   ns: 'ns',
   namespace: 'ns',
+  type: 'type',
+  kind: 'type',
+};
+
+/** Accepted `type:` values: Corral's words and the Proxmox ones (qemu, lxc). */
+const TYPE_VALUES: Record<string, GuestType> = {
+  vm: 'vm',
+  vms: 'vm',
+  qemu: 'vm',
+  ct: 'ct',
+  cts: 'ct',
+  lxc: 'ct',
+  container: 'ct',
 };
 
 /** `node:none` (or `node:-`) selects VMs without a placement. */
@@ -69,12 +97,21 @@ export function parseFilter(query: string): ParsedFilter {
       .map((v) => v.trim().toLowerCase())
       .filter((v) => v.length > 0);
     if (!key) {
-      problems.push(`unknown filter "${rawKey}:" (use tag:, status:, node: or ns:) — matched as text`);
+      problems.push(`unknown filter "${rawKey}:" (use tag:, status:, node:, ns: or type:) — matched as text`);
       words.push(token.toLowerCase());
       continue;
     }
     if (values.length === 0) {
       problems.push(`"${rawKey}:" needs a value`);
+      continue;
+    }
+    if (key === 'type') {
+      const unknown = values.filter((v) => !TYPE_VALUES[v]);
+      if (unknown.length > 0) {
+        problems.push(`"${rawKey}:${unknown.join(',')}" is not a type (use type:vm or type:ct)`);
+        continue;
+      }
+      terms.push({ key, values: [...new Set(values.map((v) => TYPE_VALUES[v] as GuestType))], negated });
       continue;
     }
     terms.push({ key, values, negated });
@@ -92,6 +129,8 @@ function termMatches(term: FilterTerm, vm: FilterableVm): boolean {
       return term.values.some((v) => (UNPLACED_VALUES.has(v) ? vm.node === '' : vm.node.toLowerCase() === v));
     case 'ns':
       return term.values.includes(vm.namespace.toLowerCase());
+    case 'type':
+      return term.values.includes(vm.type ?? 'vm');
   }
 }
 

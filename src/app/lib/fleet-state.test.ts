@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FleetState } from './fleet-state';
-import type { NodeRow, TaskRow, VmRow } from './model';
+import type { CtRow, NodeRow, TaskRow, VmRow } from './model';
 
 const vm = (name: string, over: Partial<VmRow> = {}): VmRow => ({
   name,
@@ -37,6 +37,23 @@ const node = (name: string): NodeRow => ({
   cpuVendor: 'Intel',
   vms: 0,
 });
+const ct = (name: string): CtRow => ({
+  name,
+  namespace: 'tailvm',
+  node: 'n1',
+  phase: 'Running',
+  ready: true,
+  image: 'docker.io/library/debian:bookworm',
+  cpu: 1,
+  mem: '512Mi',
+  privileged: false,
+  disk: '8Gi',
+  storageClass: '',
+  ip: '10.0.0.9',
+  createdAt: '2026-01-01T00:00:00Z',
+  reason: '',
+  diskUsage: null,
+});
 const task = (id: string, startedAt: string): TaskRow => ({
   id,
   action: 'start',
@@ -55,6 +72,7 @@ describe('FleetState', () => {
     const s = new FleetState();
     s.apply({
       type: 'snapshot',
+      cts: [],
       vms: [vm('a'), vm('b')],
       nodes: [node('n1')],
       tasks: [],
@@ -65,7 +83,16 @@ describe('FleetState', () => {
     expect(s.synced).toBe(true);
     expect(s.demo).toBe(true);
     s.apply({ type: 'vm', op: 'upsert', vm: vm('c') });
-    s.apply({ type: 'snapshot', vms: [vm('z')], nodes: [], tasks: [], demo: true, cluster: 'demo', ready: true });
+    s.apply({
+      type: 'snapshot',
+      cts: [],
+      vms: [vm('z')],
+      nodes: [],
+      tasks: [],
+      demo: true,
+      cluster: 'demo',
+      ready: true,
+    });
     expect(s.vms.list().map((v) => v.name)).toEqual(['z']);
     expect(s.nodes.size).toBe(0);
   });
@@ -74,6 +101,7 @@ describe('FleetState', () => {
     const s = new FleetState();
     s.apply({
       type: 'snapshot',
+      cts: [],
       vms: [vm('a')],
       nodes: [node('n1')],
       tasks: [],
@@ -89,10 +117,39 @@ describe('FleetState', () => {
     expect(s.nodes.size).toBe(0);
   });
 
+  it('applies CT upserts and deletes by namespace/name, beside VMs of the same name', () => {
+    const s = new FleetState();
+    const box = ct('box');
+    s.apply({
+      type: 'snapshot',
+      cts: [box],
+      vms: [vm('box')],
+      nodes: [],
+      tasks: [],
+      demo: false,
+      cluster: 'c',
+      ready: true,
+    });
+    expect(s.cts.get('tailvm/box')?.phase).toBe('Running');
+    s.apply({ type: 'ct', op: 'upsert', ct: { ...box, phase: 'Stopped', node: '' } });
+    expect(s.cts.get('tailvm/box')?.phase).toBe('Stopped');
+    s.apply({ type: 'ct', op: 'delete', namespace: 'tailvm', name: 'box' });
+    expect(s.cts.size).toBe(0);
+    expect(s.vms.get('tailvm/box')).toBeDefined();
+    expect(s.prefill([], [], [box])).toBe(false); // a snapshot already arrived
+  });
+
+  it('takes CTs from the REST prefill', () => {
+    const s = new FleetState();
+    expect(s.prefill([], [], [ct('box')])).toBe(true);
+    expect(s.cts.list().map((c) => c.name)).toEqual(['box']);
+  });
+
   it('lists tasks newest first and updates one in place', () => {
     const s = new FleetState();
     s.apply({
       type: 'snapshot',
+      cts: [],
       vms: [],
       nodes: [],
       tasks: [task('t1', '2026-01-01T00:00:01Z')],
@@ -114,6 +171,7 @@ describe('FleetState', () => {
     expect(s.vms.size).toBe(1);
     s.apply({
       type: 'snapshot',
+      cts: [],
       vms: [vm('b'), vm('c')],
       nodes: [],
       tasks: [],
@@ -127,7 +185,7 @@ describe('FleetState', () => {
 
   it('takes cluster readiness from the snapshot, so a late joiner sees an unreachable cluster at once', () => {
     const s = new FleetState();
-    s.apply({ type: 'snapshot', vms: [], nodes: [], tasks: [], demo: false, cluster: 'c', ready: false });
+    s.apply({ type: 'snapshot', cts: [], vms: [], nodes: [], tasks: [], demo: false, cluster: 'c', ready: false });
     expect(s.clusterReady).toBe(false);
   });
 

@@ -1,13 +1,15 @@
 // Applies the `live.fleet` events (docs/server.md) to the browser's copy of the fleet. A snapshot replaces
 // everything — that is how a reconnect resyncs — and each later event changes one row.
 import { ChangeNotifier, KeyedCollection, vmKey } from './fleet-store';
-import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
+import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 
 /** Newest first; the journal is bounded server-side, and this mirrors that bound. */
 const MAX_TASKS = 500;
 
 export class FleetState {
   readonly vms = new KeyedCollection<VmRow>();
+  /** Containers (CTs), keyed `namespace/name` like VMs. */
+  readonly cts = new KeyedCollection<CtRow>();
   readonly nodes = new KeyedCollection<NodeRow>();
   private tasksById = new Map<string, TaskRow>();
   private taskList: TaskRow[] | null = null;
@@ -23,6 +25,7 @@ export class FleetState {
     switch (event.type) {
       case 'snapshot':
         this.vms.replaceAll(event.vms);
+        this.cts.replaceAll(event.cts);
         this.nodes.replaceAll(event.nodes);
         this.tasksById = new Map(event.tasks.map((t) => [t.id, t]));
         this.taskList = null;
@@ -34,6 +37,10 @@ export class FleetState {
       case 'vm':
         if (event.op === 'upsert') this.vms.upsert(event.vm);
         else this.vms.remove(vmKey(event.namespace, event.name));
+        break;
+      case 'ct':
+        if (event.op === 'upsert') this.cts.upsert(event.ct);
+        else this.cts.remove(vmKey(event.namespace, event.name));
         break;
       case 'node':
         if (event.op === 'upsert') this.nodes.upsert(event.node);
@@ -55,10 +62,11 @@ export class FleetState {
    * through superjson, several times slower to produce at thousands of VMs) is on its way. Ignored once a
    * snapshot has arrived, so it can never overwrite newer data.
    */
-  prefill(vms: VmRow[], nodes: NodeRow[]): boolean {
+  prefill(vms: VmRow[], nodes: NodeRow[], cts: CtRow[] = []): boolean {
     if (this.synced) return false;
     this.vms.replaceAll(vms);
     this.nodes.replaceAll(nodes);
+    this.cts.replaceAll(cts);
     this.synced = true;
     this.notifier.changed();
     return true;

@@ -18,7 +18,7 @@ import { FleetState } from './fleet-state';
 import { vmKey } from './fleet-store';
 import { MetricsFeed } from './metrics-feed';
 import { takePrefill } from './prefill';
-import type { FleetEvent, NodeRow, TaskRow, VmRow } from './model';
+import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
 
 /** How long the stream waits for the prefill before opening anyway. */
@@ -103,10 +103,10 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     const { lists, release } = takePrefill(abort.signal);
     lists
       .then(
-        ([vms, nodes]) => {
+        ([vms, nodes, cts]) => {
           if (abort.signal.aborted) return;
           release();
-          state.prefill(vms, nodes);
+          state.prefill(vms, nodes, cts);
         },
         () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
       )
@@ -170,6 +170,17 @@ export function useVms(): VmRow[] {
 export function useVm(namespace: string, name: string): VmRow | undefined {
   const { state } = useFleet();
   return state.vms.get(vmKey(namespace, name));
+}
+
+/** Every container (CT), pushed by the same stream as VMs. */
+export function useCts(): CtRow[] {
+  const { state } = useFleet();
+  return state.cts.list();
+}
+
+export function useCtRow(namespace: string, name: string): CtRow | undefined {
+  const { state } = useFleet();
+  return state.cts.get(vmKey(namespace, name));
 }
 
 export function useNodes(): NodeRow[] {

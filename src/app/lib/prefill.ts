@@ -1,13 +1,13 @@
-// The REST prefill of the live fleet (plain-JSON `/api/vms` and `/api/nodes`), started as early as possible.
+// The REST prefill of the live fleet (plain-JSON `/api/vms`, `/api/nodes` and `/api/cts`), started as early as possible.
 //
 // At thousands of VMs the VM list is megabytes; asked for by a React effect it would wait for every script to
-// load and the page to hydrate. So the root layout's <head> runs EARLY_PREFILL_SCRIPT, which starts both
+// load and the page to hydrate. So the root layout's <head> runs EARLY_PREFILL_SCRIPT, which starts the
 // requests while the HTML is still parsing, and the live provider picks the answer up with takePrefill().
-import type { NodeRow, VmRow } from './model';
+import type { CtRow, NodeRow, VmRow } from './model';
 
-export const PREFILL_PATHS = { vms: '/api/vms', nodes: '/api/nodes' } as const;
+export const PREFILL_PATHS = { vms: '/api/vms', nodes: '/api/nodes', cts: '/api/cts' } as const;
 
-export type PrefillLists = [VmRow[], NodeRow[]];
+export type PrefillLists = [VmRow[], NodeRow[], CtRow[]];
 
 /** The window property the early script leaves its promise on. */
 export const EARLY_PREFILL_KEY = '__corralPrefill';
@@ -25,7 +25,7 @@ export async function fetchList<T>(path: string, signal?: AbortSignal): Promise<
  * Inline, dependency-free JavaScript for <head>: the same requests as fetchList, with the promise parked on
  * window (its rejection handled, so a failed prefill is not an "unhandled rejection" in the console).
  */
-export const EARLY_PREFILL_SCRIPT = `try{var g=function(p){return fetch(p,{headers:{accept:'application/json'}}).then(function(r){if(!r.ok)throw new Error(p+': '+r.status);return r.json()})};var q=Promise.all([g(${JSON.stringify(PREFILL_PATHS.vms)}),g(${JSON.stringify(PREFILL_PATHS.nodes)})]);q.catch(function(){});window[${JSON.stringify(EARLY_PREFILL_KEY)}]=q}catch(e){}`;
+export const EARLY_PREFILL_SCRIPT = `try{var g=function(p){return fetch(p,{headers:{accept:'application/json'}}).then(function(r){if(!r.ok)throw new Error(p+': '+r.status);return r.json()})};var q=Promise.all([g(${JSON.stringify(PREFILL_PATHS.vms)}),g(${JSON.stringify(PREFILL_PATHS.nodes)}),g(${JSON.stringify(PREFILL_PATHS.cts)})]);q.catch(function(){});window[${JSON.stringify(EARLY_PREFILL_KEY)}]=q}catch(e){}`;
 
 /**
  * The prefill lists: the early script's requests when it ran, fresh ones otherwise. The early promise stays
@@ -42,6 +42,7 @@ export function takePrefill(
     lists: Promise.all([
       fetchList<VmRow[]>(PREFILL_PATHS.vms, signal),
       fetchList<NodeRow[]>(PREFILL_PATHS.nodes, signal),
+      fetchList<CtRow[]>(PREFILL_PATHS.cts, signal),
     ]),
     release: () => undefined,
   };

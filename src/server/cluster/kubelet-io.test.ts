@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeHttp, KubeRequest } from './kube-http';
-import { CounterRates, KubeletIo, parseCadvisor, parseSummary } from './kubelet-io';
+import { CounterRates, KubeletIo, parseCadvisor, parseSummary, parseVolumes } from './kubelet-io';
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 
@@ -31,6 +31,39 @@ describe('kubelet Summary API', () => {
     expect(pods.get('kube-system/plain')).toEqual({ t: 42, a: 7, b: 8 });
     expect(pods.has('x/host-network')).toBe(false);
     expect(parseSummary('not json', 0).size).toBe(0);
+  });
+});
+
+describe('kubelet Summary API volumes', () => {
+  it('reads used and capacity bytes of claim-backed volumes only, keyed by the claim', () => {
+    const body = {
+      pods: [
+        {
+          podRef: { name: 'box', namespace: 'tailvm' },
+          volume: [
+            {
+              name: 'data',
+              usedBytes: 4096,
+              capacityBytes: 2147483648,
+              pvcRef: { name: 'box-data', namespace: 'tailvm' },
+            },
+            { name: 'kube-api-access', usedBytes: 12, capacityBytes: 100 },
+            { name: 'odd', usedBytes: 'x', capacityBytes: 10, pvcRef: { name: 'odd' } },
+            { name: 'zero', usedBytes: 0, capacityBytes: 0, pvcRef: { name: 'zero' } },
+          ],
+        },
+        {
+          podRef: { name: 'other', namespace: 'ns2' },
+          volume: [{ usedBytes: 1, capacityBytes: 2, pvcRef: { name: 'c' } }],
+        },
+        { podRef: { name: 'none', namespace: 'x' } },
+      ],
+    };
+    const volumes = parseVolumes(body);
+    expect(volumes.get('tailvm/box-data')).toEqual({ usedBytes: 4096, capacityBytes: 2147483648 });
+    expect(volumes.get('ns2/c')).toEqual({ usedBytes: 1, capacityBytes: 2 }); // the pod's namespace when pvcRef has none
+    expect(volumes.size).toBe(2);
+    expect(parseVolumes(undefined).size).toBe(0);
   });
 });
 
@@ -84,6 +117,9 @@ describe('kubelet reads per round', () => {
               {
                 podRef: { namespace: 'tailvm', name: 'web-x' },
                 network: { time: new Date(T0 + round * 10_000).toISOString(), rxBytes: round * 10_000, txBytes: 0 },
+                // Round 0 mounts a claim; by round 1 the pod no longer does.
+                volume:
+                  round === 0 ? [{ name: 'd', usedBytes: 10, capacityBytes: 100, pvcRef: { name: 'web-data' } }] : [],
               },
             ],
           });
@@ -99,10 +135,12 @@ describe('kubelet reads per round', () => {
       '/api/v1/nodes/n2/proxy/stats/summary',
     ]);
     expect(io.pod('tailvm', 'web-x')).toBeUndefined();
+    expect(io.volume('tailvm', 'web-data')).toEqual({ usedBytes: 10, capacityBytes: 100 });
     round = 1;
     await io.sample(['n1', 'n2']);
     // 10,000 bytes in 10 s; cAdvisor answered 404, so the disk fields are absent rather than 0.
     expect(io.pod('tailvm', 'web-x')).toEqual({ netin: 1000, netout: 0 });
     expect(calls).toHaveLength(8);
+    expect(io.volume('tailvm', 'web-data')).toBeUndefined(); // no longer mounted: unknown, not a stale reading
   });
 });

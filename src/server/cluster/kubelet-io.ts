@@ -8,12 +8,16 @@
  *   `container_fs_writes_bytes_total`, summed over a pod's containers and devices (the pod cgroup's own
  *   `container=""` line is their sum already and is skipped).
  *
- * Both are cumulative counters; a rate is the counter's growth over the time between two readings (the sources' own
+ * - volumes: the same Summary answer's per-pod `volume` list — `usedBytes`/`capacityBytes` of every mounted volume that
+ *   names its claim (`pvcRef`), so a container's data volume shows how full it is. Only mounted volumes are reported:
+ *   a claim no running pod uses has no reading (shown as unknown, never as empty).
+ *
+ * Network and disk are cumulative counters; a rate is the counter's growth over the time between two readings (the sources' own
  * timestamps when they carry them). A counter that went down (a container restarted) gives no rate for that
  * interval instead of a negative or huge one; the first reading of a pod gives none either. A node whose kubelet
  * does not serve an endpoint (404, 403 without `nodes/proxy`) leaves those fields absent.
  */
-import type { IoRates } from '../domain/cluster-port';
+import type { IoRates, VolumeUsage } from '../domain/cluster-port';
 import type { KubeHttp } from './kube-http';
 
 interface PodCounters {
@@ -24,6 +28,12 @@ interface PodCounters {
 
 interface SummaryPod {
   podRef?: { name?: string; namespace?: string; uid?: string };
+  volume?: {
+    name?: string;
+    usedBytes?: number;
+    capacityBytes?: number;
+    pvcRef?: { name?: string; namespace?: string };
+  }[];
   network?: {
     time?: string;
     rxBytes?: number;
@@ -54,6 +64,28 @@ export function parseSummary(body: unknown, receivedAt: number): Map<string, Pod
       a: rx,
       b: tx,
     });
+  }
+  return out;
+}
+
+/** Usage of every claim-backed volume in one Summary API answer, keyed `namespace/claim`. */
+export function parseVolumes(body: unknown): Map<string, VolumeUsage> {
+  const out = new Map<string, VolumeUsage>();
+  const pods = (body as { pods?: SummaryPod[] } | undefined)?.pods;
+  if (!Array.isArray(pods)) return out;
+  for (const pod of pods) {
+    if (!Array.isArray(pod.volume)) continue;
+    for (const v of pod.volume) {
+      const claim = v?.pvcRef?.name;
+      const used = v?.usedBytes;
+      const capacity = v?.capacityBytes;
+      if (!claim || typeof used !== 'number' || typeof capacity !== 'number') continue;
+      if (!Number.isFinite(used) || !Number.isFinite(capacity) || used < 0 || capacity <= 0) continue;
+      out.set(`${v.pvcRef?.namespace ?? pod.podRef?.namespace ?? ''}/${claim}`, {
+        usedBytes: used,
+        capacityBytes: capacity,
+      });
+    }
   }
   return out;
 }
@@ -145,11 +177,17 @@ export class KubeletIo {
   private readonly net = new CounterRates();
   private readonly disk = new CounterRates();
   private rates = new Map<string, IoRates>();
+  private volumes = new Map<string, VolumeUsage>();
 
   constructor(private readonly http: KubeHttp) {}
 
   pod(namespace: string, name: string): IoRates | undefined {
     return this.rates.get(`${namespace}/${name}`);
+  }
+
+  /** The last reading of a mounted claim; undefined when no answering kubelet reported it. */
+  volume(namespace: string, claim: string): VolumeUsage | undefined {
+    return this.volumes.get(`${namespace}/${claim}`);
   }
 
   /** One round over `nodes`; a node or endpoint that fails only leaves its pods' fields absent. */
@@ -160,7 +198,7 @@ export class KubeletIo {
         const [summary, cadvisor] = await Promise.all([
           this.http
             .request({ method: 'GET', path: `${base}/stats/summary`, what: `reading kubelet stats of node ${node}` })
-            .then((body) => parseSummary(body, Date.now()))
+            .then((body) => ({ net: parseSummary(body, Date.now()), volumes: parseVolumes(body) }))
             .catch(() => undefined),
           this.http
             .request<string>({
@@ -185,8 +223,10 @@ export class KubeletIo {
     };
     const netRead = new Map<string, PodCounters>();
     const diskRead = new Map<string, PodCounters>();
+    const volumes = new Map<string, VolumeUsage>();
     for (const { summary, cadvisor } of answers) {
-      for (const [k, v] of summary ?? []) netRead.set(k, v);
+      for (const [k, v] of summary?.net ?? []) netRead.set(k, v);
+      for (const [k, v] of summary?.volumes ?? []) volumes.set(k, v);
       for (const [k, v] of cadvisor ?? []) diskRead.set(k, v);
     }
     merge(this.net, netRead, 'netin', 'netout');
@@ -195,5 +235,6 @@ export class KubeletIo {
     if (answers.every((a) => a.summary)) this.net.retain(new Set(netRead.keys()));
     if (answers.every((a) => a.cadvisor)) this.disk.retain(new Set(diskRead.keys()));
     this.rates = rates;
+    this.volumes = volumes;
   }
 }

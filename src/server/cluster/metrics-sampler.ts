@@ -9,7 +9,7 @@
  * per node, kubelet-io.ts), then the listeners (the metrics store) are told. CORRAL_METRICS_INTERVAL_MS sets the
  * interval (tests run it fast).
  */
-import type { IoRates, MetricsReadings, ResourceUsage } from '../domain/cluster-port';
+import type { IoRates, MetricsReadings, ResourceUsage, VolumeUsage } from '../domain/cluster-port';
 import { quantityToNumber } from '../domain/quantity';
 import type { KubeHttp } from './kube-http';
 import { KubeletIo } from './kubelet-io';
@@ -103,6 +103,10 @@ export class MetricsSampler implements MetricsReadings {
 
   podIo(namespace: string, name: string): IoRates | undefined {
     return this.io.pod(namespace, name);
+  }
+
+  volume(namespace: string, claim: string): VolumeUsage | undefined {
+    return this.io.volume(namespace, claim);
   }
 
   onSample(listener: (ok: boolean) => void): () => void {

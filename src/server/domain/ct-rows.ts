@@ -4,7 +4,7 @@
  */
 import { CorralError } from '../errors';
 import type { DomainDeps } from './deps';
-import type { KObject } from './cluster-port';
+import type { KObject, VolumeUsage } from './cluster-port';
 import { dataClaimName, LABEL_CT, specOfClaim, type CtSpec } from './ct-spec';
 
 export interface CtRow {
@@ -23,6 +23,8 @@ export interface CtRow {
   createdAt: string;
   /** Why the pod is not running (image pull failure, unschedulable), '' when nothing is wrong. */
   reason: string;
+  /** How full the data volume is, as the kubelet mounting it measured it; null when unknown (stopped, no reading). */
+  diskUsage: { usedBytes: number; totalBytes: number } | null;
 }
 
 type Dict = Record<string, unknown>;
@@ -59,7 +61,8 @@ export function podTrouble(pod: KObject | undefined): string {
   return unscheduled ? `${str(unscheduled.reason)}: ${str(unscheduled.message)}` : '';
 }
 
-export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined): CtRow {
+export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined, usage?: VolumeUsage): CtRow {
+  const live = pod !== undefined && !pod.metadata.deletionTimestamp;
   return {
     name: spec.name,
     namespace: spec.namespace,
@@ -75,7 +78,14 @@ export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined): CtR
     ip: pod && !pod.metadata.deletionTimestamp ? str(pod.status?.podIP) : '',
     createdAt: pvc.metadata.creationTimestamp ?? '',
     reason: podTrouble(pod),
+    // A reading is only about a mounted volume: a stopped CT's last one would be stale by the time anyone looks.
+    diskUsage: live && usage ? { usedBytes: usage.usedBytes, totalBytes: usage.capacityBytes } : null,
   };
+}
+
+/** A CT's row with the data volume usage of the last metrics round (no cluster call). */
+export function ctRowOf(deps: DomainDeps, { spec, pvc, pod }: CtState): CtRow {
+  return ctRow(spec, pvc, pod, deps.cluster.metrics?.volume?.(spec.namespace, dataClaimName(spec.name)));
 }
 
 /** A CT as the cache holds it: its PVC (identity and spec) and its pod, when one exists. */
@@ -105,7 +115,7 @@ export function listCts(deps: DomainDeps, namespace?: string): CtRow[] {
     if (namespace && pvc.metadata.namespace !== namespace) continue;
     const spec = specOfClaim(pvc);
     if (!spec || dataClaimName(spec.name) !== pvc.metadata.name) continue;
-    rows.push(ctRow(spec, pvc, deps.cluster.cache.get('Pod', spec.namespace, spec.name)));
+    rows.push(ctRowOf(deps, { spec, pvc, pod: deps.cluster.cache.get('Pod', spec.namespace, spec.name) }));
   }
   return rows.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }

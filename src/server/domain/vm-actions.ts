@@ -81,18 +81,17 @@ export async function vmAction(
   namespace: string,
   name: string,
   action: VmAction,
-): Promise<void> {
-  if (action === 'migrate') {
-    await migrateVm(deps, caller, namespace, name, undefined);
-    return;
-  }
+): Promise<string> {
+  if (action === 'migrate') return migrateVm(deps, caller, namespace, name, undefined);
   const vm = requireVm(deps, namespace, name);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   const why = refusal(action, vm, vmi);
   if (why) throw new CorralError('CONFLICT', why);
-  await runAsTask(deps.journal, action, `${namespace}/${name}`, caller.identity.login, async (task) => {
+  // Resolves with the task's id (bulk actions report it per VM).
+  return runAsTask(deps.journal, action, `${namespace}/${name}`, caller.identity.login, async (task) => {
     await invoke(deps, vm, action);
     task.done(`${action} accepted`);
+    return task.id;
   });
 }
 

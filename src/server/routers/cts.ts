@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { createCt, ctAction, deleteCt, scaleCt } from '../domain/ct-ops';
-import { listCts, requireCt, ctRow } from '../domain/ct-rows';
+import { listCts, requireCt, ctRowOf } from '../domain/ct-rows';
 import { normalizeSize } from '../domain/quantity';
 import {
   CtActionInput,
@@ -59,8 +59,8 @@ export const ctsRouter = router({
     .input(CtRef)
     .output(CtDetail)
     .query(({ ctx, input }) => {
-      const { spec, pvc, pod } = requireCt(ctx.services.deps, input.namespace, input.name);
-      return { ...ctRow(spec, pvc, pod), pod: pod ?? null, volume: pvc };
+      const ct = requireCt(ctx.services.deps, input.namespace, input.name);
+      return { ...ctRowOf(ctx.services.deps, ct), pod: ct.pod ?? null, volume: ct.pvc };
     }),
 
   scale: adminProcedure

@@ -46,6 +46,12 @@ export const CtRow = z.object({
   ip: z.string().describe('the pod IP, "" when none'),
   createdAt: z.string(),
   reason: z.string().describe('why the pod does not run (image pull error, unschedulable), "" when nothing is wrong'),
+  diskUsage: z
+    .object({ usedBytes: z.number(), totalBytes: z.number() })
+    .nullable()
+    .describe(
+      'data volume usage measured by the kubelet that mounts it (Summary API); null when unknown: stopped, or no reading yet',
+    ),
 });
 export type CtRow = z.infer<typeof CtRow>;
 

@@ -3,6 +3,7 @@
  * (not REST outputs) because subscriptions are tRPC-only and travel with superjson.
  */
 import { z } from 'zod';
+import type { CtRow } from './cts';
 import type { MetricsTick } from './metrics';
 import type { NodeRow } from './nodes';
 import type { Task } from './tasks';
@@ -15,9 +16,21 @@ export const LiveFleetInput = z
   .optional();
 
 export type FleetEvent =
-  | { type: 'snapshot'; vms: VmRow[]; nodes: NodeRow[]; tasks: Task[]; demo: boolean; cluster: string; ready: boolean }
+  | {
+      type: 'snapshot';
+      vms: VmRow[];
+      cts: CtRow[];
+      nodes: NodeRow[];
+      tasks: Task[];
+      demo: boolean;
+      cluster: string;
+      ready: boolean;
+    }
   | { type: 'vm'; op: 'upsert'; vm: VmRow }
   | { type: 'vm'; op: 'delete'; namespace: string; name: string }
+  /** A container (CT) row changed (its pod or data volume, or the volume's measured usage) or the CT is gone. */
+  | { type: 'ct'; op: 'upsert'; ct: CtRow }
+  | { type: 'ct'; op: 'delete'; namespace: string; name: string }
   | { type: 'node'; op: 'upsert'; node: NodeRow }
   | { type: 'node'; op: 'delete'; name: string }
   | { type: 'task'; task: Task }

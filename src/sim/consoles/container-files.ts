@@ -7,11 +7,48 @@
  * exec): their `sh -c` scripts run line by line over the pod's view, understanding the steps a seeding script is
  * made of — `set -e`, `[ -e X ] && exit 0` (or `test -e`), `rm -rf`, `mkdir -p`, `touch`, and the copy of the
  * image's root onto a directory, `tar -C / … -cf - . | tar -C <dir> -xpf -`. Other lines are skipped.
+ *
+ * How full a claim is (the kubelet's Summary API `volume[].usedBytes`) is measured from its store the way `du` would:
+ * whole 4 KiB blocks per file and directory, and a seeded copy of the image root counts the skeleton's size.
  */
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject } from '../store/types.js';
 import type { GuestIdentity } from './guest-identity.js';
+import { childrenOf, isDirectory } from './shell/filesystem.js';
 import { FileView, newFileStore, type FileStore } from './shell/writable-fs.js';
+
+const BLOCK = 4096;
+const blocks = (bytes: number): number => Math.ceil(bytes / BLOCK) * BLOCK;
+
+let skeleton: number | undefined;
+/** The image skeleton's size on disk: a block per directory and per file. */
+function skeletonBytes(): number {
+  if (skeleton === undefined) {
+    const walk = (path: string): number =>
+      BLOCK +
+      childrenOf(path, 'root').reduce((sum, child) => {
+        const at = path === '/' ? `/${child}` : `${path}/${child}`;
+        return sum + (isDirectory(at, 'root') ? walk(at) : BLOCK);
+      }, 0);
+    skeleton = walk('/');
+  }
+  return skeleton;
+}
+
+/** Bytes a store occupies, counted like `du`. */
+export function storeBytes(store: FileStore): number {
+  let total = store.dirs.size * BLOCK + store.roots.size * (skeletonBytes() - BLOCK);
+  for (const text of store.files.values()) total += blocks(Buffer.byteLength(text, 'utf8'));
+  return total;
+}
+
+/** Every cluster's container files, so the kubelet's stats can measure the volumes the shells wrote to. */
+const perCluster = new WeakMap<ObjectStore, ContainerFiles>();
+
+/** Bytes used on a claim (by uid) in the cluster behind `store`; 0 when nothing was ever written to it. */
+export function claimBytesUsed(store: ObjectStore, claimUid: string): number {
+  return perCluster.get(store)?.claimBytes(claimUid) ?? 0;
+}
 
 const PVCS = '/persistentvolumeclaims';
 
@@ -37,7 +74,14 @@ export class ContainerFiles {
   private readonly claims = new Map<string, Owned>();
   private readonly initialised = new Set<string>();
 
-  constructor(private readonly store: ObjectStore) {}
+  constructor(private readonly store: ObjectStore) {
+    perCluster.set(store, this);
+  }
+
+  claimBytes(claimUid: string): number {
+    const entry = this.claims.get(claimUid);
+    return entry ? storeBytes(entry.store) : 0;
+  }
 
   /** The file view of `container` in `pod`, with the pod's init containers played first. */
   view(pod: KObject, container: string, identity: () => GuestIdentity): FileView {

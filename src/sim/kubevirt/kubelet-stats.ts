@@ -3,7 +3,10 @@
  * apiserver's node proxy:
  *
  * - `GET /api/v1/nodes/{node}/proxy/stats/summary`: the Summary API (JSON) — per pod `podRef`, `startTime`, the
- *   containers' cpu/memory and the pod's `network` counters (`rxBytes`/`txBytes`, per interface too).
+ *   containers' cpu/memory, the pod's `network` counters (`rxBytes`/`txBytes`, per interface too) and, for a plain
+ *   (non-launcher) pod, its claim-backed `volume` list: `usedBytes` measured from the files its shells wrote
+ *   (consoles/container-files.ts), `capacityBytes` from the claim. A VM's disk claims are not listed: the embedded
+ *   cluster has no disk image content to measure, and a made-up number would be worse than none.
  * - `GET /api/v1/nodes/{node}/proxy/metrics/cadvisor`: cAdvisor's Prometheus text — `container_fs_reads_bytes_total`
  *   and `container_fs_writes_bytes_total` per container and device, plus the pod cgroup's own line (`container=""`,
  *   the sum of its containers, which a reader must not add twice), each with a millisecond timestamp.
@@ -20,6 +23,8 @@ import { methodNotAllowed, notFoundPath, sendJson, sendText } from '../http/wire
 import { K, LAUNCHER_IMAGE } from './keys.js';
 import { CREATED_BY_LABEL } from './launcher-pod.js';
 import type { SimMetrics } from './metrics.js';
+import { claimBytesUsed } from '../consoles/container-files.js';
+import { parseQuantity } from './quantity.js';
 import { digArray, digString, hash32, isConditionTrue } from './objects.js';
 
 const PROXY = /^\/api\/v1\/nodes\/([^/]+)\/proxy\/(stats\/summary|metrics\/cadvisor)\/?$/;
@@ -148,6 +153,7 @@ export class KubeletStats {
           memory: { time, workingSetBytes: Math.round(ct.bytes) },
         })),
         network: { time, ...eth0, interfaces: [eth0] },
+        ...(pod.metadata.labels?.['kubevirt.io'] === 'virt-launcher' ? {} : { volume: this.volumesOf(pod, time) }),
       };
     });
     this.forget(now, 'net');
@@ -163,6 +169,32 @@ export class KubeletStats {
       },
       pods,
     };
+  }
+
+  /** The pod's claim-backed volumes as the Summary API lists them. */
+  private volumesOf(pod: KObject, time: string): unknown[] {
+    const namespace = pod.metadata.namespace ?? '';
+    const out: unknown[] = [];
+    for (const volume of digArray(pod, 'spec', 'volumes')) {
+      const claimName = (volume.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName;
+      const claim = claimName ? this.ctx.store.get(K.pvcs, namespace, claimName) : undefined;
+      if (!claim) continue;
+      const size =
+        digString(claim, 'status', 'capacity', 'storage') ??
+        digString(claim, 'spec', 'resources', 'requests', 'storage');
+      const capacity = size ? Math.round(parseQuantity(size)) : 0;
+      if (!(capacity > 0)) continue;
+      const used = Math.min(capacity, claimBytesUsed(this.ctx.store, claim.metadata.uid));
+      out.push({
+        time,
+        name: String(volume.name),
+        pvcRef: { name: claimName, namespace },
+        availableBytes: capacity - used,
+        capacityBytes: capacity,
+        usedBytes: used,
+      });
+    }
+    return out;
   }
 
   cadvisor(node: string): string {

@@ -1,11 +1,14 @@
 'use client';
 // The CT page: header with status, the toolbar (Start/Stop/Restart/Delete, hidden for read-only callers) and the
-// Summary, Terminal and YAML tabs. The row is polled from cts.get (served from Corral's watch cache).
+// Summary, Terminal and YAML tabs. The row is pushed by the live stream (a Stop/Start shows without reload or
+// polling); the YAML tab's stored objects are read from cts.get when the row changes.
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams, useRouter, useSearchParams } from 'next/navigation';
 import { Fragment, useMemo, useState } from 'react';
-import { useTask } from '../../lib/live';
+import { useFleet, useTask } from '../../lib/live';
+import { ctDiskUsage } from '../../lib/ct-usage';
+import { usageLevel } from '../../lib/vm-observe';
 import type { CtRow } from '../../lib/model';
 import { toRedactedYaml } from '../../lib/redact';
 import { useSession } from '../../lib/session';
@@ -13,10 +16,9 @@ import { useTRPC } from '../../lib/trpc';
 import { StatusDot } from '../StatusDot';
 import { ActionDialog } from '../vm/ActionDialog';
 import { TaskProgress } from '../vm/SnapshotsTab';
+import '../vm/observe/observe.css';
 import { CtTerminal } from './CtTerminal';
-import { ctHref, ctStatus, useCt } from './use-cts';
-
-type CtDetail = CtRow & { pod: Record<string, unknown> | null; volume: Record<string, unknown> };
+import { ctHref, ctStatus, useCtObjects, useCtRow } from './use-cts';
 
 const TABS = [
   { id: 'summary', label: 'Summary' },
@@ -30,16 +32,20 @@ export function CtView() {
   const name = decodeURIComponent(params.name);
   const search = useSearchParams();
   const session = useSession();
-  const ct = useCt(namespace, name);
-  if (!ct.data) {
+  const { synced } = useFleet();
+  const row = useCtRow(namespace, name);
+  if (!row) {
     return (
       <div className="workbench">
-        {ct.isError ? (
+        {synced ? (
           <div className="panel empty" data-testid="ct-missing">
             <h2>
               No CT {namespace}/{name}
             </h2>
-            <p>{ct.error.message}</p>
+            <p>
+              There is no container {name} in namespace {namespace}: it was deleted, or its data volume{' '}
+              <code>{name}-data</code> is not labelled as a CT.
+            </p>
             <Link href="/" className="btn">
               Back to Datacenter
             </Link>
@@ -50,7 +56,6 @@ export function CtView() {
       </div>
     );
   }
-  const row = ct.data as CtDetail;
   const tab = TABS.find((t) => t.id === search.get('tab')) ?? TABS[0];
   return (
     <div className="workbench">
@@ -92,7 +97,7 @@ export function CtView() {
   );
 }
 
-function CtToolbar({ ct }: { ct: CtDetail }) {
+function CtToolbar({ ct }: { ct: CtRow }) {
   const trpc = useTRPC();
   const act = useMutation(trpc.cts.action.mutationOptions());
   const task = useTask(act.data?.task ?? null);
@@ -135,7 +140,7 @@ function CtToolbar({ ct }: { ct: CtDetail }) {
   );
 }
 
-function DeleteCtDialog({ ct, open, onClose }: { ct: CtDetail; open: boolean; onClose: () => void }) {
+function DeleteCtDialog({ ct, open, onClose }: { ct: CtRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
   const router = useRouter();
   const del = useMutation(
@@ -166,7 +171,8 @@ function DeleteCtDialog({ ct, open, onClose }: { ct: CtDetail; open: boolean; on
   );
 }
 
-function CtSummary({ ct }: { ct: CtDetail }) {
+function CtSummary({ ct }: { ct: CtRow }) {
+  const usage = ctDiskUsage(ct);
   const rows: [string, string][] = [
     ['Status', ct.phase + (ct.ready ? ' (ready)' : '')],
     ['Image', ct.image],
@@ -196,16 +202,35 @@ function CtSummary({ ct }: { ct: CtDetail }) {
               <dd>{v}</dd>
             </Fragment>
           ))}
+          <dt>Volume usage</dt>
+          <dd data-testid="ct-disk-usage">
+            {usage.text}
+            {usage.percent !== null && (
+              <div
+                className={`usage-bar usage-${usageLevel(usage.percent)}`}
+                role="meter"
+                aria-label={`${ct.name}-data used`}
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={Math.round(usage.percent)}
+                style={{ maxWidth: 320, marginTop: 4 }}
+              >
+                <span style={{ width: `${usage.percent}%` }} />
+              </div>
+            )}
+          </dd>
         </dl>
       </div>
     </section>
   );
 }
 
-function CtYaml({ ct }: { ct: CtDetail }) {
+function CtYaml({ ct }: { ct: CtRow }) {
+  const objects = useCtObjects(ct.namespace, ct.name, ct);
+  const data = objects.data;
   const yaml = useMemo(
-    () => toRedactedYaml({ pod: ct.pod ?? '(none: the CT is stopped)', volume: ct.volume }),
-    [ct.pod, ct.volume],
+    () => (data ? toRedactedYaml({ pod: data.pod ?? '(none: the CT is stopped)', volume: data.volume }) : ''),
+    [data],
   );
   return (
     <section className="panel">
