@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--metrics]` runs the server.
+// The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--metrics]` runs the server;
+// `corral doctor [--fix] [--json]` checks the cluster (src/server/tools/doctor-cli.ts).
 // It always runs server.ts on the project's own Node 24 (node_modules/.bin/node, from the `node` npm package)
 // with tsx, because the system Node may be too old for @kubernetes/client-node 2.
 import { spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ const [command, ...rest] = process.argv.slice(2);
 const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--no-ui]
                   [--metrics [--metrics-interval SECONDS]]
        corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
+       corral doctor [--fix] [--json] [--kubeconfig FILE] [--context NAME] [--namespace NS]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
@@ -24,9 +26,11 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE 
   --no-ui             serve the API only
   --metrics           collect the Prometheus series served at GET /metrics (every 15 s, or --metrics-interval)
 
-  corral web --help and corral proxmox serve --help list every flag of each.`;
+  corral doctor       check that the cluster has what Corral needs (exit 1 if not); --fix repairs what it can
 
-if (command !== 'web' && command !== 'proxmox') {
+  corral web --help, corral proxmox serve --help and corral doctor --help list every flag of each.`;
+
+if (command !== 'web' && command !== 'proxmox' && command !== 'doctor') {
   // Asked-for help goes to stdout and exits 0; anything else is a usage error: stderr, exit 2.
   if (command === '--help' || command === '-h') {
     console.log(usage);
@@ -46,8 +50,13 @@ if (nodeBin === projectNode && !existsSync(projectNode)) {
   process.exit(1);
 }
 
-// `corral proxmox serve …` is the Proxmox VE API on its own port (src/proxmox/cli.ts).
-const entry = command === 'proxmox' ? join(root, 'src', 'proxmox', 'cli.ts') : join(root, 'server.ts');
+// `corral proxmox serve …` is the Proxmox VE API on its own port (src/proxmox/cli.ts); `corral doctor` the checks.
+const entries = {
+  proxmox: join(root, 'src', 'proxmox', 'cli.ts'),
+  doctor: join(root, 'src', 'server', 'tools', 'doctor-cli.ts'),
+  web: join(root, 'server.ts'),
+};
+const entry = entries[command];
 // --expose-gc: the disk-export relay asks for young-generation collections as it goes (src/server/http/stream-gc.ts).
 const child = spawn(nodeBin, ['--expose-gc', '--import', 'tsx', entry, ...rest], {
   cwd: root,

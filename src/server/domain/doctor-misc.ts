@@ -45,14 +45,19 @@ async function apiRows(deps: DomainDeps): Promise<Finding[]> {
   const rows = [
     finding({ ...apiBase, status: 'ok', message: `Kubernetes ${v.gitVersion} answers at ${deps.cluster.info.server}` }),
   ];
-  rows.push(finding({ ...skewBase, ...versionSkew(v, kubeletVersions(deps)) }));
+  try {
+    rows.push(finding({ ...skewBase, ...versionSkew(v, await kubeletVersions(deps)) }));
+  } catch (err) {
+    rows.push(unreadable(skewBase, 'the nodes', err));
+  }
   rows.push(finding({ ...clockBase, ...clockSkew(v) }));
   return rows;
 }
 
-function kubeletVersions(deps: DomainDeps): Map<string, string> {
+/** Read live, like every check, so `corral doctor` needs no watch cache. */
+async function kubeletVersions(deps: DomainDeps): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const n of deps.cluster.cache.list('Node'))
+  for (const n of await deps.cluster.fetchList('Node'))
     out.set(asString(n.metadata.name), asString(asDict(asDict(n.status).nodeInfo).kubeletVersion));
   return out;
 }

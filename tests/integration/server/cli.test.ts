@@ -1,6 +1,8 @@
 /** `corral web` on the command line: --help, usage errors that exit 2 without a stack trace, and --metrics. */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -114,4 +116,42 @@ describe('corral web --metrics', () => {
     }
     expect(err).not.toMatch(/\n\s+at /);
   }, 150_000);
+});
+
+describe('corral doctor', () => {
+  it('checks a cluster through a kubeconfig file: exit 1 while a gate is off, --fix enables it and exits 0', async () => {
+    const { startEmbeddedCluster } = await import('@/sim/index');
+    const dir = mkdtempSync(join(tmpdir(), 'corral-doctor-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const sim = await startEmbeddedCluster({
+      port: 0,
+      fleet: 'empty',
+      speed: 50,
+      kubeconfigPath: kubeconfig,
+      baseline: { featureGates: ['Snapshot', 'HotplugVolumes', 'ExpandDisks', 'LiveMigration'] },
+    });
+    // spawnSync would block this process, and with it the embedded cluster the child talks to.
+    const doctor = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(`${root}node_modules/.bin/node`, ['bin/corral.mjs', 'doctor', ...args], { cwd: root });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.once('exit', (code) => resolve({ code, out, err }));
+      });
+    try {
+      const first = await doctor('--kubeconfig', kubeconfig);
+      expect(first.code).toBe(1);
+      expect(first.out).toMatch(/✖ fail\s+gate-vmexport\s+the KubeVirt VMExport feature gate is off/);
+      expect(first.out).toMatch(/✔ ok\s+rbac/);
+      const fixed = await doctor('--kubeconfig', kubeconfig, '--fix');
+      expect(fixed.out).toContain('fixed: enabled feature gate VMExport on KubeVirt kubevirt/kubevirt');
+      expect(fixed.code).toBe(0);
+      expect(first.err + fixed.err).not.toMatch(/\n\s+at /);
+    } finally {
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
