@@ -109,6 +109,12 @@ export interface IoRates {
   diskwrite?: number;
 }
 
+/** How full a mounted volume is, as its node's kubelet measured it (Summary API `volume[]`). */
+export interface VolumeUsage {
+  usedBytes: number;
+  capacityBytes: number;
+}
+
 /**
  * The last metrics.k8s.io sample, held in memory by the cluster layer (refreshed on a timer, never per request).
  * Every reading is undefined while metrics-server is absent or has not answered yet.
@@ -121,6 +127,8 @@ export interface MetricsReadings {
   sampledAt(): number;
   /** A pod's network and disk rates over the last interval; undefined until two kubelet readings exist. */
   podIo?(namespace: string, name: string): IoRates | undefined;
+  /** A claim's usage from the kubelet that mounts it; undefined while no running pod mounts it or none was read. */
+  volume?(namespace: string, claim: string): VolumeUsage | undefined;
   /** Called after every sampling round: `ok` says whether metrics.k8s.io answered. Returns an unsubscribe function. */
   onSample?(listener: (ok: boolean) => void): () => void;
 }

@@ -8,6 +8,7 @@ import type { DataVolumeCreateInput, SourceInput } from '../schemas/images';
 import type { VmCreateInput, VmAction } from '../schemas/vms';
 import { CorralError } from '../errors';
 import { CURATED_NAMES, listCatalog } from './catalog';
+import { CtFleet } from './ct-fleet';
 import { deleteDataVolume, importDataVolume, listDataVolumes } from './datavolumes';
 import { removeSource, saveSource } from './sources';
 import { bootcBlockers } from './bootc-capability';
@@ -45,6 +46,9 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const metricsStore = new MetricsStore(deps);
   const doctor = new Doctor(deps);
   live.addSource((push) => metricsStore.subscribe(push));
+  // CT rows (pod + data volume), pushed like VM rows (ct-fleet.ts).
+  const cts = new CtFleet(deps);
+  live.addSource((push) => cts.subscribe(push));
   // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label.
   fleet.persistVmid = (ref, vmid) => {
     patchVmMetadata(deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
@@ -59,6 +63,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     cluster,
     journal,
     fleet,
+    /** CT rows as the live feed pushes them. */
+    cts,
     live,
     /** Retained VM/node/fleet metrics histories, recorded after every sampling round (metrics-store.ts). */
     metricsStore,
@@ -158,6 +164,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     snapshot: (): FleetEvent => ({
       type: 'snapshot',
       vms: fleet.vmRows(),
+      cts: cts.list(),
       nodes: fleet.nodeRows(),
       tasks: journal.list(100),
       demo: cluster.info.demo,
@@ -169,6 +176,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       doctor.close();
       metricsStore.close();
       live.close();
+      cts.close();
       fleet.close();
     },
   };

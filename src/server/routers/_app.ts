@@ -3,6 +3,7 @@
  * helper's snapshots/scale/clone/... routers). Procedure names are a stable contract with the UI and the SDK.
  */
 import { router } from '../trpc';
+import { bulkRouter } from './bulk';
 import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   observe: vmObserveRouter,
   vms: vmsRouter,
   cts: ctsRouter,
+  bulk: bulkRouter,
   images: imagesRouter,
   sources: sourcesRouter,
   dataVolumes: dataVolumesRouter,
