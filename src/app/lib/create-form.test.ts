@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_CREATE_FORM,
   formFieldOf,
+  sourceLabel,
+  tabOf,
   suggestName,
   templateRef,
   toCloneInput,
@@ -107,5 +109,34 @@ describe('template source', () => {
     expect(toCloneInput({ ...tpl, source: 'image' })).toBeNull();
     expect(templateRef('a/b')).toEqual({ namespace: 'a', name: 'b' });
     expect(templateRef('nope')).toBeNull();
+  });
+});
+
+describe('image library sources', () => {
+  it('a library disk or ISO is sent as dataVolume / isoDataVolume with its namespace and a disk size', () => {
+    expect(toCreateInput(form({ source: 'dataVolume', sourceValue: 'golden', namespace: 'lab' }))).toEqual({
+      name: 'web',
+      dataVolume: 'golden',
+      namespace: 'lab',
+      cpu: 2,
+      mem: '4Gi',
+      disk: '20Gi',
+    });
+    expect(toCreateInput(form({ source: 'isoDataVolume', sourceValue: 'debian-iso', disk: '8Gi' }))).toMatchObject({
+      isoDataVolume: 'debian-iso',
+      disk: '8Gi',
+    });
+  });
+  it('asks for a pick, and checks the disk size', () => {
+    expect(validateForm(form({ source: 'dataVolume', sourceValue: '' })).source).toBe('Pick an image from the library');
+    expect(validateForm(form({ source: 'isoDataVolume', sourceValue: 'x', disk: 'big' })).disk).toBeDefined();
+  });
+  it('both are picked on the Image library tab; the server naming either field points at the source', () => {
+    expect(tabOf('isoDataVolume')).toBe('dataVolume');
+    expect(tabOf('dataVolume')).toBe('dataVolume');
+    expect(tabOf('pvc')).toBe('pvc');
+    expect(sourceLabel('isoDataVolume')).toBe('Library ISO');
+    expect(formFieldOf('isoDataVolume')).toBe('source');
+    expect(formFieldOf('dataVolume')).toBe('source');
   });
 });

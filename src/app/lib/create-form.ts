@@ -11,10 +11,17 @@ import {
   urlProblem,
 } from './validation';
 
-export type SourceKind = 'image' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc' | 'template';
+export type SourceKind =
+  'image' | 'dataVolume' | 'isoDataVolume' | 'containerDisk' | 'import' | 'iso' | 'pvc' | 'bootc' | 'template';
 
+/** The wizard's source tabs. The Image library tab holds two sources: dataVolume (a disk) and isoDataVolume. */
 export const SOURCE_KINDS: { kind: SourceKind; label: string; hint: string }[] = [
   { kind: 'image', label: 'Catalog', hint: 'A curated, ready-to-boot image' },
+  {
+    kind: 'dataVolume',
+    label: 'Image library',
+    hint: 'An image imported or uploaded on the Images page: a disk is cloned as the root disk; an ISO boots as install media beside a blank disk',
+  },
   { kind: 'containerDisk', label: 'Container disk', hint: 'An OCI containerdisk image (ephemeral root disk)' },
   { kind: 'import', label: 'URL import', hint: 'A qcow2 or raw image imported into a new disk' },
   { kind: 'iso', label: 'ISO', hint: 'Boot an installer ISO with a blank disk' },
@@ -89,7 +96,29 @@ export const FORM_FIELDS = [
 export type FormField = (typeof FORM_FIELDS)[number];
 
 /** Server field names that mean "the source" (the server names the source field it refused). */
-const SOURCE_FIELDS = new Set<string>(['source', 'image', 'containerDisk', 'import', 'iso', 'pvc', 'bootc']);
+export const SOURCE_FIELD_NAMES = [
+  'image',
+  'containerDisk',
+  'import',
+  'iso',
+  'pvc',
+  'bootc',
+  'dataVolume',
+  'isoDataVolume',
+] as const;
+const SOURCE_FIELDS = new Set<string>(['source', ...SOURCE_FIELD_NAMES]);
+
+/** The tab a source is picked on (an ISO from the library is on the Image library tab). */
+export function tabOf(kind: SourceKind): SourceKind {
+  return kind === 'isoDataVolume' ? 'dataVolume' : kind;
+}
+
+/** How the configuration step names the chosen source. */
+export function sourceLabel(kind: SourceKind): string {
+  if (kind === 'dataVolume') return 'Library disk';
+  if (kind === 'isoDataVolume') return 'Library ISO';
+  return SOURCE_KINDS.find((s) => s.kind === kind)?.label ?? kind;
+}
 
 export function formFieldOf(serverField: string): FormField | null {
   if (SOURCE_FIELDS.has(serverField)) return 'source';
@@ -98,13 +127,23 @@ export function formFieldOf(serverField: string): FormField | null {
 
 /** A disk size only makes sense for sources that create a disk Corral sizes. */
 export function sourceHasDisk(kind: SourceKind): boolean {
-  return kind === 'import' || kind === 'iso' || kind === 'pvc' || kind === 'bootc';
+  return (
+    kind === 'import' ||
+    kind === 'iso' ||
+    kind === 'pvc' ||
+    kind === 'bootc' ||
+    kind === 'dataVolume' ||
+    kind === 'isoDataVolume'
+  );
 }
 
 export function sourceProblem(kind: SourceKind, value: string): string | null {
   switch (kind) {
     case 'image':
       return value ? null : 'Pick an image from the catalog';
+    case 'dataVolume':
+    case 'isoDataVolume':
+      return value ? nameProblem(value) : 'Pick an image from the library';
     case 'containerDisk':
     case 'bootc':
       return imageRefProblem(value);

@@ -8,8 +8,11 @@ import {
   FORM_FIELDS,
   formFieldOf,
   SIZE_PRESETS,
+  SOURCE_FIELD_NAMES,
   SOURCE_KINDS,
   sourceHasDisk,
+  sourceLabel,
+  tabOf,
   suggestName,
   templateRef,
   toCloneInput,
@@ -22,13 +25,14 @@ import {
 } from '../../lib/create-form';
 import { useFleet, useTask, useVm } from '../../lib/live';
 import type { CatalogImage } from '../../lib/model';
+import type { DataVolumeRow } from '@/server/schemas/images';
 import { useSession } from '../../lib/session';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors } from '../../lib/validation';
 import { StatusDot } from '../StatusDot';
 import { TaskLogDialog } from '../TasksPanel';
 import { TaskProgress } from '../vm/SnapshotsTab';
-import { ImportedPicker } from './ImportedPicker';
+import { LibraryPicker } from './LibraryPicker';
 import { Logo } from './Logo';
 
 type Category = 'all' | CatalogImage['category'];
@@ -41,6 +45,8 @@ const CATEGORIES: { id: Category; label: string }[] = [
 
 const SOURCE_PLACEHOLDER: Record<SourceKind, string> = {
   image: '',
+  dataVolume: '',
+  isoDataVolume: '',
   containerDisk: 'quay.io/containerdisks/fedora:42',
   import: 'https://cloud-images.ubuntu.com/noble/current/noble-server-cloudimg-amd64.img',
   iso: 'https://example.org/installer.iso',
@@ -132,15 +138,7 @@ export function CreateWizard() {
         else setBootcTask(data.task);
       },
       onError: (err) => {
-        const parsed = fieldErrors(err.message, [
-          ...FORM_FIELDS,
-          'image',
-          'containerDisk',
-          'import',
-          'iso',
-          'pvc',
-          'bootc',
-        ]);
+        const parsed = fieldErrors(err.message, [...FORM_FIELDS, ...SOURCE_FIELD_NAMES]);
         const byField: Partial<Record<FormField, string>> = {};
         for (const [f, m] of Object.entries(parsed.byField)) {
           const field = formFieldOf(f);
@@ -222,7 +220,18 @@ export function CreateWizard() {
 
   const templateSource = form.source === 'template' ? templateRef(form.sourceValue) : null;
   const catalog = (images.data ?? []).filter((i) => category === 'all' || i.category === category);
-  const sourceMeta = SOURCE_KINDS.find((s) => s.kind === form.source);
+  const sourceMeta = SOURCE_KINDS.find((s) => s.kind === tabOf(form.source));
+  const fromLibrary = form.source === 'dataVolume' || form.source === 'isoDataVolume';
+  const pickLibrary = (dv: DataVolumeRow) => {
+    setForm((f) => ({
+      ...f,
+      source: dv.contentType === 'iso' ? 'isoDataVolume' : 'dataVolume',
+      sourceValue: dv.name,
+      namespace: dv.namespace,
+    }));
+    setTouched((t) => ({ ...t, source: true, namespace: true }));
+    setServerErrors((e) => ({ ...e, byField: { ...e.byField, source: undefined, namespace: undefined } }));
+  };
 
   return (
     <div className="workbench">
@@ -261,8 +270,8 @@ export function CreateWizard() {
                     type="button"
                     role="radio"
                     className="chip"
-                    aria-checked={form.source === s.kind}
-                    aria-pressed={form.source === s.kind}
+                    aria-checked={tabOf(form.source) === s.kind}
+                    aria-pressed={tabOf(form.source) === s.kind}
                     disabled={unavailable === true}
                     title={unavailable ? 'bootc builds are not available on this cluster' : s.hint}
                     onClick={() => chooseSource(s.kind)}
@@ -310,6 +319,16 @@ export function CreateWizard() {
                   </span>
                 )}
               </div>
+            ) : fromLibrary ? (
+              <LibraryPicker
+                selected={form.sourceValue ? `${form.namespace || defaultNamespace}/${form.sourceValue}` : ''}
+                onPick={pickLibrary}
+                onChoose={(dv) => {
+                  pickLibrary(dv);
+                  setForm((f) => ({ ...f, name: f.name || suggestName(dv.name) }));
+                  setStep('config');
+                }}
+              />
             ) : form.source === 'image' ? (
               <>
                 <div className="chips" role="group" aria-label="Catalog category">
@@ -370,16 +389,14 @@ export function CreateWizard() {
               </Field>
             )}
             {(form.source === 'pvc' || form.source === 'iso') && (
-              <ImportedPicker
-                kind={form.source === 'pvc' ? 'disk' : 'iso'}
-                selected={form.sourceValue}
-                onPick={(dv) => {
-                  set('sourceValue', form.source === 'pvc' ? dv.name : dv.source);
-                  if (form.source === 'pvc') set('namespace', dv.namespace);
-                }}
-              />
+              <span className="page-sub">
+                {form.source === 'iso' ? 'An ISO already imported or uploaded?' : 'An image from the Images page?'}{' '}
+                <button type="button" className="btn-small btn-ghost" onClick={() => chooseSource('dataVolume')}>
+                  Pick it from the image library
+                </button>
+              </span>
             )}
-            {(form.source === 'image' || form.source === 'template') && errorOf('source') && (
+            {(form.source === 'image' || form.source === 'template' || fromLibrary) && errorOf('source') && (
               <span className="field-error" role="alert" data-testid="error-source">
                 {errorOf('source')}
               </span>
@@ -403,8 +420,10 @@ export function CreateWizard() {
         >
           <div className="panel-head">
             <h2>
-              {SOURCE_KINDS.find((s) => s.kind === form.source)?.label}:{' '}
-              <span className="mono">{form.sourceValue}</span>
+              {sourceLabel(form.source)}:{' '}
+              <span className="mono">
+                {fromLibrary ? `${form.namespace || defaultNamespace}/${form.sourceValue}` : form.sourceValue}
+              </span>
             </h2>
             <button type="button" className="btn-small btn-ghost" onClick={() => setStep('source')}>
               Change source
@@ -431,7 +450,9 @@ export function CreateWizard() {
                 hint={
                   templateSource
                     ? `KubeVirt clones within the template's namespace (${templateSource.namespace})`
-                    : `Created if missing; default ${defaultNamespace}`
+                    : fromLibrary
+                      ? "The image's namespace: a VM uses library images of its own namespace"
+                      : `Created if missing; default ${defaultNamespace}`
                 }
               >
                 <input
@@ -536,9 +557,13 @@ export function CreateWizard() {
                     label="Disk"
                     error={errorOf('disk')}
                     hint={
-                      sourceHasDisk(form.source)
-                        ? 'Root disk size, e.g. 20Gi'
-                        : 'Not used: this source boots an ephemeral container disk'
+                      form.source === 'dataVolume'
+                        ? "Root disk size; never less than the image's"
+                        : form.source === 'isoDataVolume'
+                          ? 'The blank disk the installer writes to, e.g. 20Gi'
+                          : sourceHasDisk(form.source)
+                            ? 'Root disk size, e.g. 20Gi'
+                            : 'Not used: this source boots an ephemeral container disk'
                     }
                   >
                     <input
