@@ -9,6 +9,7 @@
  * values of other scalars are dropped as the JSON encoder's `omitempty` drops them.
  */
 import { APPS_BATCH } from './descriptors/apps-batch.js';
+import { COORDINATION } from './descriptors/coordination.js';
 import { CORE } from './descriptors/core.js';
 import { CORE_POD } from './descriptors/core-pod.js';
 import { CORE_VOLUMES } from './descriptors/core-volumes.js';
@@ -91,7 +92,7 @@ export function parseDescriptors(sources: string[]): Map<string, MessageDesc> {
   return messages;
 }
 
-export const MESSAGES = parseDescriptors([META, CORE, CORE_POD, CORE_VOLUMES, APPS_BATCH, RBAC_STORAGE]);
+export const MESSAGES = parseDescriptors([META, CORE, CORE_POD, CORE_VOLUMES, APPS_BATCH, RBAC_STORAGE, COORDINATION]);
 
 /** The built-in kinds whose bodies are accepted in protobuf, by API group (the message has the kind's name). */
 export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
@@ -109,6 +110,7 @@ export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
   ],
   apps: ['Deployment'],
   batch: ['Job'],
+  'coordination.k8s.io': ['Lease'],
   'rbac.authorization.k8s.io': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
   'storage.k8s.io': ['StorageClass'],
 };

@@ -562,6 +562,15 @@ export const KINDS: KindSpec[] = [
     ],
   }),
   kind({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+    builtin: true,
+    columns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }, age],
+  }),
+  kind({
     group: 'k8s.cni.cncf.io',
     version: 'v1',
     kind: 'NetworkAttachmentDefinition',

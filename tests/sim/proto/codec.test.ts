@@ -166,8 +166,20 @@ describe('hand-encoded bodies of the other served kinds', () => {
     expect(roundTrip(event)).toEqual(event);
   });
 
-  it('Node, Namespace, Service, StorageClass, ClusterRoleBinding, Job', () => {
+  it('Node, Namespace, Service, StorageClass, ClusterRoleBinding, Job, Lease', () => {
     const objects: Obj[] = [
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'controller', namespace: 'kube-system' },
+        spec: {
+          holderIdentity: 'pod-a',
+          leaseDurationSeconds: 15,
+          leaseTransitions: 0,
+          acquireTime: '2026-01-02T03:04:05.000000Z',
+          renewTime: '2026-01-02T03:04:20.250000Z',
+        },
+      },
       {
         apiVersion: 'v1',
         kind: 'Node',

@@ -95,6 +95,25 @@ describe('update and delete in protobuf', () => {
   });
 });
 
+describe('Lease', () => {
+  it('is served (coordination.k8s.io/v1) and takes protobuf, as client-go leader election sends it', async () => {
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'leader', namespace: 'default' },
+      spec: { holderIdentity: 'pod-a', leaseDurationSeconds: 15, renewTime: '2026-01-02T03:04:20.250000Z' },
+    };
+    const created = await send('POST', collectionPath('Lease', 'default'), encodeObject(lease), PROTOBUF);
+    expect(created.status).toBe(201);
+    expect(created.json.spec).toEqual(lease.spec);
+    const table = await raw(h, 'GET', `${collectionPath('Lease', 'default')}/leader`, undefined, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(table.json.columnDefinitions.map((c: WireJson) => c.name)).toEqual(['Name', 'Holder', 'Age']);
+    expect(table.json.rows[0].cells.slice(0, 2)).toEqual(['leader', 'pod-a']);
+  });
+});
+
 describe('media types', () => {
   it('a malformed protobuf body is a 400 naming the problem', async () => {
     const res = await send(
