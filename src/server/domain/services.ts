@@ -6,6 +6,7 @@
 import type { FleetEvent } from '../schemas/live';
 import type { DataVolumeCreateInput, SourceInput } from '../schemas/images';
 import type { VmCreateInput, VmAction } from '../schemas/vms';
+import type { FolderAction } from '../schemas/pools';
 import { CorralError } from '../errors';
 import { CURATED_NAMES, listCatalog } from './catalog';
 import { CtFleet } from './ct-fleet';
@@ -17,6 +18,9 @@ import { Doctor } from './doctor';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
+import { FolderService } from './pools';
+import { runFolderAction } from './pools-actions';
+import { FolderStore } from './pools-store';
 import { MetricsStore } from './metrics-store';
 import { TaskJournal } from './tasks';
 import { nodeUsage, vmUsage } from './usage';
@@ -44,6 +48,10 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
   const metricsStore = new MetricsStore(deps);
+  // Pools: the ConfigMap followed by a watch from the start, so /metrics and the Proxmox rows read them from memory.
+  const folderStore = new FolderStore(deps);
+  void folderStore.start();
+  const folders = new FolderService(deps, folderStore);
   const doctor = new Doctor(deps);
   live.addSource((push) => metricsStore.subscribe(push));
   // CT rows (pod + data volume), pushed like VM rows (ct-fleet.ts).
@@ -66,6 +74,20 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     /** CT rows as the live feed pushes them. */
     cts,
     live,
+    /** Pools (folders, ADR-0008): pools.ts, pools-store.ts, pools-actions.ts. */
+    pools: {
+      store: folderStore,
+      list: () => folders.list(),
+      poolOf: (namespace: string, name: string) => folders.poolOf(namespace, name),
+      create: (caller: Caller, path: string, comment?: string) => folders.create(caller, path, comment),
+      setComment: (caller: Caller, path: string, comment: string) => folders.setComment(caller, path, comment),
+      remove: (caller: Caller, path: string, options?: { onlyEmpty?: boolean }) => folders.remove(caller, path, options),
+      move: (caller: Caller, from: string, to: string) => folders.move(caller, from, to),
+      addMember: (caller: Caller, path: string, ref: string) => folders.addMember(caller, path, ref),
+      removeMember: (caller: Caller, ref: string) => folders.removeMember(caller, ref),
+      action: (caller: Caller, path: string, action: FolderAction) =>
+        runFolderAction(deps, folderStore, caller, path, action),
+    },
     /** Retained VM/node/fleet metrics histories, recorded after every sampling round (metrics-store.ts). */
     metricsStore,
     vms: {
@@ -173,6 +195,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       ready: cluster.isReady(),
     }),
     close: () => {
+      folderStore.close();
       doctor.close();
       metricsStore.close();
       live.close();

@@ -11,6 +11,7 @@ import { doctorRouter } from './doctor';
 import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
+import { poolsRouter } from './pools';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
 import { vmObserveRouter } from './vm-observe';
@@ -27,6 +28,7 @@ export const appRouter = router({
   observe: vmObserveRouter,
   vms: vmsRouter,
   cts: ctsRouter,
+  pools: poolsRouter,
   bulk: bulkRouter,
   images: imagesRouter,
   sources: sourcesRouter,
