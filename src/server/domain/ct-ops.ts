@@ -7,8 +7,20 @@ import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { findCt, podPhase, podTrouble, requireCt } from './ct-rows';
-import { ANNOTATION_CT_SPEC, claimManifest, dataClaimName, LABEL_CT_NAME, podManifest, type CtSpec } from './ct-spec';
+import {
+  ANNOTATION_CT_DESCRIPTION,
+  ANNOTATION_CT_SPEC,
+  claimManifest,
+  ctTags,
+  dataClaimName,
+  LABEL_CT_NAME,
+  podManifest,
+  type ClaimExtras,
+  type CtSpec,
+} from './ct-spec';
+import { LABEL_TAG_PREFIX, LABEL_VMID } from './labels';
 import type { TaskHandle } from './tasks';
+import { waitFor } from './vm-hw-wait';
 
 export interface CtCreateRequest {
   name: string;
@@ -105,10 +117,17 @@ async function stopPod(deps: DomainDeps, task: TaskHandle, spec: CtSpec): Promis
   task.log('pod is gone; the data volume is kept');
 }
 
+/** How a create is carried out beyond the CT itself: extra PVC metadata (a Proxmox vmid, tags), and whether it boots. */
+export interface CtCreateOptions extends ClaimExtras {
+  /** Boot the pod once the volume exists (default). False leaves the CT Stopped, as a Proxmox create without start=1. */
+  start?: boolean;
+}
+
 export async function createCt(
   deps: DomainDeps,
   caller: Caller,
   input: CtCreateRequest,
+  options: CtCreateOptions = {},
 ): Promise<{ name: string; namespace: string; task: string }> {
   const spec: CtSpec = {
     name: input.name,
@@ -134,11 +153,15 @@ export async function createCt(
     throw new CorralError('BAD_REQUEST', `storageClass: StorageClass "${spec.storageClass}" does not exist`);
   const task = deps.journal.start('ct-create', ref, caller.identity.login);
   try {
-    await deps.cluster.create('PersistentVolumeClaim', claimManifest(spec));
+    await deps.cluster.create('PersistentVolumeClaim', claimManifest(spec, options));
     task.log(`PersistentVolumeClaim ${spec.namespace}/${dataClaimName(spec.name)} created (${spec.disk})`);
   } catch (err) {
     task.fail(err);
     throw err;
+  }
+  if (options.start === false) {
+    task.done('CT created (Stopped)');
+    return { name: spec.name, namespace: spec.namespace, task: task.id };
   }
   bootPod(deps, task, spec).then(
     (line) => task.done(line),
@@ -219,4 +242,104 @@ export async function deleteCt(
   }
   task.done(`CT ${namespace}/${name} deleted`);
   return { task: task.id, removed };
+}
+
+/**
+ * Resolves once the cache shows the CT's recorded spec with `want`'s CPU and memory, or the task ended (whatever
+ * way), so a read right after a scale sees the new size. The scale task itself goes on (a running CT gets a new pod).
+ */
+export function ctSpecRecorded(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+  want: { cpu?: number; mem?: string },
+  taskId: string,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = (): boolean => {
+      const spec = findCt(deps, namespace, name)?.spec;
+      const recorded =
+        spec !== undefined &&
+        (want.cpu === undefined || spec.cpu === want.cpu) &&
+        (want.mem === undefined || spec.mem === want.mem);
+      const ended = deps.journal.get(taskId)?.status !== 'running';
+      if (!recorded && !ended) return false;
+      stop();
+      resolve();
+      return true;
+    };
+    const unsubscribeCache = deps.cluster.onChange((e) => {
+      if (e.kind === 'PersistentVolumeClaim' && e.object.metadata.name === dataClaimName(name)) check();
+    });
+    const unsubscribeJournal = deps.journal.subscribe((t) => {
+      if (t.id === taskId) check();
+    });
+    function stop() {
+      unsubscribeCache();
+      unsubscribeJournal();
+    }
+    check();
+  });
+}
+
+/** A CT's tags and description (Proxmox's `tags`, `description`); an absent field is left as it is. */
+export interface CtNotes {
+  tags?: string[];
+  /** '' removes it. */
+  description?: string;
+}
+
+/** Records tags (labels `corral.dev/tag.<t>`) and a description (an annotation) on the CT's PVC, as a task. */
+export async function setCtNotes(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  notes: CtNotes,
+): Promise<string> {
+  const { pvc } = requireCt(deps, namespace, name);
+  const labels: Record<string, string | null> = {};
+  if (notes.tags) {
+    for (const t of ctTags(pvc)) if (!notes.tags.includes(t)) labels[`${LABEL_TAG_PREFIX}${t}`] = null;
+    for (const t of notes.tags) labels[`${LABEL_TAG_PREFIX}${t}`] = 'true';
+  }
+  const annotations: Record<string, string | null> = {};
+  if (notes.description !== undefined) annotations[ANNOTATION_CT_DESCRIPTION] = notes.description || null;
+  const task = deps.journal.start('ct-config', `${namespace}/${name}`, caller.identity.login);
+  try {
+    await deps.cluster.patch('PersistentVolumeClaim', namespace, dataClaimName(name), {
+      metadata: { labels, annotations },
+    });
+    // Read-your-write: the answer goes out once the watch cache (which every read is served from) shows the notes.
+    await waitFor(
+      deps,
+      namespace,
+      ['PersistentVolumeClaim'],
+      () => {
+        const pvc = findCt(deps, namespace, name)?.pvc;
+        if (!pvc) return `CT ${namespace}/${name} disappeared`;
+        const tagsShown = !notes.tags || JSON.stringify(ctTags(pvc)) === JSON.stringify([...notes.tags].sort());
+        const description = pvc.metadata.annotations?.[ANNOTATION_CT_DESCRIPTION] ?? '';
+        return tagsShown && (notes.description === undefined || description === notes.description);
+      },
+      `the notes of CT ${namespace}/${name} in the cache`,
+    );
+  } catch (err) {
+    task.fail(err);
+    throw err;
+  }
+  task.done(
+    [
+      ...(notes.tags ? [`tags: ${notes.tags.join(', ') || '(none)'}`] : []),
+      ...(notes.description !== undefined ? [notes.description ? 'description set' : 'description removed'] : []),
+    ].join('; ') || 'nothing to change',
+  );
+  return task.id;
+}
+
+/** Persists a vmid the shared index chose for a CT (a collision's newcomer) as its PVC's label. */
+export async function labelCtVmid(deps: DomainDeps, namespace: string, name: string, vmid: number): Promise<void> {
+  await deps.cluster.patch('PersistentVolumeClaim', namespace, dataClaimName(name), {
+    metadata: { labels: { [LABEL_VMID]: String(vmid) } },
+  });
 }

@@ -8,10 +8,14 @@
  * done) and the container chroots into that copy, so package installs and dotfiles survive Stop/Start.
  */
 import type { KObject } from './cluster-port';
+import { LABEL_TAG_PREFIX, LABEL_VMID } from './labels';
+import type { VmidSource } from './vmids';
 
 export const LABEL_CT = 'corral.dev/ct';
 export const LABEL_CT_NAME = 'corral.dev/ct-name';
 export const ANNOTATION_CT_SPEC = 'corral.ct/spec';
+/** Free text about the CT (Proxmox's `description`), kept on its PVC beside the spec. */
+export const ANNOTATION_CT_DESCRIPTION = 'corral.ct/description';
 /** Where a privileged CT's persistent root lives on its data volume (mounted at /data in the pod). */
 export const CT_ROOTFS = '/data/rootfs';
 /** Written by the seeding init container once the copy is complete; a missing marker means "seed again". */
@@ -68,15 +72,49 @@ export function specOfClaim(pvc: KObject): CtSpec | undefined {
   return spec;
 }
 
-export function claimManifest(spec: CtSpec): KObject {
+/** The CT's data PVC as a CT (its spec parses and names this very claim), or undefined for any other PVC. */
+export function ctClaimSpec(pvc: KObject): CtSpec | undefined {
+  if (pvc.metadata.labels?.[LABEL_CT] !== 'true') return undefined;
+  const spec = specOfClaim(pvc);
+  return spec && dataClaimName(spec.name) === pvc.metadata.name ? spec : undefined;
+}
+
+/** What the vmid index needs to know about a CT: its data PVC carries the `corral.io/proxmox-vmid` label. */
+export function ctVmidSourceOf(pvc: KObject, spec: CtSpec): VmidSource {
+  const label = pvc.metadata.labels?.[LABEL_VMID];
+  const created = Date.parse(pvc.metadata.creationTimestamp ?? '');
+  return {
+    namespace: spec.namespace,
+    name: spec.name,
+    kind: 'ct',
+    ...(label !== undefined ? { label } : {}),
+    ...(Number.isFinite(created) ? { created } : {}),
+  };
+}
+
+/** Tags of a CT: `corral.dev/tag.<tag>` labels on its PVC, as VMs carry them on the VirtualMachine. */
+export function ctTags(pvc: KObject): string[] {
+  return Object.entries(pvc.metadata.labels ?? {})
+    .filter(([k, v]) => k.startsWith(LABEL_TAG_PREFIX) && v === 'true')
+    .map(([k]) => k.slice(LABEL_TAG_PREFIX.length))
+    .sort();
+}
+
+/** Labels and annotations a creator adds to the PVC beside Corral's own (a vmid, tags, a description). */
+export interface ClaimExtras {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export function claimManifest(spec: CtSpec, extras: ClaimExtras = {}): KObject {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
       name: dataClaimName(spec.name),
       namespace: spec.namespace,
-      labels: ctLabels(spec.name),
-      annotations: { [ANNOTATION_CT_SPEC]: JSON.stringify(spec) },
+      labels: { ...extras.labels, ...ctLabels(spec.name) },
+      annotations: { ...extras.annotations, [ANNOTATION_CT_SPEC]: JSON.stringify(spec) },
     },
     spec: {
       accessModes: ['ReadWriteOnce'],

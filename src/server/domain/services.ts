@@ -10,6 +10,7 @@ import type { FolderAction } from '../schemas/pools';
 import { CorralError } from '../errors';
 import { CURATED_NAMES, listCatalog } from './catalog';
 import { CtFleet } from './ct-fleet';
+import { labelCtVmid } from './ct-ops';
 import { deleteDataVolume, importDataVolume, listDataVolumes } from './datavolumes';
 import { removeSource, saveSource } from './sources';
 import { bootcBlockers } from './bootc-capability';
@@ -57,9 +58,13 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   // CT rows (pod + data volume), pushed like VM rows (ct-fleet.ts).
   const cts = new CtFleet(deps);
   live.addSource((push) => cts.subscribe(push));
-  // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label.
+  // A collision's newcomer keeps the id the vmid index chose across restarts: it becomes the VM's label (a CT's: its
+  // data PVC's).
   fleet.persistVmid = (ref, vmid) => {
-    patchVmMetadata(deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) }).then(
+    (ref.kind === 'ct'
+      ? labelCtVmid(deps, ref.namespace, ref.name, vmid)
+      : patchVmMetadata(deps, ref.namespace, ref.name, { [LABEL_VMID]: String(vmid) })
+    ).then(
       () => console.log(`[corral] labelled ${ref.namespace}/${ref.name} with vmid ${vmid} (its fallback id was taken)`),
       (err: unknown) =>
         console.log(`[corral] could not label ${ref.namespace}/${ref.name} with vmid ${vmid}: ${String(err)}`),

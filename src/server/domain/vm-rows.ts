@@ -2,14 +2,16 @@
  * VM rows and node rows, derived from the watch cache and kept current by its change events. Rows are recomputed
  * only for the VMs an event touches, and each row keeps its JSON text, so `GET /api/vms` on 10,000 VMs is a join
  * of cached strings rather than a walk over five object kinds (see bench/api.ts). The fleet view also owns the vmid
- * index (`vmids.ts`), so a row's `vmid` is the id `/api2/json` addresses the same VM by.
+ * index (`vmids.ts`), so a row's `vmid` is the id `/api2/json` addresses the same VM by; containers (their data
+ * PVCs) are fed into the same index, so a VM and a CT never share a vmid.
  */
 import type { NodeRow } from '../schemas/nodes';
 import type { VmRow } from '../schemas/vms';
 import type { CachedKind, ChangeEvent, ClusterCache, ClusterPort, KObject } from './cluster-port';
+import { ctClaimSpec, ctVmidSourceOf, dataClaimName, LABEL_CT, LABEL_CT_NAME } from './ct-spec';
 import { LABEL_VM } from './labels';
 import { cpuToCores } from './quantity';
-import { VmidIndex, fallbackVmid, labelVmid, vmidSourceOf, type VmRef } from './vmids';
+import { VmidIndex, fallbackVmid, labelVmid, vmidSourceOf, type VmidSource, type VmRef } from './vmids';
 import {
   asArray,
   asDict,
@@ -32,6 +34,7 @@ import {
 } from './vm-facts';
 
 export const vmKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+const ctKey = (namespace: string, name: string): string => `ct:${namespace}/${name}`;
 
 function rootDiskSize(vm: KObject, cache: ClusterCache): string {
   const root = rootVolume(vm);
@@ -140,6 +143,22 @@ export class FleetView {
     return this.index;
   }
 
+  /** A container's vmid (its data PVC's entry in the shared index), undefined when it is not (or no longer) a CT. */
+  ctVmid(namespace: string, name: string): number | undefined {
+    return this.vmids.vmidOf({ namespace, name, kind: 'ct' });
+  }
+
+  /**
+   * A CT deleted through an API frees its vmid at once, while its PVC finalises; `uid` is the deleted PVC's, so a
+   * new CT under the same name is indexed normally.
+   */
+  retireCtVmid(namespace: string, name: string, uid: string): void {
+    const pvc = this.cluster.cache.get('PersistentVolumeClaim', namespace, dataClaimName(name));
+    if (pvc?.metadata.uid !== uid) return;
+    this.retired.set(ctKey(namespace, name), uid);
+    this.index.remove({ namespace, name, kind: 'ct' });
+  }
+
   /**
    * A VM deleted through an API stops holding its vmid at once, while its object finalises (Terraform recreates
    * it right away under the same vmid). A no-op when the cache already dropped it or a new VM holds the name.
@@ -199,8 +218,8 @@ export class FleetView {
   private rawVmMap(): Map<string, Cached<VmRow>> {
     if (!this.vms) {
       const vms = this.cluster.cache.list('VirtualMachine');
-      // Labels first, then unlabelled VMs oldest first: the ids do not depend on list order.
-      this.index.rebuild(vms.filter((vm) => !this.isRetired(vm)).map(vmidSourceOf));
+      // Labels first, then unlabelled VMs and CTs oldest first: the ids do not depend on list order.
+      this.index.rebuild([...vms.filter((vm) => !this.isRetired(vm)).map(vmidSourceOf), ...this.ctSources()]);
       this.moved.clear();
       const entries = vms
         .map((vm) => this.rowOf(vm))
@@ -209,6 +228,33 @@ export class FleetView {
       this.vms = new Map(entries);
     }
     return this.vms;
+  }
+
+  /** Every live CT's index source (a PVC being deleted, or retired by an API delete, no longer holds an id). */
+  private ctSources(): VmidSource[] {
+    const out: VmidSource[] = [];
+    for (const pvc of this.cluster.cache.withLabel('PersistentVolumeClaim', LABEL_CT, 'true')) {
+      const spec = ctClaimSpec(pvc);
+      if (spec && this.ctLive(pvc, spec.namespace, spec.name)) out.push(ctVmidSourceOf(pvc, spec));
+    }
+    return out;
+  }
+
+  private ctLive(pvc: KObject, namespace: string, name: string): boolean {
+    return !pvc.metadata.deletionTimestamp && this.retired.get(ctKey(namespace, name)) !== pvc.metadata.uid;
+  }
+
+  /** A CT's data PVC changed: index it, move it, or free its vmid. Only once the index exists (it is built lazily). */
+  private refreshCt(e: ChangeEvent): void {
+    if (!this.vms) return;
+    const pvc = e.object;
+    const was = e.type === 'DELETED' ? undefined : ctClaimSpec(pvc);
+    const namespace = pvc.metadata.namespace ?? '';
+    const name = was?.name ?? pvc.metadata.labels?.[LABEL_CT_NAME] ?? '';
+    if (!name) return;
+    if (e.type === 'DELETED') this.retired.delete(ctKey(namespace, name));
+    if (was && this.ctLive(pvc, namespace, name)) this.index.upsert(ctVmidSourceOf(pvc, was));
+    else this.index.remove({ namespace, name, kind: 'ct' });
   }
 
   /** A VM's row with its vmid from the index (indexed now when new). */
@@ -227,7 +273,7 @@ export class FleetView {
 
   /** The index gave a VM a new id (a collision): persist it, and rebuild that VM's row once the current one is done. */
   private assigned(ref: VmRef, vmid: number): void {
-    this.moved.add(vmKey(ref.namespace, ref.name));
+    if (ref.kind !== 'ct') this.moved.add(vmKey(ref.namespace, ref.name));
     this.persistVmid(ref, vmid);
   }
 
@@ -244,6 +290,7 @@ export class FleetView {
   }
 
   private apply(e: ChangeEvent): void {
+    if (e.kind === 'PersistentVolumeClaim' && e.object.metadata.labels?.[LABEL_CT] === 'true') this.refreshCt(e);
     for (const key of affectedVms(e)) this.refreshVm(key);
     this.refreshMoved();
     for (const node of affectedNodes(e)) this.refreshNode(node);

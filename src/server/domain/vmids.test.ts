@@ -70,6 +70,27 @@ describe('VmidIndex', () => {
     expect(idx.refOf(second)?.name).toBe(b);
   });
 
+  it('keeps a VM and a CT of the same namespace/name apart: two entries, two ids, the CT asked to be labelled', () => {
+    const assigned: Array<[VmRef, number]> = [];
+    const idx = new VmidIndex((ref, vmid) => assigned.push([ref, vmid]));
+    const vm = idx.upsert(web);
+    const ct = idx.upsert({ ...web, kind: 'ct' });
+    expect(vm).toBe(fallbackVmid('web'));
+    expect(ct).toBe(100);
+    expect(idx.refOf(vm)).toEqual(web);
+    expect(idx.refOf(ct)).toEqual({ ...web, kind: 'ct' });
+    expect(idx.vmidOf({ ...web, kind: 'ct' })).toBe(ct);
+    expect(assigned).toEqual([[{ ...web, kind: 'ct' }, 100]]);
+    // A CT's label wins over the VM's unpersisted fallback, and removing the CT leaves the VM alone.
+    const other = idx.upsert({ namespace: 'tailvm', name: 'box', kind: 'ct', label: String(vm) });
+    expect(other).toBe(vm);
+    expect(idx.refOf(vm)).toEqual({ namespace: 'tailvm', name: 'box', kind: 'ct' });
+    expect(idx.vmidOf(web)).not.toBe(vm);
+    idx.remove({ ...web, kind: 'ct' });
+    expect(idx.vmidOf(web)).toBeDefined();
+    expect(idx.isFree(ct)).toBe(true);
+  });
+
   it('separates same-named VMs in different namespaces', () => {
     const assigned: number[] = [];
     const idx = new VmidIndex((_ref, vmid) => assigned.push(vmid));

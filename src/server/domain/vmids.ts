@@ -1,6 +1,7 @@
 /**
- * Every VM's numeric vmid — the id Proxmox clients address it by (`/api2/json`) and the `vmid` of its `/api/vms`
- * row; KubeVirt addresses it by namespace/name. One index, owned by the fleet view (`services.fleet.vmids`) and fed
+ * Every VM's and CT's numeric vmid — the id Proxmox clients address it by (`/api2/json`) and the `vmid` of its
+ * `/api/vms` row; KubeVirt addresses it by namespace/name. VMs and containers share the one index, as qemu and lxc
+ * guests share PVE's vmid space, so a vmid never names both. One index, owned by the fleet view (`services.fleet.vmids`) and fed
  * by the watch cache, keeps both directions in maps (O(1) per request, no listing) and enforces the rules:
  *  - a `corral.io/proxmox-vmid` label wins;
  *  - an unlabelled VM gets the deterministic fallback `100 + crc32(name) % 899999900` (the original Corral's);
@@ -17,6 +18,8 @@ export const MAX_VMID = 999_999_999;
 export interface VmRef {
   namespace: string;
   name: string;
+  /** `ct` for a container (its data PVC holds the label); absent for a VirtualMachine. */
+  kind?: 'ct';
 }
 
 export interface VmidSource extends VmRef {
@@ -37,7 +40,7 @@ export function labelVmid(label: string | undefined): number | undefined {
   return n >= MIN_VMID && n <= MAX_VMID ? n : undefined;
 }
 
-/** What the index needs to know about a VirtualMachine object. */
+/** What the index needs to know about a VirtualMachine object (a CT's source comes from `ctVmidSourceOf`). */
 export function vmidSourceOf(vm: KObject): VmidSource {
   const label = vm.metadata.labels?.[LABEL_VMID];
   const created = Date.parse(vm.metadata.creationTimestamp ?? '');
@@ -49,7 +52,8 @@ export function vmidSourceOf(vm: KObject): VmidSource {
   };
 }
 
-const keyOf = (ref: VmRef): string => `${ref.namespace}/${ref.name}`;
+// A namespace never contains ':', so a CT's key cannot clash with a VM's of the same namespace/name.
+const keyOf = (ref: VmRef): string => `${ref.kind === 'ct' ? 'ct:' : ''}${ref.namespace}/${ref.name}`;
 
 interface Entry {
   ref: VmRef;
@@ -103,7 +107,11 @@ export class VmidIndex {
     const key = keyOf(source);
     const existing = this.byKey.get(key);
     const wanted = labelVmid(source.label);
-    const ref: VmRef = { namespace: source.namespace, name: source.name };
+    const ref: VmRef = {
+      namespace: source.namespace,
+      name: source.name,
+      ...(source.kind ? { kind: source.kind } : {}),
+    };
 
     if (wanted !== undefined) {
       if (existing?.vmid === wanted) {
