@@ -27,6 +27,7 @@ import { registerNodes } from './endpoints/nodes';
 import { registerAgent } from './endpoints/agent';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerQemu } from './endpoints/qemu';
+import { registerLxc } from './endpoints/lxc';
 import { registerRrd } from './endpoints/rrddata';
 import { registerSnapshots } from './endpoints/snapshots';
 import { registerStorage } from './endpoints/storage';
@@ -67,6 +68,7 @@ export function buildRoutes(): Routes {
   registerNodes(table);
   registerStorage(table);
   registerQemu(table);
+  registerLxc(table);
   registerAgent(table);
   registerRrd(table);
   registerSnapshots(table);

@@ -15,7 +15,9 @@ import { hasPrivilege } from './auth/roles';
 import { UpidRegistry } from './tasks';
 import { upidNode } from './translate/upid';
 import type { VmidIndex, VmRef } from '@/server/domain/vmids';
-import { envelopeBuffer, vmNotFound, paramError } from './wire';
+import { findCt, type CtState } from '@/server/domain/ct-rows';
+import { ctClaimSpec, LABEL_CT } from '@/server/domain/ct-spec';
+import { ctNotFound, envelopeBuffer, vmNotFound, paramError } from './wire';
 
 /** Journal actions that hold a PVE lock on their VM while they run. */
 const LOCK_OF_ACTION: Record<string, string> = {
@@ -27,12 +29,24 @@ const LOCK_OF_ACTION: Record<string, string> = {
   clone: 'clone',
   delete: 'destroyed',
   resize: 'disk',
+  'ct-create': 'create',
+  'ct-delete': 'destroyed',
 };
+
+/** Journal actions on containers (their targets are `namespace/name` too, so a CT's lock is kept apart from a VM's). */
+export const isCtAction = (action: string): boolean => action.startsWith('ct-');
+const lockKey = (target: string, ct: boolean): string => (ct ? `ct:${target}` : target);
 
 export interface ResolvedVm {
   vmid: number;
   ref: VmRef;
   row: VmRow;
+}
+
+export interface ResolvedCt {
+  vmid: number;
+  ref: VmRef;
+  ct: CtState;
 }
 
 export class ProxmoxState {
@@ -45,6 +59,8 @@ export class ProxmoxState {
    * uid matters: a new VM may take the name as soon as the old object is gone, and must never be hidden by it.
    */
   private readonly deleted = new Map<string, string>();
+  /** CTs deleted through this API whose data PVC may still be in the cache: `namespace/name` → the PVC's uid. */
+  private readonly deletedCts = new Map<string, string>();
   private readonly unsubscribers: (() => void)[] = [];
   /**
    * `/cluster/resources` qemu rows as JSON, split around `uptime` (the one field that changes by itself), so a
@@ -104,19 +120,20 @@ export class ProxmoxState {
     this.rowJson.delete(task.target);
     const lock = LOCK_OF_ACTION[task.action];
     if (!lock) return;
-    let byTask = this.locks.get(task.target);
+    const key = lockKey(task.target, isCtAction(task.action));
+    let byTask = this.locks.get(key);
     if (task.status === 'running') {
-      if (!byTask) this.locks.set(task.target, (byTask = new Map()));
+      if (!byTask) this.locks.set(key, (byTask = new Map()));
       byTask.set(task.id, lock);
     } else if (byTask) {
       byTask.delete(task.id);
-      if (byTask.size === 0) this.locks.delete(task.target);
+      if (byTask.size === 0) this.locks.delete(key);
     }
   }
 
-  /** PVE's `lock` value while an operation on the VM runs. */
-  lockOf(namespace: string, name: string): string | undefined {
-    const byTask = this.locks.get(`${namespace}/${name}`);
+  /** PVE's `lock` value while an operation on the VM (or, with `ct`, the container) runs. */
+  lockOf(namespace: string, name: string, ct = false): string | undefined {
+    const byTask = this.locks.get(lockKey(`${namespace}/${name}`, ct));
     return byTask ? [...byTask.values()].pop() : undefined;
   }
 
@@ -201,9 +218,57 @@ export class ProxmoxState {
   resolveVm(node: string, vmidText: string): ResolvedVm {
     const vmid = this.parseVmid(vmidText);
     const ref = this.vmids.refOf(vmid);
-    const row = ref ? this.services.fleet.vmRow(ref.namespace, ref.name) : undefined;
+    // A container's vmid has no qemu config, as in PVE (qemu-server/<vmid>.conf does not exist).
+    const row = ref && ref.kind !== 'ct' ? this.services.fleet.vmRow(ref.namespace, ref.name) : undefined;
     if (!ref || !row || this.isDeleted(row)) throw vmNotFound(node, vmid);
     return { vmid, ref, row };
+  }
+
+  /** The container a vmid names; a VM's vmid, an unknown one or a CT deleted through this API is PVE's lxc 404. */
+  resolveCt(node: string, vmidText: string): ResolvedCt {
+    const vmid = this.parseVmid(vmidText);
+    const ref = this.vmids.refOf(vmid);
+    const ct = ref?.kind === 'ct' ? findCt(this.services.deps, ref.namespace, ref.name) : undefined;
+    if (!ref || !ct || this.isCtDeleted(ct)) throw ctNotFound(node, vmid);
+    return { vmid, ref, ct };
+  }
+
+  /** Every live CT with its vmid, in namespace/name order. */
+  ctsWithIds(): ResolvedCt[] {
+    const out: ResolvedCt[] = [];
+    const deps = this.services.deps;
+    for (const pvc of deps.cluster.cache.withLabel('PersistentVolumeClaim', LABEL_CT, 'true')) {
+      const spec = ctClaimSpec(pvc);
+      if (!spec) continue;
+      const ref = { namespace: spec.namespace, name: spec.name };
+      const vmid = this.services.fleet.ctVmid(ref.namespace, ref.name);
+      const ct = vmid === undefined ? undefined : findCt(deps, ref.namespace, ref.name);
+      if (vmid === undefined || !ct || this.isCtDeleted(ct)) continue;
+      out.push({ vmid, ref: { ...ref, kind: 'ct' }, ct });
+    }
+    return out.sort((a, b) => a.ref.namespace.localeCompare(b.ref.namespace) || a.ref.name.localeCompare(b.ref.name));
+  }
+
+  /** Forget a CT at once after a successful delete (its PVC may finalise for a while): 404 and a free vmid. */
+  markCtDeleted(ref: VmRef, pvcUid: string): void {
+    this.deletedCts.set(`${ref.namespace}/${ref.name}`, pvcUid);
+    this.services.fleet.retireCtVmid(ref.namespace, ref.name, pvcUid);
+  }
+
+  private isCtDeleted(ct: CtState): boolean {
+    if (ct.pvc.metadata.deletionTimestamp) return true;
+    const key = `${ct.spec.namespace}/${ct.spec.name}`;
+    const uid = this.deletedCts.get(key);
+    if (uid === undefined) return false;
+    if (uid === ct.pvc.metadata.uid) return true;
+    this.deletedCts.delete(key); // a new CT under the deleted one's name
+    return false;
+  }
+
+  /** The node a CT is shown on: where its pod runs, else the home node. */
+  ctNode(ct: CtState): string {
+    const node = ct.pod && !ct.pod.metadata.deletionTimestamp ? ct.pod.spec?.nodeName : undefined;
+    return typeof node === 'string' && node ? upidNode(node) : this.homeNode();
   }
 
   /** Every VM row with its vmid (the row's own: the fleet view builds rows from the vmid index). */
@@ -251,6 +316,15 @@ export class ProxmoxState {
   /** A UPID for any journal task (tasks not started here get one on first sight). */
   upidOfJournalTask(task: Task): string {
     const [namespace = '', name = ''] = task.target.split('/');
+    if (isCtAction(task.action)) {
+      const vmid = this.services.fleet.ctVmid(namespace, name);
+      const ct = findCt(this.services.deps, namespace, name);
+      return this.upids.upidFor(task, {
+        node: ct ? this.ctNode(ct) : this.homeNode(),
+        ...(vmid !== undefined ? { vmid } : {}),
+        user: pveUser(task.caller),
+      });
+    }
     const vmid = this.vmids.vmidOf({ namespace, name });
     const row = this.services.fleet.vmRow(namespace, name);
     return this.upids.upidFor(task, {

@@ -30,6 +30,14 @@ const TYPE_OF_ACTION: Record<string, string> = {
   vncproxy: 'vncproxy',
   // PVE runs a qemu termproxy session as a `vncproxy` task too.
   termproxy: 'vncproxy',
+  // Containers: PVE's lxc task types.
+  'ct-create': 'vzcreate',
+  'ct-start': 'vzstart',
+  'ct-stop': 'vzstop',
+  'ct-restart': 'vzreboot',
+  'ct-delete': 'vzdestroy',
+  'ct-scale': 'vzconfig',
+  'ct-config': 'vzconfig',
 };
 
 export function taskType(action: string): string {
@@ -40,6 +48,8 @@ export interface TaskMeta {
   node: string;
   vmid?: number;
   user: string;
+  /** The PVE task type when the journal action alone does not say it (a CT's `shutdown` is the domain's stop). */
+  type?: string;
 }
 
 interface Entry {
@@ -70,7 +80,7 @@ export class UpidRegistry {
       pid: ++this.seq,
       pstart: this.pstart,
       starttime: Math.floor(Date.parse(task.startedAt) / 1000) || this.pstart,
-      type: taskType(task.action),
+      type: meta.type ?? taskType(task.action),
       id: meta.vmid !== undefined ? String(meta.vmid) : '',
       user: meta.user.replace(/[:\s]/g, '_') || 'root@pam',
     };

@@ -34,6 +34,11 @@ export function vmNotFound(node: string, vmid: number | string): ProxmoxError {
   return new ProxmoxError(404, `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
 }
 
+/** An unknown container (or a VM's vmid on an `lxc` path), in PVE's lxc words. */
+export function ctNotFound(node: string, vmid: number | string): ProxmoxError {
+  return new ProxmoxError(404, `Configuration file 'nodes/${node}/lxc/${vmid}.conf' does not exist`);
+}
+
 export function notImplemented(method: string, path: string): ProxmoxError {
   return new ProxmoxError(501, `Method '${method} ${path}' not implemented`);
 }

@@ -52,6 +52,16 @@ const VM_CONFIG: PxParam[] = [
   { name: 'net1', kind: 'net', valid: 'virtio,bridge=vmbr0' },
 ];
 
+const CT_CONFIG: PxParam[] = [
+  { name: 'hostname', kind: 'name', valid: '' },
+  INT('cores', 1, 512, '1'),
+  INT('memory', 64, 4194304, '512'),
+  STR('tags', 'fz'),
+  STR('description', 'fuzz'),
+  { name: 'net0', kind: 'net', valid: 'name=eth0,bridge=vmbr0' },
+];
+const CT_TEMPLATE = 'local:vztmpl/alpine-3.20-default_20240908_amd64.tar.xz';
+
 const RRD_PARAMS: PxParam[] = [
   { name: 'timeframe', kind: 'enum', values: ['hour', 'day', 'week', 'month', 'year'], valid: 'hour' },
   { name: 'cf', kind: 'enum', values: ['AVERAGE', 'MAX'], valid: 'AVERAGE' },
@@ -80,6 +90,27 @@ export const PROXMOX_ROUTES: PxRoute[] = [
   { method: 'GET', pattern: '/nodes/{node}/dns', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/network', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/lxc', params: [] },
+  {
+    method: 'POST',
+    pattern: '/nodes/{node}/lxc',
+    params: [
+      { name: 'vmid', kind: 'vmid', valid: '' },
+      ...CT_CONFIG,
+      STR('ostemplate', CT_TEMPLATE),
+      { name: 'rootfs', kind: 'disk', valid: 'local-lvm:1' },
+      BOOL('unprivileged'),
+      BOOL('start'),
+    ],
+    safeOnExisting: true,
+  },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}', params: [] },
+  { method: 'DELETE', pattern: '/nodes/{node}/lxc/{vmid}', params: [BOOL('purge'), BOOL('force')] },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/status', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/status/current', params: [] },
+  { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/status/{action}', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/config', params: [] },
+  { method: 'PUT', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
+  { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
   { method: 'GET', pattern: '/storage', params: [] },
   { method: 'GET', pattern: '/storage/{storage}', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/storage', params: [STR('content', 'images')] },
@@ -314,6 +345,16 @@ export function generateProxmoxCases(rng: Rng, o: ProxmoxGenOptions): Draft[] {
       out.cores = '1';
       out.memory = '512';
     }
+    if (r.pattern === '/nodes/{node}/lxc' && r.method === 'POST') {
+      const id = fresh++;
+      Object.assign(out, {
+        vmid: String(id),
+        hostname: `fz-ct-${id}`,
+        ostemplate: CT_TEMPLATE,
+        cores: '1',
+        memory: '512',
+      });
+    }
     if (r.pattern.endsWith('/clone')) {
       const id = fresh++;
       out.newid = String(id);
@@ -393,13 +434,15 @@ export function generateProxmoxCases(rng: Rng, o: ProxmoxGenOptions): Draft[] {
   }
   drafts.push(request(ticket, 'ghost', { username: 'a'.repeat(100_000), password: 'x' }, 'user name of 100k'));
 
-  const createRoute = PROXMOX_ROUTES.find((x) => x.method === 'POST' && x.pattern === '/nodes/{node}/qemu');
+  const createRoutes = PROXMOX_ROUTES.filter(
+    (x) => x.method === 'POST' && (x.pattern === '/nodes/{node}/qemu' || x.pattern === '/nodes/{node}/lxc'),
+  );
   // 2. Path segments: hostile values for every placeholder; valid verbs on vmids that do not exist.
   for (const r of PROXMOX_ROUTES) {
     for (const [, key] of r.pattern.matchAll(/\{(\w+)\}/g)) {
       for (const seg of sample(rng, SEGMENT_PROBES, 6)) {
         // A create must stay invalid whatever the node segment does: `cores=abc` keeps it refused.
-        const params = r === createRoute ? { ...baseParams(r), cores: 'abc' } : baseParams(r);
+        const params = createRoutes.includes(r) ? { ...baseParams(r), cores: 'abc' } : baseParams(r);
         drafts.push(
           request(r, 'ghost', params, `path {${key}} = ${JSON.stringify(seg.slice(0, 30))}`, {
             pathOver: { [key as string]: seg },
@@ -413,11 +456,11 @@ export function generateProxmoxCases(rng: Rng, o: ProxmoxGenOptions): Draft[] {
       );
   }
   for (const action of ['start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume']) {
-    const r = PROXMOX_ROUTES.find((x) => x.pattern.endsWith('/status/{action}')) as PxRoute;
-    drafts.push(request(r, 'ghost', {}, `${action} a vmid that does not exist`, { pathOver: { action } }));
+    for (const r of PROXMOX_ROUTES.filter((x) => x.pattern.endsWith('/status/{action}')))
+      drafts.push(request(r, 'ghost', {}, `${action} a vmid that does not exist`, { pathOver: { action } }));
   }
   for (const action of ['bogus', 'START', 'start%20', '..', '%2e%2e', 'start%00', 'destroy', encodeURIComponent('ñ')]) {
-    const r = PROXMOX_ROUTES.find((x) => x.pattern.endsWith('/status/{action}')) as PxRoute;
+    const r = PROXMOX_ROUTES.find((x) => x.pattern === '/nodes/{node}/qemu/{vmid}/status/{action}') as PxRoute;
     drafts.push(request(r, 'existing', {}, `unknown power action ${JSON.stringify(action)}`, { pathOver: { action } }));
   }
 
@@ -462,7 +505,7 @@ export function generateProxmoxCases(rng: Rng, o: ProxmoxGenOptions): Draft[] {
       );
     }
   }
-  const start = PROXMOX_ROUTES.find((x) => x.pattern.endsWith('/status/{action}')) as PxRoute;
+  const start = PROXMOX_ROUTES.find((x) => x.pattern === '/nodes/{node}/qemu/{vmid}/status/{action}') as PxRoute;
   for (const action of ['start', 'stop', 'reset']) {
     drafts.push(
       request(start, 'existing', {}, `Viewer ${action}s the existing VM`, {
@@ -476,7 +519,9 @@ export function generateProxmoxCases(rng: Rng, o: ProxmoxGenOptions): Draft[] {
   }
 
   // 4. Bodies: JSON, nested, malformed, wrong content type, oversized, repeated keys.
-  const putConfig = PROXMOX_ROUTES.find((x) => x.method === 'PUT' && x.pattern.endsWith('/config')) as PxRoute;
+  const putConfig = PROXMOX_ROUTES.find(
+    (x) => x.method === 'PUT' && x.pattern === '/nodes/{node}/qemu/{vmid}/config',
+  ) as PxRoute;
   const create = PROXMOX_ROUTES.find((x) => x.method === 'POST' && x.pattern === '/nodes/{node}/qemu') as PxRoute;
   for (const r of [putConfig, create]) {
     const target = r === putConfig ? 'existing' : 'ghost';

@@ -6,6 +6,8 @@ import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, rootAcl, type EndpointContext, type Routes } from './context';
 import { nodeFacts, nodeRow, PVE_VERSION } from './nodes';
 import { rowContext } from './qemu-common';
+import { lxcResourceRow } from '../ct-view';
+import { ctContext } from './lxc-common';
 import { storageResourceRows } from './storage';
 
 function upidOf(ctx: EndpointContext, task: Task): string {
@@ -78,14 +80,19 @@ export function registerCluster(table: Routes): void {
         const rc = rowContext(ctx, vmid, row);
         return { row: resourceRow(rc), since: rc.runtime.runningSince };
       };
+      // PVE's `vm` type is qemu and lxc guests alike: containers follow the VMs, built per request (few of them).
+      const now = Date.now();
+      const cts = !type || type === 'vm' ? ctx.state.ctsWithIds() : [];
+      const ctRows = cts.map((ct) => JSON.stringify(lxcResourceRow(ctContext(ctx, ct, now))));
       // The hot path of Terraform and Ansible (every read): a cached, already encoded body.
-      if (type === 'vm') return new RawJson('', ctx.state.vmResourcesBody(Date.now(), buildRow));
+      if (type === 'vm' && ctRows.length === 0) return new RawJson('', ctx.state.vmResourcesBody(now, buildRow));
       const parts: string[] = [];
-      const nodes = nodeFacts(ctx);
+      const nodes = type === 'vm' ? [] : nodeFacts(ctx);
       if (!type || type === 'node') for (const n of nodes) parts.push(JSON.stringify(nodeRow(n)));
       if (!type || type === 'vm') {
-        const vms = ctx.state.vmResourcesJson(Date.now(), buildRow);
+        const vms = ctx.state.vmResourcesJson(now, buildRow);
         if (vms.length > 2) parts.push(vms.slice(1, -1));
+        parts.push(...ctRows);
       }
       if (!type || type === 'storage')
         for (const s of await storageResourceRows(

@@ -177,5 +177,4 @@ export function registerNodes(table: Routes): void {
       ];
     },
   });
-  define(table, 'GET', '/nodes/{node}/lxc', { handle: (ctx) => (requireNode(ctx), []) });
 }

@@ -13,6 +13,7 @@ import {
   type StorageSizes,
 } from '../storage-map';
 import { ProxmoxError } from '../wire';
+import { CT_TEMPLATES } from '../ct-view';
 import { define, storageAcl, type EndpointContext, type Routes } from './context';
 import { requireNode } from './nodes';
 
@@ -111,14 +112,28 @@ export function registerStorage(table: Routes): void {
       requireNode(ctx);
       const s = await requireStorage(ctx);
       const content = ctx.args.string('content');
-      if (s.storage !== ISO_STORAGE || (content && content !== 'iso')) return [];
-      return (await isoVolumes(ctx.state.services)).map((v) => ({
-        volid: v.volid,
-        content: 'iso',
-        format: 'iso',
-        size: v.sizeBytes ?? 0,
-        ctime: v.ctime,
-      }));
+      if (s.storage !== ISO_STORAGE) return [];
+      const isos =
+        content && content !== 'iso'
+          ? []
+          : (await isoVolumes(ctx.state.services)).map((v) => ({
+              volid: v.volid,
+              content: 'iso',
+              format: 'iso',
+              size: v.sizeBytes ?? 0,
+              ctime: v.ctime,
+            }));
+      // Container templates: each names a container image (ct-view.ts); a CT create pulls it, nothing is stored here.
+      const templates =
+        content && content !== 'vztmpl'
+          ? []
+          : CT_TEMPLATES.map((t) => ({
+              volid: t.volid,
+              content: 'vztmpl',
+              format: t.volid.endsWith('.tar.xz') ? 'txz' : 'tzst',
+              size: 0,
+            }));
+      return [...isos, ...templates];
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', {
