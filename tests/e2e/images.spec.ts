@@ -1,11 +1,13 @@
 // The Images page (issue 11): add a custom source (a bad URL is refused next to its field), create a VM from it in
-// the wizard; import a disk image and watch the DataVolume's progress bar move to Succeeded, then find it in the
-// wizard's "Existing PVC" picker; upload a small ISO with the progress bar. Screenshots of the page at desktop and phone width in both themes.
+// the wizard; import a disk image and watch the DataVolume's progress bar move to Succeeded, then create a VM that
+// clones it from the wizard's Image library; upload a small ISO with the progress bar and create a VM that boots it
+// as install media; Cancel an upload in flight (nothing half-imported turns Succeeded) and upload it again under
+// the same name. Screenshots of the page and of the wizard's library at desktop and phone width in both themes.
 import { expect, test, type Page } from '@playwright/test';
-import { READONLY_URL } from './env';
+import { READONLY_URL, SCREENSHOT_DIR } from './env';
 import { apiDelete, NS, origin, uniqueName, waitLive } from './helpers';
 
-const DIR = 'docs/screenshots';
+const DIR = SCREENSHOT_DIR;
 const IMAGE_URL = 'https://cloud-images.ubuntu.com/noble/current/noble-server-cloudimg-amd64.img';
 
 async function addSource(page: Page, name: string, kind: string, uri: string) {
@@ -49,12 +51,25 @@ test('add a custom source on the Images page and create a VM from it', async ({ 
   }
 });
 
-test('import a disk image: the progress bar moves to Succeeded; the wizard offers the disk', async ({
+/** Wizard: the Image library tab, pick `image`, next, name the VM, Small, create; lands on the VM's page. */
+async function createFromLibrary(page: Page, image: string, vm: string) {
+  await page.goto('/create');
+  await page.getByRole('radio', { name: 'Image library' }).click();
+  await page.locator(`[data-library="${image}"]`).click();
+  await page.getByTestId('wizard-next').click();
+  await page.getByLabel('Name', { exact: true }).fill(vm);
+  await page.getByRole('button', { name: 'Small' }).click();
+  await page.getByTestId('create-submit').click();
+  await expect(page).toHaveURL(new RegExp(`/vms/${NS}/${vm}\\?tab=summary$`));
+}
+
+test('import a disk image: the progress bar moves to Succeeded; a VM created from the library clones it', async ({
   page,
   request,
   baseURL,
 }) => {
   const name = uniqueName('img');
+  const vm = uniqueName('fromimg');
   try {
     await page.goto('/images');
     await waitLive(page);
@@ -81,17 +96,26 @@ test('import a disk image: the progress bar moves to Succeeded; the wizard offer
     ).toBe(true);
     await expect(row.getByTestId('dv-progress')).toHaveCount(0);
 
-    await page.goto('/create');
-    await page.getByRole('radio', { name: 'Existing PVC' }).click();
-    await page.locator(`[data-imported="${name}"]`).click();
-    await expect(page.locator('#source')).toHaveValue(name);
+    await createFromLibrary(page, name, vm);
+    const manifest = (await (await request.get(`/api/vms/${NS}/${vm}`)).json()) as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(manifest.metadata.annotations['corral.dev/source']).toBe(JSON.stringify({ dataVolume: name }));
+    const clone = await request.get(`/api/vms/${NS}/${vm}`);
+    expect(JSON.stringify(await clone.json())).toContain(`"dataVolume":{"name":"${vm}-disk"}`);
   } finally {
+    await apiDelete(request, baseURL, vm);
     await request.delete(`/api/datavolumes/${NS}/${name}`, { headers: origin(baseURL) });
   }
 });
 
-test('upload a small ISO: the progress bar shows, then the row is Succeeded', async ({ page, request, baseURL }) => {
+test('upload a small ISO: the progress bar shows, then the row is Succeeded; a VM boots it as install media', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const name = uniqueName('iso');
+  const vm = uniqueName('fromiso');
   try {
     await page.goto('/images');
     await waitLive(page);
@@ -111,6 +135,66 @@ test('upload a small ISO: the progress bar shows, then the row is Succeeded', as
     await expect(row).toHaveAttribute('data-phase', 'Succeeded', { timeout: 30_000 });
     await expect(row).toContainText('ISO');
     await expect(row.getByTestId('dv-error')).toHaveCount(0);
+
+    await createFromLibrary(page, name, vm);
+    const manifest = JSON.stringify(await (await request.get(`/api/vms/${NS}/${vm}`)).json());
+    expect(manifest).toContain(`"persistentVolumeClaim":{"claimName":"${name}","readOnly":true}`);
+    expect(manifest).toContain('"cdrom":{"bus":"sata"},"bootOrder":1');
+  } finally {
+    await apiDelete(request, baseURL, vm);
+    await request.delete(`/api/datavolumes/${NS}/${name}`, { headers: origin(baseURL) });
+  }
+});
+
+test('Cancel an upload in flight: the image is not Succeeded and says why; Upload again finishes it', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const name = uniqueName('cut');
+  try {
+    await page.goto('/images');
+    await waitLive(page);
+    const iso = Buffer.alloc(48 * 1024 * 1024, 0x42);
+    await page
+      .locator('#up-file')
+      .setInputFiles({ name: 'cut.iso', mimeType: 'application/octet-stream', buffer: iso });
+    await page.locator('#up-name').fill(name);
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().includes(`/${name}/upload`)) posts.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page.getByTestId('upload-progress')).toBeVisible();
+    await page.getByRole('button', { name: 'Cancel upload' }).click();
+    await expect(page.getByTestId('upload-error')).toContainText('upload cancelled');
+    // Cancel sends nothing: it once submitted the form again (the same <button> turned back into Upload).
+    expect(posts).toHaveLength(1);
+    const row = page.locator(`[data-datavolume="${name}"]`);
+    await expect(row.getByTestId('dv-error')).toContainText(/client disconnected/, { timeout: 15_000 });
+    await expect(row).not.toHaveAttribute('data-phase', 'Succeeded');
+    // CDI's upload server waits for the bytes again; the wizard does not offer the image meanwhile.
+    await expect(row).toHaveAttribute('data-phase', 'UploadReady', { timeout: 30_000 });
+    await page.goto('/create');
+    await page.getByRole('radio', { name: 'Image library' }).click();
+    await expect(page.locator(`[data-library="${name}"]`)).toBeDisabled();
+    const refused = await request.post('/api/vms', {
+      headers: origin(baseURL),
+      data: { name: uniqueName('never'), isoDataVolume: name },
+    });
+    expect(refused.status()).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/is UploadReady .*not Succeeded/);
+
+    await page.goto('/images');
+    await waitLive(page);
+    await page
+      .locator('#up-file')
+      .setInputFiles({ name: 'cut.iso', mimeType: 'application/octet-stream', buffer: iso });
+    await page.locator('#up-name').fill(name);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page.getByTestId('upload-done')).toContainText(name, { timeout: 60_000 });
+    await expect(row).toHaveAttribute('data-phase', 'Succeeded', { timeout: 30_000 });
+    await expect(row.getByTestId('dv-error')).toHaveCount(0);
   } finally {
     await request.delete(`/api/datavolumes/${NS}/${name}`, { headers: origin(baseURL) });
   }
@@ -119,6 +203,7 @@ test('upload a small ISO: the progress bar shows, then the row is Succeeded', as
 test.describe('Images page screenshots', () => {
   const SOURCE = 'my-fedora';
   const IMAGE = 'noble-golden';
+  const ISO = 'debian-netinst';
   test.beforeAll(async ({ request, baseURL }) => {
     await request.post('/api/sources', {
       headers: origin(baseURL),
@@ -128,10 +213,15 @@ test.describe('Images page screenshots', () => {
       headers: origin(baseURL),
       data: { name: IMAGE, url: IMAGE_URL, size: '4Gi' },
     });
+    await request.post(`/api/datavolumes/${NS}/${ISO}/upload?size=1Gi&contentType=iso`, {
+      headers: { ...origin(baseURL), 'content-type': 'application/octet-stream' },
+      data: Buffer.alloc(1024 * 1024, 0x43),
+    });
   });
   test.afterAll(async ({ request, baseURL }) => {
     await request.delete(`/api/sources/${SOURCE}`, { headers: origin(baseURL) });
     await request.delete(`/api/datavolumes/${NS}/${IMAGE}`, { headers: origin(baseURL) });
+    await request.delete(`/api/datavolumes/${NS}/${ISO}`, { headers: origin(baseURL) });
   });
   for (const theme of ['dark', 'light'] as const) {
     const suffix = theme === 'light' ? '-light' : '';
@@ -147,12 +237,11 @@ test.describe('Images page screenshots', () => {
       await page
         .getByRole('form', { name: 'Upload an image' })
         .screenshot({ path: `${DIR}/images-upload-form${suffix}.png` });
-      if (theme === 'dark') {
-        await page.goto('/create');
-        await page.getByRole('radio', { name: 'Existing PVC' }).click();
-        await expect(page.locator(`[data-imported="${IMAGE}"]`)).toBeVisible();
-        await page.screenshot({ path: `${DIR}/create-imported-disk.png` });
-      }
+      await page.goto('/create');
+      await page.getByRole('radio', { name: 'Image library' }).click();
+      await page.locator(`[data-library="${IMAGE}"]`).click();
+      await expect(page.locator(`[data-library="${ISO}"]`)).toBeEnabled();
+      await page.screenshot({ path: `${DIR}/create-library${suffix}.png`, fullPage: true });
       const context = await browser.newContext({
         viewport: { width: 390, height: 844 },
         isMobile: true,
@@ -167,6 +256,11 @@ test.describe('Images page screenshots', () => {
       const form = phone.getByRole('form', { name: 'Upload an image' });
       await form.scrollIntoViewIfNeeded();
       await phone.screenshot({ path: `${DIR}/phone-images-upload${suffix}.png` });
+      await phone.goto('/create');
+      await phone.getByRole('radio', { name: 'Image library' }).click();
+      await phone.locator(`[data-library="${ISO}"]`).click();
+      await expect(phone.locator(`[data-library="${ISO}"]`)).toHaveAttribute('aria-pressed', 'true');
+      await phone.screenshot({ path: `${DIR}/phone-create-library${suffix}.png`, fullPage: true });
       await context.close();
     });
   }

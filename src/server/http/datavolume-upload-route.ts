@@ -148,7 +148,7 @@ export async function handleDataVolumeUpload(
     done = true;
     const aborted = ac.signal.aborted;
     const why = aborted
-      ? `upload cut off after ${sent} bytes: the client disconnected; delete the image and upload again`
+      ? `upload cut off after ${sent} bytes: the client disconnected; upload it again under the same name, or delete it`
       : `upload failed after ${sent} bytes: ${describeError(err)}`;
     if (session) {
       session.task.fail(new CorralError('CONFLICT', why));

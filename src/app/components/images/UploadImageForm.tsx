@@ -204,12 +204,20 @@ export function UploadImageForm({ defaultNamespace, onChange }: { defaultNamespa
         </div>
       )}
       <div className="wizard-foot">
+        {/* Distinct keys: were React to reuse one <button> for both, Cancel's click would flip it back to
+            type=submit before the click's default action runs, and that action would submit the form — a second
+            upload POST right after the cancel (it answered 409). */}
         {sending ? (
-          <button type="button" className="btn-small" onClick={() => xhr.current?.abort()}>
+          <button key="cancel" type="button" className="btn-small" onClick={() => xhr.current?.abort()}>
             Cancel upload
           </button>
         ) : (
-          <button type="submit" className="btn-primary" disabled={!file || !form.name || !!localName || !form.size}>
+          <button
+            key="upload"
+            type="submit"
+            className="btn-primary"
+            disabled={!file || !form.name || !!localName || !form.size}
+          >
             Upload
           </button>
         )}
