@@ -126,7 +126,10 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   synced.catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
   const services = createCorralServices(cluster, options.config);
   const prometheus = options.prometheus
-    ? new PrometheusCollector(services.deps, { intervalMs: options.prometheus.intervalMs })
+    ? new PrometheusCollector(services.deps, {
+        intervalMs: options.prometheus.intervalMs,
+        pools: { poolOf: services.pools.poolOf, paths: () => Object.keys(services.pools.store.current()) },
+      })
     : undefined;
   prometheus?.start();
   // The first snapshot may predate the cache: take one as soon as it has synced rather than a whole interval later.

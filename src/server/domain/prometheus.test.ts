@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeCluster, makeVm, makeVmi } from '../testing/fake-cluster';
 import type { MetricsReadings, ResourceUsage } from './cluster-port';
 import type { DomainDeps } from './deps';
-import { collectionOffText, PrometheusCollector } from './prometheus';
+import { collectionOffText, PrometheusCollector, type PoolLookup } from './prometheus';
 import { escapeHelp, escapeLabelValue, ExpositionWriter, formatValue, labelText } from './prometheus-text';
 import { TaskJournal } from './tasks';
 import { FleetView } from './vm-rows';
@@ -85,7 +85,7 @@ function launcher(vm: string, node = 'corral-1') {
   };
 }
 
-function setup(journalCapacity = 500) {
+function setup(journalCapacity = 500, pools?: PoolLookup) {
   const cluster = new MeteredCluster();
   const journal = new TaskJournal(journalCapacity);
   const fleet = new FleetView(cluster);
@@ -96,7 +96,11 @@ function setup(journalCapacity = 500) {
     config: { defaultNamespace: 'tailvm', pollMs: 10, waitTimeoutMs: 1000 },
   };
   let now = 1_000_000;
-  const collector = new PrometheusCollector(deps, { now: () => now, log: () => undefined });
+  const collector = new PrometheusCollector(deps, {
+    now: () => now,
+    log: () => undefined,
+    ...(pools ? { pools } : {}),
+  });
   return {
     cluster,
     journal,
@@ -158,6 +162,40 @@ describe('the Prometheus collector', () => {
     expect(text).not.toMatch(/corral_instance_(cpu_cores|memory_bytes)\{name="(db|img)"/);
     // Declared, without rows: there is no doctor to report checks.
     expect(text).toContain('# TYPE corral_check gauge\n# HELP corral_tasks_total');
+  });
+
+  it('labels instances with their pool and counts every pool, empty ones too, beside the ungrouped', async () => {
+    const membership = new Map([['tailvm/web', 'apps/front end']]);
+    const paths = ['apps', 'apps/front end'];
+    const t = setup(500, { poolOf: (ns, name) => membership.get(`${ns}/${name}`) ?? '', paths: () => paths });
+    t.cluster.put('VirtualMachine', makeVm('web', 'tailvm', { status: { printableStatus: 'Running', ready: true } }));
+    t.cluster.put('VirtualMachineInstance', makeVmi('web'));
+    t.cluster.put('VirtualMachine', makeVm('db'));
+    await t.collector.collectNow();
+    let lines = t.scrape().split('\n');
+    expect(lines).toContain(
+      `corral_instance_running{name="web",backend="kubevirt",${ctx},namespace="tailvm",pool="apps/front end"} 1`,
+    );
+    expect(lines).toContain(
+      `corral_instance_running{name="db",backend="kubevirt",${ctx},namespace="tailvm",pool=""} 0`,
+    );
+    for (const line of [
+      'corral_pool_instances{pool=""} 1',
+      'corral_pool_instances{pool="apps"} 0',
+      'corral_pool_instances{pool="apps/front end"} 1',
+      'corral_pool_running{pool=""} 0',
+      'corral_pool_running{pool="apps/front end"} 1',
+    ])
+      expect(lines).toContain(line);
+    // Filing db changes no VM object: its lines are re-rendered because its pool changed.
+    membership.set('tailvm/db', 'apps');
+    await t.collector.collectNow();
+    lines = t.scrape().split('\n');
+    expect(lines).toContain(
+      `corral_instance_running{name="db",backend="kubevirt",${ctx},namespace="tailvm",pool="apps"} 0`,
+    );
+    expect(lines).toContain('corral_pool_instances{pool="apps"} 1');
+    expect(lines).toContain('corral_pool_instances{pool=""} 0');
   });
 
   it('serves the snapshot, not the live cache: a change shows only after the next collection', async () => {

@@ -44,6 +44,14 @@ export interface PrometheusOptions {
   /** Clock (tests). */
   now?: () => number;
   log?: (line: string) => void;
+  /** Pool membership (services.pools): without it every instance is ungrouped, pool="". */
+  pools?: PoolLookup;
+}
+
+/** What the collector needs of pools: a VM's pool path ('' for none) and every pool's path. */
+export interface PoolLookup {
+  poolOf(namespace: string, name: string): string;
+  paths(): string[];
 }
 
 /** `{"bootc": image}` in the source annotation is how vm-create records a bootc-built VM. */
@@ -63,11 +71,12 @@ const EMPTY = Buffer.alloc(0);
 /** VMs walked between two yields to the event loop (a few ms of work each). */
 const YIELD_EVERY = 500;
 
-/** Pools do not exist in this Corral yet: every instance is ungrouped, pool="" (never omitted). */
-const POOL = '';
+const NO_POOLS: PoolLookup = { poolOf: () => '', paths: () => [] };
 
 /** A VM's base label set and its pre-rendered info/running/ready lines. */
 interface VmLines {
+  /** The pool the lines were rendered with (a row keeps its identity when only its pool changes). */
+  pool: string;
   labels: string;
   info: string;
   running: string;
@@ -89,6 +98,7 @@ export class PrometheusCollector {
   private readonly finished = new Map<string, { action: string; status: string; count: number }>();
   private readonly unsubscribe: () => void;
   private readonly lines = new WeakMap<VmRow, VmLines>();
+  private readonly pools: PoolLookup;
 
   constructor(
     private readonly deps: DomainDeps,
@@ -97,6 +107,7 @@ export class PrometheusCollector {
     this.intervalMs = options.intervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
+    this.pools = options.pools ?? NO_POOLS;
     // The journal publishes a task's final state exactly once (later updates of a finished task are ignored).
     this.unsubscribe = deps.journal.subscribe((task: Task) => {
       if (task.status === 'running') return;
@@ -178,15 +189,16 @@ export class PrometheusCollector {
    * again under the same name has a new uid, which is in its row, so it gets a new row and new lines.)
    */
   private linesOf(r: VmRow): VmLines {
+    const pool = this.pools.poolOf(r.namespace, r.name);
     let l = this.lines.get(r);
-    if (l) return l;
+    if (l && l.pool === pool) return l;
     const context = this.deps.cluster.info.context;
     const pairs: [string, string][] = [
       ['name', r.name],
       ['backend', BACKEND],
       ['context', context],
       ['namespace', r.namespace],
-      ['pool', POOL],
+      ['pool', pool],
     ];
     const labels = labelText(pairs);
     const vm = this.deps.cluster.cache.get('VirtualMachine', r.namespace, r.name);
@@ -197,6 +209,7 @@ export class PrometheusCollector {
       ['bootc', flag(isBootc(vm?.metadata.annotations))],
     ]);
     l = {
+      pool,
       labels,
       info: `corral_instance_info${info} 1\n`,
       running: `corral_instance_running${labels} ${one(r.running)}\n`,
@@ -268,14 +281,26 @@ export class PrometheusCollector {
         ]),
         n,
       );
-    const poolLabels = labelText([['pool', POOL]]);
-    w.family('corral_pool_instances', 'gauge', 'Instances in a pool; pool="" is everything ungrouped');
-    w.sample(poolLabels, rows.length);
-    w.family('corral_pool_running', 'gauge', 'Running instances in a pool');
-    w.sample(
-      poolLabels,
-      rows.reduce((n, r) => n + one(r.running), 0),
+    // Every pool, empty ones too (they exist in their own right), and pool="" for the ungrouped instances; a
+    // pool counts its own members, so the rows sum to the fleet like sum by (pool) (corral_instance_running).
+    const perPool = new Map<string, { instances: number; running: number }>([['', { instances: 0, running: 0 }]]);
+    for (const path of this.pools.paths()) perPool.set(path, { instances: 0, running: 0 });
+    for (let i = 0; i < rows.length; i++) {
+      const pool = lines[i]!.pool;
+      let n = perPool.get(pool);
+      if (!n) perPool.set(pool, (n = { instances: 0, running: 0 }));
+      n.instances++;
+      n.running += one(rows[i]!.running);
+    }
+    const pools = [...perPool.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    w.family(
+      'corral_pool_instances',
+      'gauge',
+      'Instances in a pool (its own members); pool="" is everything ungrouped',
     );
+    for (const [pool, n] of pools) w.sample(labelText([['pool', pool]]), n.instances);
+    w.family('corral_pool_running', 'gauge', 'Running instances in a pool (its own members)');
+    for (const [pool, n] of pools) w.sample(labelText([['pool', pool]]), n.running);
     // No doctor exists in this Corral: the family is declared and has no rows until a real source of checks does.
     w.family('corral_check', 'gauge', '1 when a health check passes (no checks are run yet)');
     w.family('corral_tasks_total', 'counter', 'Tasks finished since start, by action and outcome');
