@@ -83,6 +83,8 @@ export interface CtContext {
   usage?: CtUsage;
   /** Epoch ms since the pod runs, 0 when it does not. */
   since: number;
+  /** Bytes used on the data volume (the kubelet's reading), 0 when unknown. */
+  diskUsed: number;
   now: number;
 }
 
@@ -105,6 +107,7 @@ function numbers(c: CtContext) {
     mem: Math.min(maxmem || Infinity, Math.round(c.usage?.memoryBytes ?? 0)),
     cpu: c.usage?.cpuFraction ?? 0,
     maxdisk: parseQuantity(typeof capacity === 'string' ? capacity : spec.disk) ?? 0,
+    disk: Math.round(c.diskUsed),
     uptime: status === 'running' && c.since > 0 ? Math.max(0, Math.floor((c.now - c.since) / 1000)) : 0,
   };
 }
@@ -131,7 +134,7 @@ export function lxcListRow(c: CtContext): Record<string, unknown> {
       maxswap: 0,
       swap: 0,
       maxdisk: n.maxdisk,
-      disk: 0,
+      disk: n.disk,
       uptime: n.uptime,
       cpu: n.cpu,
       netin: 0,
@@ -165,7 +168,7 @@ export function lxcResourceRow(c: CtContext): Record<string, unknown> {
       maxmem: n.maxmem,
       mem: n.mem,
       maxdisk: n.maxdisk,
-      disk: 0,
+      disk: n.disk,
       uptime: n.uptime,
       netin: 0,
       netout: 0,

@@ -1,5 +1,5 @@
 /** What the `/nodes/{node}/lxc/…` endpoints share: resolving the CT, its row context, its config facts, its UPIDs. */
-import { ctRunningSince, ctUsage } from '@/server/domain/ct-runtime';
+import { ctDiskUsed, ctRunningSince, ctUsage } from '@/server/domain/ct-runtime';
 import { pveStorages, LVM_ALIAS } from '../storage-map';
 import { lxcConfig, type CtConfigFacts, type CtContext } from '../ct-view';
 import { pveUser, type ResolvedCt } from '../state';
@@ -20,6 +20,7 @@ export function ctContext(ctx: EndpointContext, ct: ResolvedCt, now = Date.now()
     ...(lock ? { lock } : {}),
     ...(usage ? { usage } : {}),
     since: ctRunningSince(ct.ct.pod),
+    diskUsed: ctDiskUsed(ctx.state.services.deps, ct.ct.spec, ct.ct.pod),
     now,
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { KObject, ResourceUsage } from './cluster-port';
 import type { DomainDeps } from './deps';
-import { CT_CONTAINER, type CtSpec } from './ct-spec';
+import { CT_CONTAINER, dataClaimName, type CtSpec } from './ct-spec';
 import { podPhase } from './ct-rows';
 
 export interface CtUsage extends ResourceUsage {
@@ -42,4 +42,13 @@ export function ctUsage(deps: DomainDeps, spec: CtSpec, pod: KObject | undefined
   const usage = metrics.pod(spec.namespace, spec.name, CT_CONTAINER);
   if (!usage) return undefined;
   return { ...usage, cpuFraction: Math.min(1, Math.max(0, usage.cpuCores / Math.max(spec.cpu, 0.001))) };
+}
+
+/**
+ * Bytes used on the CT's data volume, as the kubelet mounting it measured it (the same reading as the `/api/cts` row's
+ * `diskUsage`); 0 when it is not running or not measured yet.
+ */
+export function ctDiskUsed(deps: DomainDeps, spec: CtSpec, pod: KObject | undefined): number {
+  if (!ctRunning(pod)) return 0;
+  return deps.cluster.metrics?.volume?.(spec.namespace, dataClaimName(spec.name))?.usedBytes ?? 0;
 }

@@ -6,8 +6,11 @@
  * — also for CTs made through `/api/cts`. proxmoxer 1.2 (Debian's python3-proxmoxer) then runs the same flow.
  */
 import { execFile } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { Exec, KubeConfig } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ctShellCommand } from '@/server/domain/ct-spec';
 import { LABEL_VMID } from '@/server/domain/labels';
 import { fallbackVmid } from '@/server/domain/vmids';
 import { ADMIN_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness, type PxReply } from './harness';
@@ -36,6 +39,27 @@ async function ok(r: PxReply | Promise<PxReply>): Promise<Dict> {
 const restCt = async (name: string) => (await (await fetch(`${h.corral.url}/api/cts/tailvm/${name}`)).json()) as Dict;
 const resources = async (type?: string) =>
   (await api.get('/cluster/resources', type ? { type } : {})).body.data as Dict[];
+/** Runs a shell command in a CT's container (a privileged CT's shell is inside its persistent root). */
+async function shell(ct: string, script: string): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromString(h.sim.kubeconfig);
+  const out = new PassThrough();
+  await new Promise<void>((resolve, reject) => {
+    new Exec(kc)
+      .exec('tailvm', ct, 'main', [...ctShellCommand({ privileged: true }), '-c', script], out, out, null, false, () =>
+        setImmediate(resolve),
+      )
+      .catch(reject);
+  });
+}
+
+/** The data volume's used bytes as status/current shows them (`disk`) and as the /api/cts row does, after a sample. */
+async function usedOnVolume(): Promise<{ disk: number; rest: number }> {
+  await h.corral.cluster.metrics.sampleNow();
+  const rest = ((await restCt('box')).diskUsage as { usedBytes: number } | null)?.usedBytes ?? -1;
+  return { disk: Number((await statusOf(300)).disk), rest };
+}
+
 async function statusOf(vmid: number): Promise<Dict> {
   const r = await api.get(`/nodes/${home}/lxc/${vmid}/status/current`);
   expect(r.status, r.reason).toBe(200);
@@ -132,6 +156,21 @@ describe('lxc lifecycle', () => {
     const node = (await resources('vm')).find((x) => x.id === 'lxc/300')?.node;
     expect(podNode.startsWith(String(node))).toBe(true);
     expect(((await api.get(`/nodes/${String(node)}/lxc`)).body.data as Dict[]).map((x) => x.vmid)).toContain(300);
+    // `disk` is the data volume's used bytes, the kubelet's reading that the /api/cts row shows too: it grows by the
+    // blocks of a file written in the CT (10,001 bytes, three 4 KiB blocks).
+    const before = await usedOnVolume();
+    await shell('box', `echo ${'x'.repeat(10_000)} > /big`);
+    await expect
+      .poll(async () => (await usedOnVolume()).disk, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(before.disk + 3 * 4096);
+    const after = await usedOnVolume();
+    expect(after.disk).toBe(after.rest);
+    expect(
+      ((await api.get(`/nodes/${String(node)}/lxc`)).body.data as Dict[])
+        .concat(await resources('vm'))
+        .filter((x) => x.vmid === 300)
+        .map((x) => x.disk),
+    ).toEqual([after.disk, after.disk]);
     const again = await api.post(`/nodes/${home}/lxc/300/status/start`);
     expect([again.status, again.reason]).toEqual([500, 'CT 300 already running']);
   });
