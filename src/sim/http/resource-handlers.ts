@@ -16,6 +16,8 @@ import type { ListCache } from './list-cache.js';
 import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
+import { protobufListMessageFor, protobufMessageFor } from '../proto/schema.js';
+import { sendProtobuf, wantsProtobuf } from './protobuf-response.js';
 import { readDeleteOptionsBody, readObjectBody } from './request-body.js';
 import { isPlainObject, parseJson, readBody, sendJson, sendJsonText } from './wire.js';
 
@@ -239,6 +241,11 @@ export function handleList(ctx: ApiContext, call: ResourceCall): void {
     );
     return;
   }
+  const listMessage = wantsProtobuf(call.req.headers.accept) && protobufListMessageFor(type.group, type.kind);
+  if (listMessage) {
+    const list = { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: rv } };
+    if (sendProtobuf(call.res, 200, { ...list, items: selected().map((e) => e.object) }, listMessage)) return;
+  }
   const cacheKey = `${call.namespace ?? ''}\u0000${query.get('labelSelector') ?? ''}\u0000${query.get('fieldSelector') ?? ''}`;
   const items = ctx.lists.items(keyOf(type), cacheKey, () =>
     selected()
@@ -269,6 +276,8 @@ export function handleGet(ctx: ApiContext, call: ResourceCall): void {
     return;
   }
   const obj = ctx.store.mustGet(keyOf(call.type), call.namespace, call.name!);
+  const message = wantsProtobuf(call.req.headers.accept) && protobufMessageFor(call.type.group, call.type.kind);
+  if (message && sendProtobuf(call.res, 200, obj, message)) return;
   respondObject(call, 200, obj);
 }
 

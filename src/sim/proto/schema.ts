@@ -92,8 +92,6 @@ export function parseDescriptors(sources: string[]): Map<string, MessageDesc> {
   return messages;
 }
 
-export const MESSAGES = parseDescriptors([META, CORE, CORE_POD, CORE_VOLUMES, APPS_BATCH, RBAC_STORAGE, COORDINATION]);
-
 /** The built-in kinds whose bodies are accepted in protobuf, by API group (the message has the kind's name). */
 export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
   '': [
@@ -115,6 +113,27 @@ export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
   'storage.k8s.io': ['StorageClass'],
 };
 
+/** Every `<Kind>List` of those kinds is {1 metadata ListMeta, 2 items []<Kind>}. */
+const LISTS = Object.values(PROTOBUF_KINDS)
+  .flat()
+  .map((kind) => `${kind}List: 1 metadata ListMeta, 2 items []${kind}`)
+  .join('\n');
+
+export const MESSAGES = parseDescriptors([
+  META,
+  CORE,
+  CORE_POD,
+  CORE_VOLUMES,
+  APPS_BATCH,
+  RBAC_STORAGE,
+  COORDINATION,
+  LISTS,
+]);
+
 export function protobufMessageFor(group: string, kind: string): MessageDesc | undefined {
   return PROTOBUF_KINDS[group]?.includes(kind) ? MESSAGES.get(kind) : undefined;
+}
+
+export function protobufListMessageFor(group: string, kind: string): MessageDesc | undefined {
+  return PROTOBUF_KINDS[group]?.includes(kind) ? MESSAGES.get(`${kind}List`) : undefined;
 }

@@ -382,13 +382,13 @@ describe('bad input', () => {
     );
   });
 
-  it('Accept: protobuf is answered with JSON', async () => {
-    const res = await raw(h, 'GET', '/api/v1/namespaces', undefined, {
+  it('Accept: protobuf first is answered with JSON for custom resources (built-in kinds: tests/sim/proto)', async () => {
+    const res = await raw(h, 'GET', '/apis/kubevirt.io/v1/virtualmachines', undefined, {
       Accept: 'application/vnd.kubernetes.protobuf,application/json',
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(res.json.kind).toBe('NamespaceList');
+    expect(res.json.kind).toBe('VirtualMachineList');
   });
 });
 

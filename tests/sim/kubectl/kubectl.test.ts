@@ -1,7 +1,8 @@
 /**
  * Real kubectl against the embedded cluster: the imperative commands a new user types first. kubectl sends
  * built-in kinds as protobuf (create namespace/configmap/secret/deployment/job) or JSON (run, expose), scales
- * through deployments/scale and edits with a strategic merge patch; every result is read back with `-o json`.
+ * through deployments/scale and edits with a strategic merge patch; every result is read back with `-o json`, and
+ * `describe` reads the objects in protobuf.
  * Skipped when kubectl is not installed (`.ci/run` installs it).
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -135,5 +136,15 @@ describe.skipIf(!hasKubectl)('kubectl against the embedded cluster', () => {
     const deployment = await getJson('deployment', 'web', '-n', 'kt');
     expect(deployment.spec.template.spec.containers[0].image).toBe('nginx:1.27');
     expect(deployment.metadata.generation).toBe(4); // create, two scales, the edit
+  });
+
+  it('describe reads protobuf responses (it asks for protobuf first)', async () => {
+    const pod = await kubectl(['describe', 'pod', 'box', '-n', 'kt']);
+    expect(pod).toMatch(/Name:\s+box/);
+    expect(pod).toMatch(/Image:\s+busybox/);
+    expect(pod).toMatch(/A:\s+1/);
+    const deployment = await kubectl(['describe', 'deployment', 'web', '-n', 'kt']);
+    expect(deployment).toMatch(/Image:\s+nginx:1\.27/);
+    expect(deployment).toMatch(/Selector:\s+app=web/);
   });
 });

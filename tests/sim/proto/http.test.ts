@@ -4,6 +4,7 @@
  * types); YAML bodies; and the Deployment scale subresource `kubectl scale` uses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeObject } from '../../../src/sim/proto/envelope.js';
 import { MESSAGES } from '../../../src/sim/proto/schema.js';
 import { KINDS } from '../../../src/sim/resources/kinds.js';
 import { raw, startHarness, type Harness, type WireJson } from '../api/harness.js';
@@ -111,6 +112,44 @@ describe('Lease', () => {
     });
     expect(table.json.columnDefinitions.map((c: WireJson) => c.name)).toEqual(['Name', 'Holder', 'Age']);
     expect(table.json.rows[0].cells.slice(0, 2)).toEqual(['leader', 'pod-a']);
+  });
+});
+
+describe('protobuf responses', () => {
+  const get = async (path: string, accept: string) => {
+    const res = await fetch(h.url + path, { headers: { Accept: accept } });
+    return { contentType: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
+  };
+  const PROTOBUF_FIRST = `${PROTOBUF}, application/json`;
+
+  it('get and list of a built-in kind are protobuf when asked for first, and decode to the JSON answer', async () => {
+    const path = collectionPath('ConfigMap', 'default');
+    await raw(h, 'POST', path, { metadata: { name: 'pb-out', labels: { a: 'b' } }, data: { k: 'v', e: '' } });
+    const one = await get(`${path}/pb-out`, PROTOBUF_FIRST);
+    expect(one.contentType).toBe(PROTOBUF);
+    expect(decodeObject(one.body, MESSAGES.get('ConfigMap')!)).toEqual((await raw(h, 'GET', `${path}/pb-out`)).json);
+    const list = await get(`${path}?labelSelector=a%3Db`, PROTOBUF_FIRST);
+    expect(list.contentType).toBe(PROTOBUF);
+    const decoded = decodeObject(list.body, MESSAGES.get('ConfigMapList')!);
+    const json = (await raw(h, 'GET', `${path}?labelSelector=a%3Db`)).json;
+    expect(decoded).toEqual(json);
+    expect((decoded.items as unknown[]).length).toBe(1);
+  });
+
+  it('JSON first, Table, custom resources, and objects protobuf cannot carry are answered in JSON', async () => {
+    const path = collectionPath('ConfigMap', 'default');
+    expect((await get(`${path}/pb-out`, `application/json, ${PROTOBUF}`)).contentType).toBe('application/json');
+    const table = await get(
+      `${path}/pb-out`,
+      `${PROTOBUF};as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io`,
+    );
+    expect(JSON.parse(table.body.toString()).kind).toBe('Table');
+    expect((await get('/apis/kubevirt.io/v1/virtualmachines', PROTOBUF_FIRST)).contentType).toBe('application/json');
+    // Built-in kinds are not schema-validated, so a number can sit where a string belongs.
+    await raw(h, 'POST', path, { metadata: { name: 'odd' }, data: { n: 5 } });
+    const odd = await get(`${path}/odd`, PROTOBUF_FIRST);
+    expect(odd.contentType).toBe('application/json');
+    expect(JSON.parse(odd.body.toString()).data).toEqual({ n: 5 });
   });
 });
 

@@ -11,6 +11,9 @@ ObjectMeta: 1 name string, 2 generateName string, 3 namespace string, 4 selfLink
   10 deletionGracePeriodSeconds? int64, 11 labels {}string, 12 annotations {}string,
   13 ownerReferences []OwnerReference, 14 finalizers []string, 17 managedFields []ManagedFieldsEntry
 Preconditions: 1 uid? string, 2 resourceVersion? string
+ListMeta: 1 selfLink string, 2 resourceVersion string, 3 continue string, 4 remainingItemCount? int64,
+  5 shardInfo ShardInfo
+ShardInfo: 1 selector string
 OwnerReference: 1 kind string, 3 name string, 4 uid string, 5 apiVersion string, 6 controller? bool,
   7 blockOwnerDeletion? bool
 ManagedFieldsEntry: 1 manager string, 2 operation string, 3 apiVersion string, 4 time Time, 6 fieldsType string,
