@@ -423,3 +423,69 @@ describe('proxmoxer 1.2 drives a container', () => {
     });
   });
 });
+
+interface AnsibleResult {
+  task: { name: string };
+  hosts: { localhost: { changed?: boolean; failed?: boolean; msg?: string } };
+}
+
+/** Runs ansible_lxc.yml with the JSON callback; resolves with each task's result on localhost. */
+function playLxc(vmid: number): Promise<AnsibleResult[]> {
+  const playbook = fileURLToPath(new URL('./ansible_lxc.yml', import.meta.url));
+  const vars = { api_host: `127.0.0.1:${h.port}`, api_token_secret: ADMIN_SECRET, vmid, node: home };
+  return new Promise((resolve, reject) => {
+    execFile(
+      'ansible-playbook',
+      [playbook, '-e', JSON.stringify(vars)],
+      {
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          ...process.env,
+          ANSIBLE_STDOUT_CALLBACK: 'json',
+          ANSIBLE_LOCALHOST_WARNING: 'false',
+          ANSIBLE_NOCOLOR: '1',
+        },
+      },
+      (err, stdout, stderr) => {
+        let tasks: AnsibleResult[];
+        try {
+          tasks = (JSON.parse(stdout) as { plays: { tasks: AnsibleResult[] }[] }).plays[0]?.tasks ?? [];
+        } catch {
+          return reject(new Error(`ansible-playbook printed no JSON (${err?.message ?? ''}):\n${stdout}\n${stderr}`));
+        }
+        const failed = tasks.find((t) => t.hosts.localhost.failed);
+        if (failed) return reject(new Error(`task "${failed.task.name}" failed: ${failed.hosts.localhost.msg ?? ''}`));
+        if (err) return reject(new Error(`ansible-playbook failed: ${err.message}\n${stderr}`));
+        resolve(tasks);
+      },
+    );
+  });
+}
+
+describe('Ansible community.general.proxmox (lxc)', () => {
+  it('creates (idempotently), starts, restarts, stops and deletes a container', async () => {
+    const tasks = await playLxc(340);
+    const result = (name: string) => tasks.find((t) => t.task.name === name)?.hosts.localhost;
+    expect(tasks.map((t) => t.task.name)).toEqual([
+      'create',
+      'create again',
+      'start',
+      'start again',
+      'restart',
+      'stop',
+      'delete',
+    ]);
+    for (const changing of ['create', 'start', 'restart', 'stop', 'delete'])
+      expect(result(changing)?.changed, `${changing} changed`).toBe(true);
+    expect(result('create again')).toMatchObject({ changed: false, msg: 'VM with vmid = 340 is already exists' });
+    expect(result('start again')).toMatchObject({ changed: false, msg: 'VM 340 is already running' });
+    // The play's CT was the one Corral would make from that template, and it is gone for Proxmox clients at once.
+    const gone = await api.get(`/nodes/${home}/lxc/340/status/current`);
+    expect([gone.status, gone.reason]).toEqual([404, `Configuration file 'nodes/${home}/lxc/340.conf' does not exist`]);
+    const created = h.corral.services.journal
+      .list(500)
+      .find((t) => t.action === 'ct-create' && t.target === 'tailvm/ansible-ct');
+    expect(created?.status).toBe('done');
+  }, 300_000);
+});
