@@ -26,6 +26,7 @@ import { registerCluster } from './endpoints/cluster';
 import { registerNodes } from './endpoints/nodes';
 import { registerAgent } from './endpoints/agent';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
+import { registerPools } from './endpoints/pools';
 import { registerQemu } from './endpoints/qemu';
 import { registerLxc } from './endpoints/lxc';
 import { registerRrd } from './endpoints/rrddata';
@@ -68,6 +69,7 @@ export function buildRoutes(): Routes {
   registerNodes(table);
   registerStorage(table);
   registerQemu(table);
+  registerPools(table);
   registerLxc(table);
   registerAgent(table);
   registerRrd(table);

@@ -96,6 +96,13 @@ export class ProxmoxState {
       }),
     );
     this.unsubscribers.push(services.journal.subscribe((task) => this.trackLock(task)));
+    // Filing a guest in a pool changes its row's `pool` field, not its objects: rebuild the cached rows.
+    this.unsubscribers.push(
+      services.pools.store.subscribe(() => {
+        this.rowJson.clear();
+        this.version++;
+      }),
+    );
     // A recorded round moves every running VM's I/O counters: cached rows are rebuilt from the new totals.
     this.unsubscribers.push(
       services.metricsStore.subscribe(() => {

@@ -1,4 +1,4 @@
-/** `/version`, `/cluster/*`, `/pools`, tasks; nodes and storage have their own files. */
+/** `/version`, `/cluster/*`, tasks; pools, nodes and storage have their own files. */
 import type { Task } from '@/server/schemas/tasks';
 import { resourceRow } from '../vm-view';
 import { taskListRow, taskLog, taskStatus } from '../tasks';
@@ -8,6 +8,7 @@ import { nodeFacts, nodeRow, PVE_VERSION } from './nodes';
 import { rowContext } from './qemu-common';
 import { lxcResourceRow } from '../ct-view';
 import { ctContext } from './lxc-common';
+import { poolidOf, poolResourceRows } from './pools';
 import { storageResourceRows } from './storage';
 
 function upidOf(ctx: EndpointContext, task: Task): string {
@@ -78,7 +79,11 @@ export function registerCluster(table: Routes): void {
         });
       const buildRow = (_key: string, vmid: number, row: Parameters<typeof rowContext>[2]) => {
         const rc = rowContext(ctx, vmid, row);
-        return { row: resourceRow(rc), since: rc.runtime.runningSince };
+        const pool = ctx.state.services.pools.poolOf(row.namespace, row.name);
+        return {
+          row: { ...resourceRow(rc), ...(pool ? { pool: poolidOf(pool) } : {}) },
+          since: rc.runtime.runningSince,
+        };
       };
       // PVE's `vm` type is qemu and lxc guests alike: containers follow the VMs, built per request (few of them).
       const now = Date.now();
@@ -100,6 +105,7 @@ export function registerCluster(table: Routes): void {
           nodes.map((n) => n.node),
         ))
           parts.push(JSON.stringify(s));
+      if (!type || type === 'pool') for (const row of poolResourceRows(ctx)) parts.push(JSON.stringify(row));
       return new RawJson(`[${parts.join(',')}]`);
     },
   });
@@ -114,8 +120,6 @@ export function registerCluster(table: Routes): void {
   define(table, 'GET', '/cluster/ha/groups', { handle: () => [] });
   define(table, 'GET', '/cluster/ha/resources', { handle: () => [] });
   define(table, 'GET', '/cluster/options', { handle: () => ({ keyboard: 'en-us', 'next-id': { lower: '100' } }) });
-  // Corral's pools (folders) are not served by the server yet; an empty list is what bpg needs (never null/404).
-  define(table, 'GET', '/pools', { handle: () => [] });
 
   // Tasks
   define(table, 'GET', '/nodes/{node}/tasks', {
