@@ -109,6 +109,7 @@ export const PROXMOX_ROUTES: PxRoute[] = [
   { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/status/current', params: [] },
   { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/status/{action}', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/config', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/snapshot', params: [] },
   { method: 'PUT', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
   { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
   { method: 'GET', pattern: '/storage', params: [] },

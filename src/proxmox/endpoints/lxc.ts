@@ -216,7 +216,7 @@ export function registerLxc(table: Routes): void {
     privilege: VM_AUDIT(),
     handle: (ctx) => {
       resolveCt(ctx);
-      return ['config', 'status'].map((subdir) => ({ subdir }));
+      return ['config', 'status', 'snapshot'].map((subdir) => ({ subdir }));
     },
   });
   define(table, 'DELETE', '/nodes/{node}/lxc/{vmid}', {
@@ -233,6 +233,16 @@ export function registerLxc(table: Routes): void {
   define(table, 'GET', '/nodes/{node}/lxc/{vmid}/status/current', {
     privilege: VM_AUDIT(),
     handle: (ctx) => lxcStatusCurrent(ctContext(ctx, resolveCt(ctx))),
+  });
+  // Corral CTs have no snapshots; the list is PVE's `current` entry alone. The Ansible inventory plugin reads it for
+  // every guest (want_facts) and fails on an error, so it must answer rather than 501.
+  define(table, 'GET', '/nodes/{node}/lxc/{vmid}/snapshot', {
+    privilege: VM_AUDIT(),
+    handle: (ctx) => {
+      onlyParams(ctx.args, []);
+      const ct = resolveCt(ctx);
+      return [{ name: 'current', description: 'You are here!', running: ctStatus(ct.ct) === 'running' ? 1 : 0 }];
+    },
   });
   define(table, 'POST', '/nodes/{node}/lxc/{vmid}/status/{action}', {
     privilege: VM_AUDIT('VM.PowerMgmt'),

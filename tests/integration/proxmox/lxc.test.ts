@@ -6,6 +6,9 @@
  * — also for CTs made through `/api/cts`. proxmoxer 1.2 (Debian's python3-proxmoxer) then runs the same flow.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Exec, KubeConfig } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
@@ -488,4 +491,73 @@ describe('Ansible community.general.proxmox (lxc)', () => {
       .find((t) => t.action === 'ct-create' && t.target === 'tailvm/ansible-ct');
     expect(created?.status).toBe('done');
   }, 300_000);
+});
+
+describe('Ansible inventory plugin (community.general.proxmox, want_facts)', () => {
+  it('lists a container with its status, config and snapshots facts, in the lxc and running groups', async () => {
+    await ok(
+      api.post(`/nodes/${home}/lxc`, {
+        vmid: 350,
+        hostname: 'invct',
+        ostemplate: TEMPLATE,
+        cores: 2,
+        tags: 'inv',
+        start: 1,
+      }),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'corral-inventory-'));
+    try {
+      const file = join(dir, 'corral.proxmox.yml');
+      await writeFile(
+        file,
+        [
+          'plugin: community.general.proxmox',
+          `url: https://127.0.0.1:${h.port}`,
+          'user: root@pam',
+          'token_id: ci',
+          `token_secret: ${ADMIN_SECRET}`,
+          'validate_certs: false',
+          'want_facts: true',
+          '',
+        ].join('\n'),
+      );
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'ansible-inventory',
+          ['-i', file, '--list'],
+          {
+            timeout: 120_000,
+            maxBuffer: 16 * 1024 * 1024,
+            // requests lets REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE override the plugin's `verify = False` (a known
+            // requests quirk), and the harness's certificate is self-signed: those variables must not be set.
+            env: {
+              ...Object.fromEntries(
+                Object.entries(process.env).filter(([k]) => k !== 'REQUESTS_CA_BUNDLE' && k !== 'CURL_CA_BUNDLE'),
+              ),
+              ANSIBLE_INVENTORY_ENABLED: 'community.general.proxmox',
+              ANSIBLE_NOCOLOR: '1',
+            },
+          },
+          (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out)),
+        ),
+      );
+      const inventory = JSON.parse(stdout) as {
+        _meta: { hostvars: Record<string, Dict> };
+      } & Record<string, { hosts?: string[] }>;
+      expect(inventory._meta.hostvars.invct).toMatchObject({
+        proxmox_vmid: 350,
+        proxmox_vmtype: 'lxc',
+        proxmox_status: 'running',
+        proxmox_snapshots: [],
+        proxmox_cores: 2,
+        proxmox_hostname: 'invct',
+        proxmox_tags_parsed: ['inv'],
+        proxmox_ostype: 'debian',
+      });
+      expect(inventory.proxmox_all_lxc?.hosts).toContain('invct');
+      expect(inventory.proxmox_all_running?.hosts).toContain('invct');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
