@@ -88,7 +88,13 @@ export function registerCluster(table: Routes): void {
       // PVE's `vm` type is qemu and lxc guests alike: containers follow the VMs, built per request (few of them).
       const now = Date.now();
       const cts = !type || type === 'vm' ? ctx.state.ctsWithIds() : [];
-      const ctRows = cts.map((ct) => JSON.stringify(lxcResourceRow(ctContext(ctx, ct, now))));
+      const ctRows = cts.map((ct) => {
+        const pool = ctx.state.services.pools.poolOf(ct.ref.namespace, ct.ref.name);
+        return JSON.stringify({
+          ...lxcResourceRow(ctContext(ctx, ct, now)),
+          ...(pool ? { pool: poolidOf(pool) } : {}),
+        });
+      });
       // The hot path of Terraform and Ansible (every read): a cached, already encoded body.
       if (type === 'vm' && ctRows.length === 0) return new RawJson('', ctx.state.vmResourcesBody(now, buildRow));
       const parts: string[] = [];

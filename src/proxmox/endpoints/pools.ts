@@ -3,6 +3,8 @@
  * API are served: PVE 8.1's `GET|PUT|DELETE /pools?poolid=` (nested pool ids `a/b`, which is what bpg sends) and
  * the older `/pools/{poolid}`. Members are guest rows exactly as `/cluster/resources` builds them.
  *
+ * CTs are members like VMs (`lxc/<vmid>` rows); `vms=` takes either kind of vmid, as PVE's does.
+ *
  * Pool ids: PVE allows `[A-Za-z0-9_.-]` and `/`; a Corral path may also hold spaces, shown here as `_` (`web tier`
  * → `web_tier`). When two pools map to the same id, the one whose path is the id itself wins; the other is listed
  * under Corral's API only. PVE refuses to delete a pool with members or sub-pools, and so does this door (Corral's
@@ -10,10 +12,13 @@
  */
 import type { FolderDoc } from '@/server/domain/pools-store';
 import { KUBEVIRT_BACKEND, formatRef, pathProblem, readRef } from '@/server/domain/pools-path';
+import { findCt } from '@/server/domain/ct-rows';
+import { lxcResourceRow } from '../ct-view';
 import { resourceRow } from '../vm-view';
 import { splitList } from '../params';
 import { ProxmoxError, paramError } from '../wire';
 import { define, type EndpointContext, type Routes } from './context';
+import { ctContext } from './lxc-common';
 import { rowContext } from './qemu-common';
 
 const PVE_POOLID = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
@@ -51,17 +56,26 @@ function requirePath(ctx: EndpointContext, doc: Readonly<FolderDoc>, poolid: str
 
 /** The `/cluster/resources` rows of a pool's members that exist; missing members have no row to show. */
 function memberRows(ctx: EndpointContext, path: string, type: string | undefined): Record<string, unknown>[] {
-  if (type === 'storage' || type === 'lxc') return [];
+  if (type === 'storage') return [];
   const deps = ctx.state.services.deps;
   const own = deps.cluster.info.context;
+  const pool = poolidOf(path);
   const rows: Record<string, unknown>[] = [];
+  const now = Date.now();
   for (const ref of ctx.state.services.pools.store.current()[path]?.members ?? []) {
     const parts = readRef(ref);
     if (!parts || parts.context !== own) continue;
-    const row = deps.fleet.vmRow(parts.namespace, parts.name);
-    const vmid = row ? ctx.state.vmids.vmidOf({ namespace: parts.namespace, name: parts.name }) : undefined;
-    if (!row || vmid === undefined) continue;
-    rows.push({ ...resourceRow(rowContext(ctx, vmid, row)), pool: poolidOf(path) });
+    const { namespace, name } = parts;
+    const row = deps.fleet.vmRow(namespace, name);
+    if (row) {
+      const vmid = ctx.state.vmids.vmidOf({ namespace, name });
+      if (vmid !== undefined && type !== 'lxc') rows.push({ ...resourceRow(rowContext(ctx, vmid, row)), pool });
+      continue;
+    }
+    const ct = findCt(deps, namespace, name);
+    const vmid = deps.fleet.ctVmid(namespace, name);
+    if (ct && vmid !== undefined && type !== 'qemu')
+      rows.push({ ...lxcResourceRow(ctContext(ctx, { vmid, ref: { namespace, name, kind: 'ct' }, ct }, now)), pool });
   }
   return rows;
 }

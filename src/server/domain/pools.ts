@@ -99,7 +99,7 @@ export function resolveMember(deps: DomainDeps, ref: string): FolderMember {
       cpu: row.cpu,
       mem: row.mem,
       node: row.node,
-      vmid: null,
+      vmid: deps.fleet.ctVmid(parts.namespace, parts.name) ?? null,
       usage: u ? { cpuCores: u.cpuCores, memoryBytes: u.memoryBytes } : null,
     };
   }

@@ -28,6 +28,12 @@ beforeAll(async () => {
     const row = (await (await fetch(`${h.corral.url}/api/vms/tailvm/${name}/row`)).json()) as { vmid: number };
     vmids.push(row.vmid);
   }
+  const ct = await fetch(`${h.corral.url}/api/cts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'gamma', image: 'docker.io/library/debian:bookworm' }),
+  });
+  expect(ct.status).toBe(201);
 });
 afterAll(async () => {
   await h?.close();
@@ -68,22 +74,24 @@ it('serves pools to proxmoxer as PVE does, on the same folders /api/folders show
       node: expect.any(String),
       pool: 'web',
     }),
+    expect.objectContaining({ type: 'lxc', name: 'gamma', pool: 'web', id: expect.stringMatching(/^lxc\/\d+$/) }),
   ]);
   const old = at('members-old').pool as { comment: string; members: Row[]; poolid?: string };
   expect(old.poolid).toBeUndefined();
-  expect(old.members.map((m) => m.vmid)).toEqual([a]);
+  expect(old.members.map((m) => m.type)).toEqual(['qemu', 'lxc']);
 
   const vmRows = at('resources-vm').rows as Row[];
   expect(vmRows.find((r) => r.vmid === a)?.pool).toBe('web');
   expect(vmRows.find((r) => r.vmid === b)?.pool).toBe('web/db');
+  expect(vmRows.find((r) => r.name === 'gamma')).toMatchObject({ type: 'lxc', pool: 'web' });
   expect(at('resources-pool').rows).toEqual([
     { id: 'pool/web', type: 'pool', pool: 'web' },
     { id: 'pool/web/db', type: 'pool', pool: 'web/db' },
   ]);
 
   expect(at('in-other-pool').error).toMatch(new RegExp(`VM ${a} is already a pool member`));
-  const moved = at('moved') as unknown as { web: Row[]; db: Row[] };
-  expect(moved.web).toEqual([]);
+  const moved = at('moved') as unknown as { ct: number; web: Row[]; db: Row[] };
+  expect(moved.web.map((m) => m.vmid)).toEqual([moved.ct]);
   expect(moved.db.map((m) => m.vmid).sort()).toEqual([a, b].sort());
   expect(at('delete-non-empty').error).toMatch(/delete pool failed: pool 'web\/db' is not empty/);
   expect(at('remove-absent').error).toMatch(new RegExp(`VM ${a} is not a member of pool 'web/db'`));

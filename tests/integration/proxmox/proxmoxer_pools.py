@@ -35,6 +35,8 @@ def main():
     step("list", pools=px.pools.get())
 
     px.pools("web").put(vms=vm1)
+    ct = next(r["vmid"] for r in px.cluster.resources.get(type="vm") if r["type"] == "lxc")
+    px.pools.put(poolid="web", vms=str(ct))
     px.pools.put(poolid="web/db", vms=vm2)
     step("members-new", pool=px.pools.get(poolid="web"))
     step("members-old", pool=px.pools("web").get())
@@ -43,12 +45,12 @@ def main():
 
     refused("in-other-pool", lambda: px.pools.put(poolid="web/db", vms=vm1))
     px.pools.put(poolid="web/db", vms=vm1, **{"allow-move": 1})
-    step("moved", web=px.pools.get(poolid="web")[0]["members"], db=px.pools.get(poolid="web/db")[0]["members"])
+    step("moved", ct=ct, web=px.pools.get(poolid="web")[0]["members"], db=px.pools.get(poolid="web/db")[0]["members"])
 
     refused("delete-non-empty", lambda: px.pools.delete(poolid="web/db"))
     px.pools.put(poolid="web/db", vms=f"{vm1},{vm2}", delete=1)
     refused("remove-absent", lambda: px.pools.put(poolid="web/db", vms=vm1, delete=1))
-    px.pools.put(poolid="web", comment="renamed front")
+    px.pools.put(poolid="web", vms=str(ct), delete=1, comment="renamed front")
     px.pools.delete(poolid="web/db")
     step("after-delete", pools=px.pools.get())
     px.pools("web").delete()

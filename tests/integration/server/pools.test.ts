@@ -189,7 +189,12 @@ describe('members', () => {
       expect.objectContaining({ ref: ref('web'), type: 'vm', missing: false, running: true }),
     ]);
     expect(apps?.usage).toMatchObject({ instances: 1, running: 1, missing: 0, cpus: 1 });
-    expect((await folder('apps/web tier'))?.members[0]).toMatchObject({ type: 'ct', name: 'box', missing: false });
+    expect((await folder('apps/web tier'))?.members[0]).toMatchObject({
+      type: 'ct',
+      name: 'box',
+      missing: false,
+      vmid: expect.any(Number),
+    });
     const unfoldered = (await listing()).unfoldered.map((m) => m.name);
     expect(unfoldered).not.toContain('web');
     expect(unfoldered).not.toContain('box');
