@@ -102,6 +102,10 @@ const ROUTES: Route[] = [
     name: 'create wizard',
     path: () => '/create',
     ready: async (page) => {
+      // The Image library tab (dataVolumes.list) first, then back to the catalog.
+      await page.getByRole('radio', { name: 'Image library' }).click();
+      await expect(page.getByTestId('library')).toBeVisible();
+      await page.getByRole('radio', { name: 'Catalog' }).click();
       await page.locator('[data-testid="catalog"] [data-image]').first().click();
       await page.getByTestId('wizard-next').click();
       await expect(page.getByTestId('create-submit')).toBeVisible();
