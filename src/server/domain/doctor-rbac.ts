@@ -18,16 +18,26 @@ interface Need {
 
 const WATCHED = ['get', 'list', 'watch'];
 
-/** What Corral does, by API resource (read from the domain's create/patch/remove/read calls). */
+/**
+ * What Corral does, by API resource: the same rules as the ClusterRole in deploy/rbac.yaml (doctor-rbac.test.ts
+ * keeps the two equal), so a Corral deployed with it reads ok.
+ */
 export const NEEDS: Need[] = [
-  { group: 'kubevirt.io', resource: 'virtualmachines', verbs: [...WATCHED, 'create', 'patch', 'delete'] },
-  { group: 'kubevirt.io', resource: 'virtualmachineinstances', verbs: [...WATCHED, 'delete'] },
-  { group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', verbs: [...WATCHED, 'create'] },
+  { group: 'kubevirt.io', resource: 'virtualmachines', verbs: [...WATCHED, 'create', 'patch', 'update', 'delete'] },
+  { group: 'kubevirt.io', resource: 'virtualmachineinstances', verbs: WATCHED },
+  { group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', verbs: WATCHED },
   {
     group: 'subresources.kubevirt.io',
     resource: 'virtualmachines',
     verbs: [],
-    sub: { start: 'update', stop: 'update', restart: 'update' },
+    sub: {
+      start: 'update',
+      stop: 'update',
+      restart: 'update',
+      migrate: 'update',
+      addvolume: 'update',
+      removevolume: 'update',
+    },
   },
   {
     group: 'subresources.kubevirt.io',
@@ -35,28 +45,34 @@ export const NEEDS: Need[] = [
     verbs: [],
     sub: { pause: 'update', unpause: 'update', vnc: 'get', console: 'get', guestosinfo: 'get' },
   },
-  { group: '', resource: 'pods', verbs: [...WATCHED, 'create', 'delete'], sub: { exec: 'create', log: 'get' } },
-  { group: '', resource: 'nodes', verbs: WATCHED },
-  { group: '', resource: 'persistentvolumeclaims', verbs: [...WATCHED, 'create', 'patch', 'delete'] },
-  { group: '', resource: 'namespaces', verbs: ['get', 'create'] },
-  { group: '', resource: 'configmaps', verbs: ['get', 'create', 'patch'] },
-  { group: '', resource: 'secrets', verbs: ['get', 'list', 'create'] },
-  { group: '', resource: 'services', verbs: ['list'] },
-  { group: '', resource: 'events', verbs: ['list', 'watch'] },
-  { group: 'batch', resource: 'jobs', verbs: ['get', 'create'] },
-  { group: 'cdi.kubevirt.io', resource: 'datavolumes', verbs: [...WATCHED, 'create', 'delete'] },
+  {
+    group: 'cdi.kubevirt.io',
+    resource: 'datavolumes',
+    verbs: [...WATCHED, 'create', 'delete'],
+    sub: { source: 'create' },
+  },
   { group: 'upload.cdi.kubevirt.io', resource: 'uploadtokenrequests', verbs: ['create'] },
+  { group: '', resource: 'persistentvolumeclaims', verbs: [...WATCHED, 'create', 'patch', 'delete'] },
+  { group: '', resource: 'nodes', verbs: WATCHED, sub: { proxy: 'get' } },
+  { group: '', resource: 'pods', verbs: [...WATCHED, 'create', 'delete'], sub: { exec: 'create' } },
+  { group: '', resource: 'events', verbs: ['list', 'watch'] },
+  { group: '', resource: 'namespaces', verbs: ['get', 'create'] },
+  { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: '', resource: 'configmaps', verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'] },
+  { group: '', resource: 'services', verbs: ['get', 'list', 'delete'] },
+  { group: 'batch', resource: 'jobs', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'snapshot.kubevirt.io', resource: 'virtualmachinesnapshots', verbs: ['get', 'list', 'create', 'delete'] },
-  { group: 'snapshot.kubevirt.io', resource: 'virtualmachinerestores', verbs: ['get', 'create'] },
-  { group: 'clone.kubevirt.io', resource: 'virtualmachineclones', verbs: ['get', 'create'] },
-  { group: 'export.kubevirt.io', resource: 'virtualmachineexports', verbs: ['get', 'create', 'delete'] },
-  { group: 'storage.k8s.io', resource: 'storageclasses', verbs: ['list'] },
-  { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses', verbs: ['list'] },
-  { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterinstancetypes', verbs: ['list'] },
-  { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterpreferences', verbs: ['list'] },
-  { group: 'k8s.cni.cncf.io', resource: 'network-attachment-definitions', verbs: ['get', 'list'] },
-  { group: 'metrics.k8s.io', resource: 'pods', verbs: ['list'] },
-  { group: 'metrics.k8s.io', resource: 'nodes', verbs: ['list'] },
+  { group: 'snapshot.kubevirt.io', resource: 'virtualmachinerestores', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: 'clone.kubevirt.io', resource: 'virtualmachineclones', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: 'export.kubevirt.io', resource: 'virtualmachineexports', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: 'storage.k8s.io', resource: 'storageclasses', verbs: ['get', 'list'] },
+  { group: 'storage.k8s.io', resource: 'csistoragecapacities', verbs: ['list'] },
+  { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses', verbs: ['get', 'list'] },
+  { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterinstancetypes', verbs: ['get', 'list'] },
+  { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterpreferences', verbs: ['get', 'list'] },
+  { group: 'k8s.cni.cncf.io', resource: 'network-attachment-definitions', verbs: ['get'] },
+  { group: 'metrics.k8s.io', resource: 'pods', verbs: ['get', 'list'] },
+  { group: 'metrics.k8s.io', resource: 'nodes', verbs: ['get', 'list'] },
 ];
 
 /** Every (verb, resource) Corral needs, as access-review questions. */

@@ -276,7 +276,7 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
         {
           apiGroups: ['kubevirt.io'],
           resources: ['virtualmachines'],
-          verbs: ['get', 'list', 'watch', 'create', 'patch'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'],
         },
         {
           apiGroups: ['snapshot.kubevirt.io'],
@@ -308,6 +308,12 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
             'virtualmachines/start',
             'virtualmachines/stop',
             'virtualmachines/restart',
+            'virtualmachines/migrate',
+            'virtualmachines/addvolume',
+            'virtualmachines/removevolume',
+            'nodes/proxy',
+            'datavolumes/source',
+            'csistoragecapacities',
             'virtualmachineinstances/pause',
             'virtualmachineinstances/unpause',
             'virtualmachineinstances/vnc',
