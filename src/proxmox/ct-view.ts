@@ -3,8 +3,9 @@
  * as `ostemplate`, the rows of `/nodes/{n}/lxc` and `/cluster/resources`, `status/current` and the config.
  * Pure functions over what the endpoints resolved; nothing here reads the cluster.
  */
+import type { KObject } from '@/server/domain/cluster-port';
 import type { CtState } from '@/server/domain/ct-rows';
-import { ctTags, ANNOTATION_CT_DESCRIPTION } from '@/server/domain/ct-spec';
+import { ctTags, ANNOTATION_CT_DESCRIPTION, type CtSpec } from '@/server/domain/ct-spec';
 import type { CtUsage } from '@/server/domain/ct-runtime';
 import { ImageReference } from '@/server/schemas/cts';
 import { stableMac } from './translate/net-spec';
@@ -218,4 +219,27 @@ export function lxcConfig(c: CtContext, facts: CtConfigFacts): Record<string, un
   if (c.lock) config.lock = c.lock;
   config.digest = configDigest(config);
   return config;
+}
+
+/**
+ * `GET …/lxc/{vmid}/interfaces`: `lo` and `eth0` (the config's MAC) with the pod's addresses. Kubernetes gives a pod
+ * its addresses, not their prefix lengths, so each is a host address (`/32`, `/128`).
+ */
+export function lxcInterfaces(spec: CtSpec, pod: KObject): Record<string, string>[] {
+  const ips = Array.isArray(pod.status?.podIPs)
+    ? (pod.status.podIPs as { ip?: unknown }[]).map((p) => String(p.ip ?? '')).filter(Boolean)
+    : typeof pod.status?.podIP === 'string' && pod.status.podIP
+      ? [pod.status.podIP]
+      : [];
+  const v4 = ips.find((ip) => !ip.includes(':'));
+  const v6 = ips.find((ip) => ip.includes(':'));
+  return [
+    { name: 'lo', hwaddr: '00:00:00:00:00:00', inet: '127.0.0.1/8', inet6: '::1/128' },
+    {
+      name: 'eth0',
+      hwaddr: stableMac(spec.namespace, spec.name, 0).toLowerCase(),
+      ...(v4 ? { inet: `${v4}/32` } : {}),
+      ...(v6 ? { inet6: `${v6}/128` } : {}),
+    },
+  ];
 }

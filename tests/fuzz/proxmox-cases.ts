@@ -110,6 +110,7 @@ export const PROXMOX_ROUTES: PxRoute[] = [
   { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/status/{action}', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/config', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/snapshot', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/lxc/{vmid}/interfaces', params: [] },
   { method: 'PUT', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
   { method: 'POST', pattern: '/nodes/{node}/lxc/{vmid}/config', params: CT_CONFIG, safeOnExisting: true },
   { method: 'GET', pattern: '/storage', params: [] },

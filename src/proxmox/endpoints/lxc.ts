@@ -7,7 +7,15 @@ import { findCt } from '@/server/domain/ct-rows';
 import { LABEL_TAG_PREFIX, LABEL_VMID } from '@/server/domain/labels';
 import { ANNOTATION_CT_DESCRIPTION } from '@/server/domain/ct-spec';
 import { corral } from '../errors';
-import { imageOfTemplate, lxcListRow, lxcStatusCurrent, ostypeOf, TemplateError, ctStatus } from '../ct-view';
+import {
+  ctStatus,
+  imageOfTemplate,
+  lxcInterfaces,
+  lxcListRow,
+  lxcStatusCurrent,
+  ostypeOf,
+  TemplateError,
+} from '../ct-view';
 import { checkNet0, refuseUnsupported } from '../lxc-params';
 import type { Params } from '../params';
 import { onlyParams, tagsOf } from '../qemu-params';
@@ -216,7 +224,7 @@ export function registerLxc(table: Routes): void {
     privilege: VM_AUDIT(),
     handle: (ctx) => {
       resolveCt(ctx);
-      return ['config', 'status', 'snapshot'].map((subdir) => ({ subdir }));
+      return ['config', 'status', 'snapshot', 'interfaces'].map((subdir) => ({ subdir }));
     },
   });
   define(table, 'DELETE', '/nodes/{node}/lxc/{vmid}', {
@@ -233,6 +241,16 @@ export function registerLxc(table: Routes): void {
   define(table, 'GET', '/nodes/{node}/lxc/{vmid}/status/current', {
     privilege: VM_AUDIT(),
     handle: (ctx) => lxcStatusCurrent(ctContext(ctx, resolveCt(ctx))),
+  });
+  // The container's interfaces as PVE reads them from inside it: loopback and eth0 with the pod's addresses.
+  define(table, 'GET', '/nodes/{node}/lxc/{vmid}/interfaces', {
+    privilege: VM_AUDIT(),
+    handle: (ctx) => {
+      onlyParams(ctx.args, []);
+      const ct = resolveCt(ctx);
+      if (ctStatus(ct.ct) !== 'running' || !ct.ct.pod) throw new ProxmoxError(500, `CT ${ct.vmid} not running`);
+      return lxcInterfaces(ct.ct.spec, ct.ct.pod);
+    },
   });
   // Corral CTs have no snapshots; the list is PVE's `current` entry alone. The Ansible inventory plugin reads it for
   // every guest (want_facts) and fails on an error, so it must answer rather than 501.

@@ -174,6 +174,13 @@ describe('lxc lifecycle', () => {
         .filter((x) => x.vmid === 300)
         .map((x) => x.disk),
     ).toEqual([after.disk, after.disk]);
+    // Its interfaces as PVE reads them inside the container: eth0 has the config's MAC and the pod's address.
+    const ifaces = data(await api.get(`/nodes/${home}/lxc/300/interfaces`)) as unknown as Dict[];
+    const mac = String(data(await api.get(`/nodes/${home}/lxc/300/config`)).net0).match(/hwaddr=([^,]+)/)?.[1];
+    expect(ifaces).toEqual([
+      { name: 'lo', hwaddr: '00:00:00:00:00:00', inet: '127.0.0.1/8', inet6: '::1/128' },
+      { name: 'eth0', hwaddr: mac?.toLowerCase(), inet: `${String((await restCt('box')).ip)}/32` },
+    ]);
     const again = await api.post(`/nodes/${home}/lxc/300/status/start`);
     expect([again.status, again.reason]).toEqual([500, 'CT 300 already running']);
   });
@@ -288,6 +295,8 @@ describe('lxc lifecycle', () => {
     expect((await statusOf(300)).status).toBe('stopped');
     const stopped = await api.post(`/nodes/${home}/lxc/300/status/stop`);
     expect([stopped.status, stopped.reason]).toEqual([500, 'CT 300 not running']);
+    const noIfaces = await api.get(`/nodes/${home}/lxc/300/interfaces`);
+    expect([noIfaces.status, noIfaces.reason]).toEqual([500, 'CT 300 not running']);
     // The volume survives Stop; Start brings the same CT back.
     expect(await ok(api.post(`/nodes/${home}/lxc/300/status/start`))).toMatchObject({ exitstatus: 'OK' });
     expect(await ok(api.post(`/nodes/${home}/lxc/300/status/stop`))).toMatchObject({
@@ -530,10 +539,11 @@ describe('Ansible inventory plugin (community.general.proxmox, want_facts)', () 
             maxBuffer: 16 * 1024 * 1024,
             // requests lets REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE override the plugin's `verify = False` (a known
             // requests quirk), and the harness's certificate is self-signed: those variables must not be set.
+            // (Node leaves out variables whose value is undefined.)
             env: {
-              ...Object.fromEntries(
-                Object.entries(process.env).filter(([k]) => k !== 'REQUESTS_CA_BUNDLE' && k !== 'CURL_CA_BUNDLE'),
-              ),
+              ...process.env,
+              REQUESTS_CA_BUNDLE: undefined,
+              CURL_CA_BUNDLE: undefined,
               ANSIBLE_INVENTORY_ENABLED: 'community.general.proxmox',
               ANSIBLE_NOCOLOR: '1',
             },
