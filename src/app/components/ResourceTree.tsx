@@ -114,7 +114,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
         </div>
         <input
           type="search"
-          placeholder="Filter: name, tag:prod, status:running"
+          placeholder="Filter: name, type:ct, tag:prod, status:running"
           aria-label="Filter the resource tree"
           value={query}
           onChange={(e) => setQuery(e.target.value)}

@@ -1,18 +1,25 @@
 'use client';
-// The VM table: sortable columns, multi-select, virtualized rows (only what is on screen is in the DOM, so
-// 10,000 VMs scroll like 10). Filtering happens in the caller; this renders what it is given.
+// The guest table: VMs and CTs (lib/guest-rows.ts) in sortable columns, multi-select, virtualized rows (only what
+// is on screen is in the DOM, so 10,000 VMs scroll like 10). With `showType` a Type column tells VMs from CTs.
+// Filtering happens in the caller; this renders what it is given.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { useMemo, useRef } from 'react';
-import { vmKey } from '../lib/fleet-store';
-import type { VmRow } from '../lib/model';
+import type { GuestRow } from '../lib/guest-rows';
 import { formatQuantity } from '../lib/quantity';
 import { sortRows, compareNames, type SortKind, type SortSpec } from '../lib/sort';
 import { StatusDot } from './StatusDot';
 
-export type VmSortKey = 'name' | 'status' | 'node' | 'namespace' | 'cpu' | 'mem' | 'ip';
+export type VmSortKey = 'type' | 'name' | 'status' | 'node' | 'namespace' | 'cpu' | 'mem' | 'ip';
 
-const COLUMNS: { key: VmSortKey; label: string; kind: SortKind; numeric?: boolean }[] = [
+interface Column {
+  key: VmSortKey;
+  label: string;
+  kind: SortKind;
+  numeric?: boolean;
+}
+const TYPE_COLUMN: Column = { key: 'type', label: 'Type', kind: 'text' };
+const COLUMNS: Column[] = [
   { key: 'name', label: 'Name', kind: 'text' },
   { key: 'status', label: 'Status', kind: 'text' },
   { key: 'node', label: 'Node', kind: 'text' },
@@ -23,11 +30,14 @@ const COLUMNS: { key: VmSortKey; label: string; kind: SortKind; numeric?: boolea
 ];
 
 const ROW_HEIGHT = 34;
-const byName = (a: VmRow, b: VmRow) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace);
+const byName = (a: GuestRow, b: GuestRow) =>
+  compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace) || compareNames(a.type, b.type);
 
-export function useSortedVms(rows: readonly VmRow[], sort: SortSpec<VmSortKey>): VmRow[] {
+const TYPE_LABEL = { vm: 'Virtual machine', ct: 'Container' } as const;
+
+export function useSortedVms(rows: readonly GuestRow[], sort: SortSpec<VmSortKey>): GuestRow[] {
   return useMemo(() => {
-    const kind = COLUMNS.find((c) => c.key === sort.key)?.kind ?? 'text';
+    const kind = [TYPE_COLUMN, ...COLUMNS].find((c) => c.key === sort.key)?.kind ?? 'text';
     return sortRows(rows, sort, kind, byName);
   }, [rows, sort]);
 }
@@ -40,15 +50,22 @@ export function VmTable({
   onSelect,
   selectable,
   onTagClick,
+  showType = false,
 }: {
-  rows: VmRow[];
+  rows: GuestRow[];
   sort: SortSpec<VmSortKey>;
   onSort: (s: SortSpec<VmSortKey>) => void;
   selected: ReadonlySet<string>;
   onSelect: (next: Set<string>) => void;
   selectable: boolean;
   onTagClick?: (tag: string) => void;
+  /** A Type column (VM / CT icon) for tables that mix both. */
+  showType?: boolean;
 }) {
+  // A CT has cores, not vCPUs: a mixed table says CPU.
+  const columns = showType
+    ? [TYPE_COLUMN, ...COLUMNS.map((c) => (c.key === 'cpu' ? { ...c, label: 'CPU' } : c))]
+    : COLUMNS;
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -56,7 +73,7 @@ export function VmTable({
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
   });
-  const allSelected = rows.length > 0 && rows.every((r) => selected.has(vmKey(r.namespace, r.name)));
+  const allSelected = rows.length > 0 && rows.every((r) => selected.has(r.key));
 
   const toggle = (key: string) => {
     const next = new Set(selected);
@@ -67,7 +84,12 @@ export function VmTable({
 
   return (
     <div className="vm-table-scroll" ref={scrollRef} data-testid="vm-table">
-      <div className="vm-table" role="grid" aria-rowcount={rows.length + 1} aria-multiselectable={selectable}>
+      <div
+        className={showType ? 'vm-table with-type' : 'vm-table'}
+        role="grid"
+        aria-rowcount={rows.length + 1}
+        aria-multiselectable={selectable}
+      >
         <div className="vm-row vm-head" role="row" aria-rowindex={1}>
           <div role="columnheader">
             {selectable && (
@@ -75,13 +97,11 @@ export function VmTable({
                 type="checkbox"
                 aria-label={allSelected ? 'Clear selection' : `Select all ${rows.length} shown`}
                 checked={allSelected}
-                onChange={() =>
-                  onSelect(allSelected ? new Set() : new Set(rows.map((r) => vmKey(r.namespace, r.name))))
-                }
+                onChange={() => onSelect(allSelected ? new Set() : new Set(rows.map((r) => r.key)))}
               />
             )}
           </div>
-          {COLUMNS.map((c) => {
+          {columns.map((c) => {
             const active = sort.key === c.key;
             return (
               <div
@@ -107,7 +127,7 @@ export function VmTable({
           {virtualizer.getVirtualItems().map((item) => {
             const vm = rows[item.index];
             if (!vm) return null;
-            const key = vmKey(vm.namespace, vm.name);
+            const key = vm.key;
             const isSelected = selected.has(key);
             return (
               <div
@@ -116,7 +136,8 @@ export function VmTable({
                 aria-rowindex={item.index + 2}
                 aria-selected={isSelected}
                 className="vm-row vm-body-row"
-                data-vm={key}
+                data-vm={vm.type === 'vm' ? key : undefined}
+                data-ct={vm.type === 'ct' ? `${vm.namespace}/${vm.name}` : undefined}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
               >
                 <div role="gridcell">
@@ -129,10 +150,16 @@ export function VmTable({
                     />
                   )}
                 </div>
+                {showType && (
+                  <div role="gridcell" data-col="type" title={TYPE_LABEL[vm.type]}>
+                    <span className="icon" role="img" aria-label={TYPE_LABEL[vm.type]}>
+                      {vm.type === 'ct' ? '⬡' : '▭'}
+                    </span>{' '}
+                    <span className="type-word">{vm.type.toUpperCase()}</span>
+                  </div>
+                )}
                 <div role="gridcell" className="vm-name">
-                  <Link href={`/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`}>
-                    {vm.name}
-                  </Link>
+                  <Link href={vm.href}>{vm.name}</Link>
                   {vm.template && <span className="tag">template</span>}
                   {vm.tags.map((t) =>
                     onTagClick ? (
@@ -153,7 +180,7 @@ export function VmTable({
                   )}
                 </div>
                 <div role="gridcell" data-col="status" style={{ display: 'flex', alignItems: 'center', gap: 6 }}>
-                  <StatusDot status={vm.status} />
+                  <StatusDot status={vm.dot} />
                   <span>{vm.status}</span>
                 </div>
                 <div role="gridcell">{vm.node || <span className="page-sub">—</span>}</div>

@@ -1,37 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { runBulk } from './bulk';
+import { chunks, runBulk, type BulkTarget } from './bulk';
+
+const vm = (name: string): BulkTarget => ({ type: 'vm', namespace: 'tailvm', name });
+const ct = (name: string): BulkTarget => ({ type: 'ct', namespace: 'tailvm', name });
 
 describe('runBulk', () => {
-  it('reports each item in input order, failures with their message', async () => {
-    const r = await runBulk(
-      ['a', 'b', 'c'],
-      (x) => x,
-      async (x) => {
-        await new Promise((res) => setTimeout(res, x === 'a' ? 20 : 1));
-        if (x === 'b') throw new Error('b is already running');
-      },
+  it("reports each guest's own result in order, keyed like the table's selection", async () => {
+    const r = await runBulk([vm('a'), ct('a'), vm('b')], (chunk) =>
+      Promise.resolve({
+        results: chunk.map((t) => ({
+          ...t,
+          ok: t.name !== 'b',
+          message: t.name === 'b' ? 'VM tailvm/b is not running (Stopped)' : 'stop accepted',
+        })),
+      }),
     );
     expect(r).toEqual([
-      { key: 'a', ok: true, message: 'ok' },
-      { key: 'b', ok: false, message: 'b is already running' },
-      { key: 'c', ok: true, message: 'ok' },
+      { key: 'tailvm/a', type: 'vm', ok: true, message: 'stop accepted' },
+      { key: 'ct:tailvm/a', type: 'ct', ok: true, message: 'stop accepted' },
+      { key: 'tailvm/b', type: 'vm', ok: false, message: 'VM tailvm/b is not running (Stopped)' },
     ]);
   });
 
-  it('never runs more than the concurrency limit at once', async () => {
-    let active = 0;
-    let peak = 0;
-    await runBulk(
-      [...Array(20).keys()],
-      String,
-      async () => {
-        active++;
-        peak = Math.max(peak, active);
-        await new Promise((res) => setTimeout(res, 2));
-        active--;
-      },
-      3,
-    );
-    expect(peak).toBe(3);
+  it('sends at most the server limit per request, and fails only the guests of a refused request', async () => {
+    const sizes: number[] = [];
+    const targets = Array.from({ length: 2500 }, (_, i) => vm(`v${i}`));
+    const r = await runBulk(targets, (chunk) => {
+      sizes.push(chunk.length);
+      if (sizes.length === 2) return Promise.reject(new Error('you are read-only'));
+      return Promise.resolve({ results: chunk.map((t) => ({ ...t, ok: true, message: 'ok' })) });
+    });
+    expect(sizes).toEqual([1000, 1000, 500]);
+    expect(r.filter((x) => !x.ok)).toHaveLength(1000);
+    expect(r[1000]).toEqual({ key: 'tailvm/v1000', type: 'vm', ok: false, message: 'you are read-only' });
+    expect(r[2499]?.ok).toBe(true);
+  });
+
+  it('chunks an empty selection into no requests', () => {
+    expect(chunks([])).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@
  */
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject } from '../store/types.js';
-import type { GuestIdentity } from './guest-identity.js';
+import { podIdentity, type GuestIdentity } from './guest-identity.js';
 import { childrenOf, isDirectory } from './shell/filesystem.js';
 import { FileView, newFileStore, type FileStore } from './shell/writable-fs.js';
 
@@ -45,9 +45,16 @@ export function storeBytes(store: FileStore): number {
 /** Every cluster's container files, so the kubelet's stats can measure the volumes the shells wrote to. */
 const perCluster = new WeakMap<ObjectStore, ContainerFiles>();
 
-/** Bytes used on a claim (by uid) in the cluster behind `store`; 0 when nothing was ever written to it. */
-export function claimBytesUsed(store: ObjectStore, claimUid: string): number {
-  return perCluster.get(store)?.claimBytes(claimUid) ?? 0;
+/**
+ * Bytes used on a claim (by uid) mounted by the running `pod`, in the cluster behind `store`; 0 when nothing was
+ * ever written to it. The pod's init containers are played first if no exec has played them yet: on a real node they
+ * ran before the pod was Running, so a privileged CT's seeded root is on its volume from the start.
+ */
+export function claimBytesUsed(store: ObjectStore, pod: KObject, claimUid: string): number {
+  const files = perCluster.get(store);
+  if (!files) return 0;
+  files.settle(pod);
+  return files.claimBytes(claimUid);
 }
 
 const PVCS = '/persistentvolumeclaims';
@@ -76,6 +83,14 @@ export class ContainerFiles {
 
   constructor(private readonly store: ObjectStore) {
     perCluster.set(store, this);
+  }
+
+  /** Plays the pod's init containers now, unless an exec already has. */
+  settle(pod: KObject): void {
+    const spec = (pod.spec ?? {}) as PodSpec & { nodeName?: string };
+    if (!spec.initContainers?.length || this.initialised.has(pod.metadata.uid ?? '')) return;
+    const identity = podIdentity(pod, this.store.get('/nodes', undefined, spec.nodeName ?? ''));
+    this.view(pod, spec.containers?.[0]?.name ?? '', () => identity);
   }
 
   claimBytes(claimUid: string): number {

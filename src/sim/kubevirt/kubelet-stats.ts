@@ -184,7 +184,7 @@ export class KubeletStats {
         digString(claim, 'spec', 'resources', 'requests', 'storage');
       const capacity = size ? Math.round(parseQuantity(size)) : 0;
       if (!(capacity > 0)) continue;
-      const used = Math.min(capacity, claimBytesUsed(this.ctx.store, claim.metadata.uid));
+      const used = Math.min(capacity, claimBytesUsed(this.ctx.store, pod, claim.metadata.uid));
       out.push({
         time,
         name: String(volume.name),

@@ -297,4 +297,11 @@ describe('data volume usage', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'usage1', diskUsage: null })]),
     );
   });
+
+  it("a running privileged CT's volume holds its seeded root before anyone opened a shell", async () => {
+    await createCt('usage2', { privileged: true });
+    const u = await eventually(async () => (await row('usage2')).diskUsage, 10_000, 'a usage reading');
+    expect(u.usedBytes).toBeGreaterThan(10 * 4096); // the image root's directories and files, a block each
+    expect(u.usedBytes).toBeLessThan(u.totalBytes);
+  });
 });

@@ -85,6 +85,26 @@ describe('kubelet stats through the node proxy', () => {
     expect(after.get(key)!.writes).toBeGreaterThan(before.get(key)!.writes);
   });
 
+  it("Summary API: a container pod's claim-backed volumes with used and capacity bytes; a VM's disks are not listed", async () => {
+    const pods: Wire[] = [];
+    for (const node of ['corral-1', 'corral-2', 'corral-3'])
+      pods.push(...((await rawGet(h, `/api/v1/nodes/${node}/proxy/stats/summary`)).json.pods as Wire[]));
+    for (const p of pods.filter((x) => String(x.podRef.name).startsWith('virt-launcher-')))
+      expect(p.volume).toBeUndefined();
+    const cts = pods.filter((x) => Array.isArray(x.volume) && x.volume.length > 0);
+    expect(cts.length).toBeGreaterThan(0); // the demo fleet's containers
+    for (const p of cts) {
+      const v = (p.volume as Wire[])[0]!;
+      const claim = (
+        await rawGet(h, `/api/v1/namespaces/${p.podRef.namespace}/persistentvolumeclaims/${v.pvcRef.name}`)
+      ).json;
+      expect(claim.metadata.labels['corral.dev/ct-name']).toBe(p.podRef.name);
+      expect(v.capacityBytes).toBeGreaterThan(0);
+      expect(v.usedBytes).toBeGreaterThanOrEqual(0);
+      expect(v.usedBytes + v.availableBytes).toBe(v.capacityBytes);
+    }
+  });
+
   it('a paused VM moves (almost) nothing; a busy one much more', async () => {
     // Demo fleet: ci-runner is paused on corral-2, db runs there.
     const read = async () => diskCounters((await text('/api/v1/nodes/corral-2/proxy/metrics/cadvisor')).body);

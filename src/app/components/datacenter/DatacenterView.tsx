@@ -1,8 +1,10 @@
 'use client';
-// The Datacenter page: summary cards, fleet charts and top VMs, tag chips, the filterable/sortable VM table with bulk actions, templates.
+// The Datacenter page: summary cards, fleet charts and top VMs, tag chips, the filterable/sortable table of VMs and
+// CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.run, templates.
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { runBulk, type BulkResult } from '../../lib/bulk';
+import { bulkTarget, ctGuest, vmGuest, type GuestRow } from '../../lib/guest-rows';
 import { hasTerm, isEmptyFilter, matchesFilter, parseFilter, toggleTerm } from '../../lib/filter-query';
 import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
@@ -13,10 +15,11 @@ import { useTRPCClient } from '../../lib/trpc';
 import { SumCharts } from '../charts/SumCharts';
 import { TopVms } from '../charts/TopVms';
 import { StatusDot } from '../StatusDot';
+import { ActionDialog } from '../vm/ActionDialog';
 import { TemplateDialog } from '../vm/TemplateDialog';
 import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
 
-type BulkAction = 'start' | 'stop' | 'restart';
+type BulkAction = 'start' | 'stop' | 'restart' | 'delete';
 
 /** Reads and writes `?q=` so a filtered view can be linked and survives reload. */
 function useUrlQuery(): [string, (q: string) => void] {
@@ -44,12 +47,15 @@ export function DatacenterView() {
   const [results, setResults] = useState<{ action: BulkAction; rows: BulkResult[] } | null>(null);
   const [busy, setBusy] = useState(false);
   const [unmark, setUnmark] = useState<VmRow | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const filter = useMemo(() => parseFilter(query), [query]);
 
   const all = state.vms.list();
-  const { vms, templates, tags, running } = useMemo(() => {
+  const allCts = state.cts.list();
+  const { vms, guests, byKey, templates, tags, running, ctsRunning } = useMemo(() => {
     void version;
     const vms: VmRow[] = [];
+    const guests: GuestRow[] = [];
     const templates: VmRow[] = [];
     const tags = new Map<string, number>();
     let running = 0;
@@ -59,14 +65,28 @@ export function DatacenterView() {
         continue;
       }
       vms.push(vm);
+      guests.push(vmGuest(vm));
       if (vm.status === 'Running') running++;
       for (const t of vm.tags) tags.set(t, (tags.get(t) ?? 0) + 1);
     }
-    return { vms, templates, tags: [...tags.entries()].sort((a, b) => a[0].localeCompare(b[0])), running };
-  }, [all, version]);
+    let ctsRunning = 0;
+    for (const ct of allCts) {
+      guests.push(ctGuest(ct));
+      if (ct.phase === 'Running') ctsRunning++;
+    }
+    return {
+      vms,
+      guests,
+      byKey: new Map(guests.map((g) => [g.key, g])),
+      templates,
+      tags: [...tags.entries()].sort((a, b) => a[0].localeCompare(b[0])),
+      running,
+      ctsRunning,
+    };
+  }, [all, allCts, version]);
   const filtered = useMemo(
-    () => (isEmptyFilter(filter) ? vms : vms.filter((v) => matchesFilter(filter, v))),
-    [vms, filter],
+    () => (isEmptyFilter(filter) ? guests : guests.filter((g) => matchesFilter(filter, g))),
+    [guests, filter],
   );
   const rows = useSortedVms(filtered, sort);
   const nodes = state.nodes.list();
@@ -79,20 +99,20 @@ export function DatacenterView() {
   // Selection only ever refers to rows that still exist.
   useEffect(() => {
     setSelected((s) => {
-      const keep = new Set([...s].filter((k) => state.vms.get(k)));
+      const keep = new Set([...s].filter((k) => byKey.has(k)));
       return keep.size === s.size ? s : keep;
     });
-  }, [state, version]);
+  }, [byKey]);
 
   const bulk = async (action: BulkAction) => {
-    const targets = [...selected].map((k) => state.vms.get(k)).filter((v): v is VmRow => v !== undefined);
+    const targets = [...selected]
+      .map((k) => byKey.get(k))
+      .filter((g): g is GuestRow => g !== undefined)
+      .map(bulkTarget);
     setBusy(true);
-    const rows = await runBulk(
-      targets,
-      (v) => `${v.namespace}/${v.name}`,
-      (v) => client.vms.action.mutate({ namespace: v.namespace, name: v.name, action }),
-    );
+    const rows = await runBulk(targets, (chunk) => client.bulk.run.mutate({ action, targets: chunk }));
     setBusy(false);
+    setConfirmDelete(false);
     setResults({ action, rows });
     setSelected(new Set());
   };
@@ -119,6 +139,12 @@ export function DatacenterView() {
           </div>
         </div>
         <div className="card">
+          <div className="card-label">CTs running</div>
+          <div className="card-value" data-testid="card-cts">
+            {ctsRunning} <small>/ {allCts.length}</small>
+          </div>
+        </div>
+        <div className="card">
           <div className="card-label">Nodes ready</div>
           <div className="card-value">
             {readyNodes} <small>/ {nodes.length}</small>
@@ -136,10 +162,13 @@ export function DatacenterView() {
         <TopVms by="mem" />
       </div>
 
-      {all.length === 0 ? (
+      {all.length === 0 && allCts.length === 0 ? (
         <div className="panel empty" data-testid="empty-state">
-          <h2>No VMs yet</h2>
-          <p>Create one from the catalog, a container disk, an ISO or an existing disk.</p>
+          <h2>No VMs or containers yet</h2>
+          <p>
+            Create a VM from the catalog, a container disk, an ISO or an existing disk, or a container (CT) from an
+            image.
+          </p>
           {!session.readOnly && (
             <Link href="/create" className="btn btn-primary">
               + Create VM
@@ -149,15 +178,15 @@ export function DatacenterView() {
       ) : (
         <section className="panel" aria-labelledby="vms-title">
           <div className="panel-head">
-            <h2 id="vms-title">Virtual machines</h2>
+            <h2 id="vms-title">Virtual machines and containers</h2>
             <span className="page-sub" data-testid="shown-count">
-              {rows.length === vms.length ? `${vms.length}` : `${rows.length} of ${vms.length}`}
+              {rows.length === guests.length ? `${guests.length}` : `${rows.length} of ${guests.length}`}
             </span>
             <input
               type="search"
               className="filter-input"
               aria-label="Filter VMs"
-              placeholder="Filter: text, tag:prod, status:running, node:n1, ns:tailvm (-tag:x excludes)"
+              placeholder="Filter: text, type:ct, tag:prod, status:running, node:n1, ns:tailvm (-tag:x excludes)"
               value={query}
               onChange={(e) => setQuery(e.target.value)}
               data-testid="vm-filter"
@@ -187,19 +216,28 @@ export function DatacenterView() {
                     type="button"
                     className="btn-small"
                     disabled={selected.size === 0 || busy}
-                    title={selected.size === 0 ? 'Select VMs in the table first' : `${a} ${selected.size} VMs`}
+                    title={selected.size === 0 ? 'Select guests in the table first' : `${a} ${selected.size} selected`}
                     onClick={() => void bulk(a)}
                   >
                     {a[0]?.toUpperCase() + a.slice(1)}
                   </button>
                 ))}
+                <button
+                  type="button"
+                  className="btn-small btn-danger"
+                  disabled={selected.size === 0 || busy}
+                  title={selected.size === 0 ? 'Select guests in the table first' : `Delete ${selected.size} selected`}
+                  onClick={() => setConfirmDelete(true)}
+                >
+                  Delete
+                </button>
               </div>
             )}
           </div>
           {rows.length === 0 ? (
             <div className="empty">
               <h2>Nothing matches</h2>
-              <p>No VM matches “{query}”.</p>
+              <p>No VM or CT matches “{query}”.</p>
               <button type="button" onClick={() => setQuery('')}>
                 Clear the filter
               </button>
@@ -213,6 +251,7 @@ export function DatacenterView() {
               onSelect={setSelected}
               selectable={!session.readOnly}
               onTagClick={(t) => setQuery(toggleTerm(query, 'tag', t))}
+              showType
             />
           )}
           {results && (
@@ -230,7 +269,8 @@ export function DatacenterView() {
                 {results.rows.map((r) => (
                   <li key={r.key} data-result={r.key}>
                     <span className={r.ok ? 'result-ok' : 'result-err'}>{r.ok ? '✓' : '✗'}</span>
-                    <span className="mono">{r.key}</span>
+                    <span className="page-sub">{r.type.toUpperCase()}</span>
+                    <span className="mono">{r.key.replace(/^ct:/, '')}</span>
                     <span className={r.ok ? 'page-sub' : 'result-err'}>{r.message}</span>
                   </li>
                 ))}
@@ -278,6 +318,37 @@ export function DatacenterView() {
         </section>
       )}
       {unmark && <TemplateDialog vm={unmark} open onClose={() => setUnmark(null)} />}
+      <ActionDialog
+        title={`Delete ${selected.size} selected`}
+        open={confirmDelete}
+        onClose={() => setConfirmDelete(false)}
+        label="Delete"
+        busyLabel="Deleting…"
+        busy={busy}
+        error={null}
+        danger
+        onConfirm={() => void bulk('delete')}
+      >
+        <p style={{ margin: 0 }}>
+          This deletes every selected VM with everything created for it (disks, snapshots, Secrets) and every selected
+          CT with its pod and data volume. Their data is gone for good.
+        </p>
+        <ul className="results" data-testid="bulk-delete-list">
+          {[...selected]
+            .map((k) => byKey.get(k))
+            .filter((g): g is GuestRow => g !== undefined)
+            .slice(0, 20)
+            .map((g) => (
+              <li key={g.key}>
+                <span className="page-sub">{g.type.toUpperCase()}</span>{' '}
+                <span className="mono">
+                  {g.namespace}/{g.name}
+                </span>
+              </li>
+            ))}
+          {selected.size > 20 && <li className="page-sub">and {selected.size - 20} more</li>}
+        </ul>
+      </ActionDialog>
     </div>
   );
 }

@@ -8,6 +8,7 @@ import type { SortSpec } from '../../lib/sort';
 import { SumCharts } from '../charts/SumCharts';
 import { TopVms } from '../charts/TopVms';
 import { NodeDot } from '../StatusDot';
+import { vmGuest } from '../../lib/guest-rows';
 import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
 
 export function NodeView() {
@@ -20,7 +21,8 @@ export function NodeView() {
     void version;
     return state.vms.list().filter((v) => v.node === name);
   }, [state, version, name]);
-  const rows = useSortedVms(vms, sort);
+  const guests = useMemo(() => vms.map(vmGuest), [vms]);
+  const rows = useSortedVms(guests, sort);
 
   if (!synced) return <div className="skeleton workbench">Loading…</div>;
   if (!node)
