@@ -258,6 +258,11 @@ export class ProxmoxState {
 
   /** Forget a CT at once after a successful delete (its PVC may finalise for a while): 404 and a free vmid. */
   markCtDeleted(ref: VmRef, pvcUid: string): void {
+    // Entries whose PVC has left the cache have nothing left to hide: dropped here, so the map stays small.
+    for (const [key, uid] of this.deletedCts) {
+      const [namespace = '', name = ''] = key.split('/');
+      if (findCt(this.services.deps, namespace, name)?.pvc.metadata.uid !== uid) this.deletedCts.delete(key);
+    }
     this.deletedCts.set(`${ref.namespace}/${ref.name}`, pvcUid);
     this.services.fleet.retireCtVmid(ref.namespace, ref.name, pvcUid);
   }
