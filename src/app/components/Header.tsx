@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useLive } from '../lib/live';
 import { useSession } from '../lib/session';
 import { CreateCtDialog } from './ct/CreateCtDialog';
+import { HealthBadge } from './health/HealthBadge';
 import { ThemeToggle } from './ThemeToggle';
 
 export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen: boolean }) {
@@ -34,6 +35,7 @@ export function Header({ onMenu, drawerOpen }: { onMenu: () => void; drawerOpen:
         </span>
       )}
       <LinkBadge link={link} />
+      <HealthBadge />
       <span className="header-spacer" />
       {session.loaded && (
         <span

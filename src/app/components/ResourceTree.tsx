@@ -149,6 +149,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               <span className="label">Images</span>
             </Link>
           </li>
+          <li>
+            <Link
+              href="/health"
+              className="tree-item"
+              aria-current={pathname === '/health' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <span className="icon" aria-hidden>
+                ✚
+              </span>
+              <span className="label">Health</span>
+            </Link>
+          </li>
         </ul>
         <div className="tree-group-title">{view === 'server' ? 'Nodes' : 'Namespaces'}</div>
         {groups.length === 0 && (

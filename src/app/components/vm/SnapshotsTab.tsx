@@ -19,6 +19,7 @@ import {
   suggestSnapshotName,
   takeSnapshotState,
 } from '../../lib/vm-ops';
+import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { StatusText } from '../TasksPanel';
 import { ActionDialog } from './ActionDialog';
 import type { VmTabProps } from './tabs';
@@ -106,7 +107,11 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
     hasDisk: vm.disk !== '',
     canSnapshot: session.capabilities?.canSnapshot,
   };
-  const take = takeSnapshotState(facts, { listError: list.error?.message || refusal || undefined, runningTask });
+  // A failing doctor check (the Snapshot gate off, no VolumeSnapshotClass) says why, and links to its fix.
+  const blocker = useBlocker('snapshots');
+  const take = blocker
+    ? { enabled: false, reason: blocker.reason }
+    : takeSnapshotState(facts, { listError: list.error?.message || refusal || undefined, runningTask });
   const rows = newestFirst(list.data ?? []);
 
   return (
@@ -130,7 +135,11 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
             >
               Take snapshot
             </button>
-            <WhyHint state={take} id="take-why" />
+            {blocker ? (
+              <BlockedBy blocker={blocker} what="Snapshots" id="take-why" />
+            ) : (
+              <WhyHint state={take} id="take-why" />
+            )}
           </span>
         )}
       </div>

@@ -1,0 +1,25 @@
+'use client';
+// A disabled control's link to the doctor row that explains it: "snapshots need the Snapshot feature gate — fix".
+import Link from 'next/link';
+import type { z } from 'zod';
+import type { Blocker, Feature } from '@/server/schemas/doctor';
+import { useSession } from '../../lib/session';
+import './health.css';
+
+type BlockerRow = z.infer<typeof Blocker>;
+
+/** The first failing check that turns `feature` off, from /api/capabilities; undefined when none does. */
+export function useBlocker(feature: z.infer<typeof Feature>): BlockerRow | undefined {
+  return useSession().capabilities?.blocked.find((b) => b.feature === feature);
+}
+
+export function BlockedBy({ blocker, what, id }: { blocker: BlockerRow; what: string; id?: string }) {
+  return (
+    <span className="why-hint why-doctor" id={id} data-testid={`blocked-${blocker.feature}`}>
+      {what} are off: {blocker.reason.replace(/:.*$/, '')} —
+      <Link href={`/health#check-${blocker.check}`} className="why-fix">
+        fix
+      </Link>
+    </span>
+  );
+}

@@ -1,0 +1,5 @@
+import { HealthView } from '../components/health/HealthView';
+
+export default function HealthPage() {
+  return <HealthView />;
+}

@@ -1,0 +1,127 @@
+// Datacenter → Health (issue 12): with KubeVirt's Snapshot feature gate switched off behind Corral's back, the
+// Health page shows the failing gate and the header its badge; a VM's disabled Take snapshot links to that row; the
+// row's Fix (after its preview) enables the gate, and the VM's Take snapshot is enabled again. Screenshots of the
+// page at desktop and phone width in both themes.
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { SCREENSHOT_DIR, SIM_URL } from './env';
+import { apiCreate, apiDelete, NS, uniqueName } from './helpers';
+
+const DIR = SCREENSHOT_DIR;
+const KUBEVIRT = '/apis/kubevirt.io/v1/namespaces/kubevirt/kubevirts/kubevirt';
+const SIM_HEADERS = { Authorization: 'Bearer sim-admin-token', 'Content-Type': 'application/merge-patch+json' };
+
+async function featureGates(request: APIRequestContext): Promise<{ gates: string[]; rv: string }> {
+  const kv = (await (await request.get(`${SIM_URL}${KUBEVIRT}`, { headers: SIM_HEADERS })).json()) as {
+    metadata: { resourceVersion: string };
+    spec: { configuration: { developerConfiguration: { featureGates: string[] } } };
+  };
+  return { gates: kv.spec.configuration.developerConfiguration.featureGates, rv: kv.metadata.resourceVersion };
+}
+
+async function setFeatureGates(request: APIRequestContext, gates: string[]) {
+  const res = await request.patch(`${SIM_URL}${KUBEVIRT}`, {
+    headers: SIM_HEADERS,
+    data: JSON.stringify({ spec: { configuration: { developerConfiguration: { featureGates: gates } } } }),
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+}
+
+/** Console errors and page errors the page logs (a page that logs one is broken). */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+function row(page: Page, name: string) {
+  return page.locator(`[data-check="${name}"]`);
+}
+
+/** The failing row in the middle of the view, then the picture. */
+async function shoot(page: Page, file: string) {
+  const gate = row(page, 'gate-snapshot');
+  await expect(gate).toHaveAttribute('data-status', 'fail');
+  await gate.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await page.screenshot({ path: `${DIR}/${file}` });
+}
+
+test('a failing feature gate: Health shows it, the VM links to it, Fix enables snapshots', async ({
+  page,
+  browser,
+  request,
+  baseURL,
+}) => {
+  test.skip(!SIM_URL, 'needs the embedded cluster (E2E_SIM_URL) to switch a gate off behind Corral');
+  const name = uniqueName('health');
+  const before = await featureGates(request);
+  const errors = watchErrors(page);
+  try {
+    await apiCreate(request, baseURL, name, false);
+    await setFeatureGates(
+      request,
+      before.gates.filter((g) => g !== 'Snapshot'),
+    );
+
+    await page.goto('/health');
+    const gate = row(page, 'gate-snapshot');
+    await expect(gate).toHaveAttribute('data-status', 'fail');
+    await expect(gate).toContainText('the KubeVirt Snapshot feature gate is off');
+    await expect(gate).toContainText('Fix: add Snapshot to spec.configuration.developerConfiguration.featureGates');
+    await expect(row(page, 'api')).toHaveAttribute('data-status', 'ok');
+    await expect(page.getByTestId('health-badge')).toBeVisible();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await shoot(page, 'health.png');
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+    await shoot(page, 'health-light.png');
+    await page.getByTestId('theme-toggle').click();
+    for (const theme of ['dark', 'light'] as const) {
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        baseURL,
+        colorScheme: theme,
+      });
+      const p = await phone.newPage();
+      const phoneErrors = watchErrors(p);
+      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await p.goto('/health');
+      await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
+      await shoot(p, theme === 'dark' ? 'health-phone.png' : 'health-phone-light.png');
+      expect(phoneErrors).toEqual([]);
+      await phone.close();
+    }
+
+    // The VM's Take snapshot is disabled, says why, and links to the row that explains it.
+    await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
+    await expect(page.getByRole('button', { name: 'Take snapshot' })).toBeDisabled();
+    const blocked = page.getByTestId('blocked-snapshots');
+    await expect(blocked).toContainText('Snapshots are off: the KubeVirt Snapshot feature gate is off');
+    await blocked.getByRole('link', { name: 'fix' }).click();
+    await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
+    await expect(gate).toHaveClass(/health-linked/);
+
+    await gate.getByRole('button', { name: 'Fix Snapshot feature gate' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText('add Snapshot to spec.configuration.developerConfiguration.featureGates');
+    await dialog.getByRole('button', { name: 'Fix', exact: true }).click();
+    await expect(page.getByTestId('health-fixed')).toContainText(
+      'enabled feature gate Snapshot on KubeVirt kubevirt/kubevirt',
+    );
+    await expect(gate).toHaveAttribute('data-status', 'ok');
+    expect((await featureGates(request)).gates).toEqual(expect.arrayContaining(before.gates));
+
+    await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
+    await expect(page.getByRole('button', { name: 'Take snapshot' })).toBeEnabled();
+    await expect(page.getByTestId('blocked-snapshots')).toHaveCount(0);
+    expect(errors).toEqual([]);
+  } finally {
+    const now = await featureGates(request);
+    if (!now.gates.includes('Snapshot')) await setFeatureGates(request, [...now.gates, 'Snapshot']);
+    await apiDelete(request, baseURL, name);
+  }
+});
