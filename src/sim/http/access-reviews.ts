@@ -8,7 +8,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { allowed, type ResourceAttributes, type SimUser } from './rbac.js';
-import { isPlainObject, isProtobufBody, notFoundPath, parseJson, readBody, sendJson } from './wire.js';
+import { decodeObject } from '../proto/envelope.js';
+import { MESSAGES } from '../proto/schema.js';
+import { ProtoError } from '../proto/wire.js';
+import { isPlainObject, isProtobufBody, notFoundPath, parseJson, readBodyBytes, sendJson } from './wire.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
@@ -28,13 +31,8 @@ function attributesOf(spec: Record<string, unknown>): ResourceAttributes | undef
   };
 }
 
-function decision(store: ObjectStore, user: SimUser, spec: Record<string, unknown>, protobuf: boolean) {
+function decision(store: ObjectStore, user: SimUser, spec: Record<string, unknown>) {
   if (user.admin) return { allowed: true, reason: 'the kubeconfig admin (system:masters) may do anything' };
-  if (protobuf)
-    return {
-      allowed: false,
-      evaluationError: 'the embedded cluster does not decode protobuf access reviews of a ServiceAccount: send JSON',
-    };
   const attrs = attributesOf(spec);
   // Non-resource URLs (discovery, /version, /healthz) are open to every authenticated caller here.
   if (!attrs) return { allowed: true, reason: 'non-resource URLs are open to authenticated callers' };
@@ -60,11 +58,20 @@ export async function serveReview(
   if (!resource || version !== 'v1' || rest.length !== 1 || rest[0] !== resource.plural) throw notFoundPath();
   if (req.method !== 'POST')
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-  const text = await readBody(req);
-  // kubectl auth can-i / whoami send protobuf, which is not decoded here: for the admin the answer does not depend
-  // on it (everything is allowed), so the review is answered without its spec.
-  const protobuf = isProtobufBody(req);
-  const body = protobuf ? { spec: { resourceAttributes: {} } } : text.trim() ? parseJson(text) : undefined;
+  const bytes = await readBodyBytes(req);
+  // kubectl auth can-i / whoami send protobuf. A SelfSubjectAccessReview is decoded like any built-in body; a
+  // SelfSubjectReview has nothing to read (no spec), so its body is not.
+  let body: unknown;
+  if (!isProtobufBody(req)) body = bytes.toString('utf8').trim() ? parseJson(bytes.toString('utf8')) : undefined;
+  else if (group !== AUTHORIZATION_GROUP) body = {};
+  else {
+    try {
+      body = decodeObject(bytes, MESSAGES.get('SelfSubjectAccessReview')!);
+    } catch (err) {
+      if (err instanceof ProtoError) throw badRequest(`error decoding protobuf request body: ${err.message}`);
+      throw err;
+    }
+  }
   if (!isPlainObject(body)) throw badRequest(`${resource.kind} body must be a JSON object`);
   const meta = { creationTimestamp: null };
   if (group === AUTHORIZATION_GROUP) {
@@ -94,7 +101,7 @@ export async function serveReview(
       apiVersion: `${group}/v1`,
       metadata: meta,
       spec: body.spec,
-      status: decision(who.store, who.user, body.spec, protobuf),
+      status: decision(who.store, who.user, body.spec),
     });
   }
   return sendJson(res, 201, {

@@ -9,11 +9,13 @@
  * values of other scalars are dropped as the JSON encoder's `omitempty` drops them.
  */
 import { APPS_BATCH } from './descriptors/apps-batch.js';
+import { AUTHORIZATION } from './descriptors/authorization.js';
 import { COORDINATION } from './descriptors/coordination.js';
 import { CORE } from './descriptors/core.js';
 import { CORE_POD } from './descriptors/core-pod.js';
 import { CORE_VOLUMES } from './descriptors/core-volumes.js';
 import { META } from './descriptors/meta.js';
+import { POLICY_NETWORKING } from './descriptors/policy-networking.js';
 import { RBAC_STORAGE } from './descriptors/rbac-storage.js';
 
 export const SCALARS = ['string', 'bool', 'int32', 'int64', 'bytes'] as const;
@@ -109,6 +111,8 @@ export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
   apps: ['Deployment'],
   batch: ['Job'],
   'coordination.k8s.io': ['Lease'],
+  'networking.k8s.io': ['NetworkPolicy', 'Ingress'],
+  policy: ['PodDisruptionBudget'],
   'rbac.authorization.k8s.io': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
   'storage.k8s.io': ['StorageClass'],
 };
@@ -127,6 +131,8 @@ export const MESSAGES = parseDescriptors([
   APPS_BATCH,
   RBAC_STORAGE,
   COORDINATION,
+  POLICY_NETWORKING,
+  AUTHORIZATION,
   LISTS,
 ]);
 

@@ -153,6 +153,65 @@ describe('protobuf responses', () => {
   });
 });
 
+describe('kubectl auth can-i: SelfSubjectAccessReview in protobuf', () => {
+  const review = (verb: string, resource: string) =>
+    encodeMessage(MESSAGES.get('SelfSubjectAccessReview')!, {
+      spec: { resourceAttributes: { verb, group: '', resource, namespace: 'default' } },
+    });
+  const ask = async (verb: string, resource: string, token?: string) => {
+    const res = await fetch(`${h.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, {
+      method: 'POST',
+      headers: { 'Content-Type': PROTOBUF, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: new Uint8Array(envelope('authorization.k8s.io/v1', 'SelfSubjectAccessReview', review(verb, resource))),
+    });
+    return { status: res.status, json: (await res.json()) as WireJson };
+  };
+
+  it('is decoded: the admin is allowed and the spec is echoed', async () => {
+    const res = await ask('delete', 'pods');
+    expect(res.status).toBe(201);
+    expect(res.json.spec).toEqual({
+      resourceAttributes: { verb: 'delete', resource: 'pods', namespace: 'default' }, // group "" is omitted, as in JSON
+    });
+    expect(res.json.status.allowed).toBe(true);
+  });
+
+  it("a ServiceAccount's review is answered from RBAC like its JSON twin", async () => {
+    const store = h.cluster.store;
+    store.create('/serviceaccounts', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'reader', namespace: 'default' },
+    });
+    store.create('/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'reader-token',
+        namespace: 'default',
+        annotations: { 'kubernetes.io/service-account.name': 'reader' },
+      },
+      type: 'kubernetes.io/service-account-token',
+      data: { token: Buffer.from('reader-token').toString('base64') },
+    });
+    store.create('rbac.authorization.k8s.io/roles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'read-pods', namespace: 'default' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+    });
+    store.create('rbac.authorization.k8s.io/rolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'read-pods', namespace: 'default' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-pods' },
+    });
+    expect((await ask('list', 'pods', 'reader-token')).json.status).toMatchObject({ allowed: true });
+    expect((await ask('delete', 'pods', 'reader-token')).json.status.allowed).toBe(false);
+  });
+});
+
 describe('media types', () => {
   it('a malformed protobuf body is a 400 naming the problem', async () => {
     const res = await send(
