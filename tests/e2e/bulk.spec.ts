@@ -17,7 +17,7 @@ test('bulk-start two stopped VMs and read the result per VM', async ({ page, req
 
     const results = page.getByTestId('bulk-results');
     await expect(results).toContainText('start: 2 ok, 0 failed');
-    for (const n of names) await expect(results.locator(`[data-result="tailvm/${n}"]`)).toContainText('ok');
+    for (const n of names) await expect(results.locator(`[data-result="tailvm/${n}"]`)).toContainText('start accepted');
     await expect(page.getByTestId('bulk-bar')).toContainText('0 selected');
     for (const n of names)
       await expect(vmRow(page, n).locator('[data-col="status"]')).toHaveText('Running', { timeout: 60_000 });
