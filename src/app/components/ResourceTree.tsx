@@ -1,5 +1,6 @@
 'use client';
-// The left resource tree, Proxmox style: Server view (nodes → their VMs, unplaced VMs apart) or Namespace view.
+// The left resource tree, Proxmox style: Server view (nodes → their VMs, unplaced VMs apart), Namespace view, or
+// Pool view (pools/PoolTree.tsx: pools nested by path, drag-and-drop onto them).
 // Groups render at most GROUP_CAP VMs: at thousands of VMs the tree is for navigation, the table for browsing.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
@@ -9,11 +10,12 @@ import { useFleet } from '../lib/live';
 import type { CtRow, VmRow } from '../lib/model';
 import { compareNames } from '../lib/sort';
 import { ctHref, ctStatus, useCts } from './ct/use-cts';
+import { PoolTree } from './pools/PoolTree';
 import { NodeDot, StatusDot } from './StatusDot';
 
 const GROUP_CAP = 100;
 const AUTO_EXPAND_LIMIT = 300;
-type View = 'server' | 'namespace';
+type View = 'server' | 'namespace' | 'pool';
 
 interface Group {
   key: string;
@@ -105,11 +107,24 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
     <nav className="tree-pane" id="resource-tree" aria-label="Resource tree">
       <div className="tree-tools">
         <div className="segmented" role="group" aria-label="Tree view">
-          <button type="button" aria-pressed={view === 'server'} onClick={() => setView('server')}>
-            Server view
+          <button
+            type="button"
+            aria-label="Server view"
+            aria-pressed={view === 'server'}
+            onClick={() => setView('server')}
+          >
+            Server
           </button>
-          <button type="button" aria-pressed={view === 'namespace'} onClick={() => setView('namespace')}>
-            Namespace view
+          <button
+            type="button"
+            aria-label="Namespace view"
+            aria-pressed={view === 'namespace'}
+            onClick={() => setView('namespace')}
+          >
+            Namespace
+          </button>
+          <button type="button" aria-label="Pool view" aria-pressed={view === 'pool'} onClick={() => setView('pool')}>
+            Pool
           </button>
         </div>
         <input
@@ -163,11 +178,14 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
             </Link>
           </li>
         </ul>
-        <div className="tree-group-title">{view === 'server' ? 'Nodes' : 'Namespaces'}</div>
-        {groups.length === 0 && (
+        {view === 'pool' && <PoolTree onNavigate={onNavigate} />}
+        <div className="tree-group-title" hidden={view === 'pool'}>
+          {view === 'server' ? 'Nodes' : 'Namespaces'}
+        </div>
+        {view !== 'pool' && groups.length === 0 && (
           <div className="tree-more">{total === 0 ? 'No VMs yet' : 'Nothing matches the filter'}</div>
         )}
-        <ul>
+        <ul hidden={view === 'pool'}>
           {groups.map((g) => {
             const open = isOpen(g);
             return (
