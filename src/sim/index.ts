@@ -13,6 +13,7 @@ import type { FieldValidation } from './http/resource-handlers.js';
 import type { BaselineOptions, FleetName, SimContext, SimModule } from './module.js';
 import { defaultModules } from './modules.js';
 import { crdFor, KINDS, registerKinds, type KindSpec } from './resources/kinds.js';
+import { validateBuiltin } from './resources/builtin-validation.js';
 import { validateAgainstSchema } from './resources/schema.js';
 import { ObjectStore } from './store/object-store.js';
 import type { KObject } from './store/types.js';
@@ -127,7 +128,10 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     ctx: context,
     modules,
     faults,
-    validate: (type: KindSpec, obj: KObject, mode: FieldValidation) => validateAgainstSchema(type, obj, mode),
+    validate: (type: KindSpec, obj: KObject, mode: FieldValidation) => {
+      validateBuiltin(type, obj);
+      return validateAgainstSchema(type, obj, mode);
+    },
     ...(options.watchBookmarkIntervalMs
       ? { watchSettings: { bookmarkIntervalMs: options.watchBookmarkIntervalMs } }
       : {}),

@@ -92,6 +92,16 @@ function list<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
+/** kubectl's NetworkPolicy Pod-Selector column: the matchLabels as k=v, or <none> for all pods. */
+function podSelectorText(np: KObject): string {
+  const labels = (np.spec as { podSelector?: { matchLabels?: Record<string, string> } } | undefined)?.podSelector
+    ?.matchLabels;
+  const text = Object.entries(labels ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  return text || '<none>';
+}
+
 function podReady(pod: KObject): string {
   const statuses = list<{ ready?: boolean }>(
     (pod.status as { containerStatuses?: unknown } | undefined)?.containerStatuses,
@@ -569,6 +579,58 @@ export const KINDS: KindSpec[] = [
     namespaced: true,
     builtin: true,
     columns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }, age],
+  }),
+  kind({
+    group: 'policy',
+    version: 'v1',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    shortNames: ['pdb'],
+    status: true,
+    builtin: true,
+    columns: [
+      { name: 'Min Available', type: 'string', jsonPath: '.spec.minAvailable' },
+      { name: 'Max Unavailable', type: 'string', jsonPath: '.spec.maxUnavailable' },
+      { name: 'Allowed Disruptions', type: 'integer', jsonPath: '.status.disruptionsAllowed' },
+      age,
+    ],
+  }),
+  kind({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'NetworkPolicy',
+    plural: 'networkpolicies',
+    namespaced: true,
+    shortNames: ['netpol'],
+    builtin: true,
+    columns: [{ name: 'Pod-Selector', type: 'string', value: (np) => podSelectorText(np) }, age],
+  }),
+  kind({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    namespaced: true,
+    shortNames: ['ing'],
+    status: true,
+    builtin: true,
+    columns: [
+      {
+        name: 'Class',
+        type: 'string',
+        value: (i) => (i.spec as { ingressClassName?: string } | undefined)?.ingressClassName ?? '<none>',
+      },
+      {
+        name: 'Hosts',
+        type: 'string',
+        value: (i) =>
+          list<{ host?: string }>((i.spec as { rules?: unknown } | undefined)?.rules)
+            .map((r) => r.host ?? '*')
+            .join(',') || '*',
+      },
+      age,
+    ],
   }),
   kind({
     group: 'k8s.cni.cncf.io',
