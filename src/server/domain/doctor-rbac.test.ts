@@ -1,4 +1,4 @@
-/** The doctor's RBAC check asks for exactly what deploy/rbac.yaml grants, so a Corral deployed with it reads ok. */
+/** The doctor's RBAC check asks for exactly what deploy/base/rbac.yaml grants, so a Corral deployed with it reads ok. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -12,7 +12,7 @@ interface Rule {
 }
 
 function deployedPermissions(): string[] {
-  const file = fileURLToPath(new URL('../../../deploy/rbac.yaml', import.meta.url));
+  const file = fileURLToPath(new URL('../../../deploy/base/rbac.yaml', import.meta.url));
   const docs = parseAllDocuments(readFileSync(file, 'utf8')).map(
     (d) => d.toJSON() as { kind?: string; rules?: Rule[] },
   );
@@ -29,7 +29,7 @@ function deployedPermissions(): string[] {
 }
 
 describe('the RBAC check', () => {
-  it('asks for the permissions of deploy/rbac.yaml, no more and no fewer', () => {
+  it('asks for the permissions of deploy/base/rbac.yaml, no more and no fewer', () => {
     expect(accessQueries().map(permissionName).sort()).toEqual(deployedPermissions());
   });
 

@@ -19,7 +19,7 @@ interface Need {
 const WATCHED = ['get', 'list', 'watch'];
 
 /**
- * What Corral does, by API resource: the same rules as the ClusterRole in deploy/rbac.yaml (doctor-rbac.test.ts
+ * What Corral does, by API resource: the same rules as the ClusterRole in deploy/base/rbac.yaml (doctor-rbac.test.ts
  * keeps the two equal), so a Corral deployed with it reads ok.
  */
 export const NEEDS: Need[] = [
