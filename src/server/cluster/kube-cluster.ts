@@ -106,6 +106,19 @@ export class KubeCluster implements ClusterPort {
     });
   }
 
+  async apply(kind: Kind, object: KObject): Promise<KObject> {
+    const r = RESOURCES[kind];
+    const { namespace, name } = object.metadata;
+    // JSON is YAML, so the applied configuration travels as JSON under the apply content type (as kubectl does).
+    return this.http.request<KObject>({
+      method: 'PATCH',
+      path: `${resourcePath(r, namespace, name)}?fieldManager=corral&force=true`,
+      body: { ...object, apiVersion: apiVersionOf(r), kind },
+      contentType: 'application/apply-patch+yaml',
+      what: `applying ${describe(kind, namespace, name)}`,
+    });
+  }
+
   async patch(kind: Kind, namespace: string | undefined, name: string, mergePatch: unknown): Promise<KObject> {
     return this.http.request<KObject>({
       method: 'PATCH',

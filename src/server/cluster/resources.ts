@@ -61,6 +61,9 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   ),
   KubeVirt: d('KubeVirt', 'kubevirt.io', 'v1', 'kubevirts'),
   CDI: d('CDI', 'cdi.kubevirt.io', 'v1beta1', 'cdis', false),
+  ServiceAccount: d('ServiceAccount', '', 'v1', 'serviceaccounts'),
+  Role: d('Role', 'rbac.authorization.k8s.io', 'v1', 'roles'),
+  RoleBinding: d('RoleBinding', 'rbac.authorization.k8s.io', 'v1', 'rolebindings'),
   NetworkAttachmentDefinition: d(
     'NetworkAttachmentDefinition',
     'k8s.cni.cncf.io',

@@ -5,13 +5,16 @@
  *
  * 1. CDI serves DataVolumes (the build's output disk is one);
  * 2. a ready node whose architecture bootc-image-builder ships for (amd64, arm64);
- * 3. the target namespace does not enforce a Pod Security level below `privileged` (the builder needs it).
+ * 3. the target namespace does not enforce a Pod Security level below `privileged` (the builder needs it);
+ * 4. the bootc extension is installed: the Job runs as its ServiceAccount (extensions-catalog.ts), and a Job whose
+ *    ServiceAccount is missing never gets a pod.
  *
  * Each refusal is reported as a reason; `bootc` is true when there is none. Read fresh each time (one small list and
  * one get; the UI asks once per page load).
  */
 import { CorralError } from '../errors';
 import type { DomainDeps } from './deps';
+import { BOOTC_BUILDER_SA } from './extensions-catalog';
 import { asDict } from './vm-facts';
 
 const BUILDER_ARCHES = new Set(['amd64', 'arm64']);
@@ -39,6 +42,11 @@ export async function bootcBlockers(deps: DomainDeps): Promise<string[]> {
   const level = ns?.metadata.labels?.['pod-security.kubernetes.io/enforce'];
   if (level && level !== 'privileged') {
     reasons.push(`namespace ${namespace} enforces Pod Security "${level}"; bootc-image-builder runs privileged`);
+  }
+  if (!(await deps.cluster.fetch('ServiceAccount', namespace, BOOTC_BUILDER_SA))) {
+    reasons.push(
+      `the bootc extension is not installed (no ServiceAccount ${namespace}/${BOOTC_BUILDER_SA} for the build Job) — install it under Datacenter → Extensions`,
+    );
   }
   return reasons;
 }

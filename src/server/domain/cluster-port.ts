@@ -62,7 +62,10 @@ export type Kind =
   | 'CDIConfig'
   | 'UploadTokenRequest'
   | 'KubeVirt'
-  | 'CDI';
+  | 'CDI'
+  | 'ServiceAccount'
+  | 'Role'
+  | 'RoleBinding';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {
@@ -189,6 +192,11 @@ export interface ClusterPort {
   onChange(listener: (event: ChangeEvent) => void): () => void;
 
   create(kind: Kind, object: KObject): Promise<KObject>;
+  /**
+   * Server-side apply (application/apply-patch+yaml, field manager `corral`, force): creates the object or makes
+   * the fields Corral states its own. The object must carry its name (and namespace when namespaced).
+   */
+  apply(kind: Kind, object: KObject): Promise<KObject>;
   /** JSON merge patch (application/merge-patch+json). */
   patch(kind: Kind, namespace: string | undefined, name: string, mergePatch: unknown): Promise<KObject>;
   /** Deletes; resolves false when the object did not exist. */

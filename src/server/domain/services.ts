@@ -14,8 +14,9 @@ import { labelCtVmid } from './ct-ops';
 import { deleteDataVolume, importDataVolume, listDataVolumes } from './datavolumes';
 import { removeSource, saveSource } from './sources';
 import { bootcBlockers } from './bootc-capability';
-import { capabilityFacts, instanceTypes } from './cluster-facts';
+import { capabilityFacts, instanceTypes, invalidateCapabilityFacts } from './cluster-facts';
 import { Doctor } from './doctor';
+import { Extensions } from './extensions';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
@@ -54,6 +55,11 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   void folderStore.start();
   const folders = new FolderService(deps, folderStore);
   const doctor = new Doctor(deps);
+  // Installing or removing an extension changes what the doctor and /api/capabilities report.
+  const extensions = new Extensions(deps, undefined, () => {
+    doctor.invalidate();
+    invalidateCapabilityFacts();
+  });
   live.addSource((push) => metricsStore.subscribe(push));
   // CT rows (pod + data volume), pushed like VM rows (ct-fleet.ts).
   const cts = new CtFleet(deps);
@@ -86,7 +92,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       poolOf: (namespace: string, name: string) => folders.poolOf(namespace, name),
       create: (caller: Caller, path: string, comment?: string) => folders.create(caller, path, comment),
       setComment: (caller: Caller, path: string, comment: string) => folders.setComment(caller, path, comment),
-      remove: (caller: Caller, path: string, options?: { onlyEmpty?: boolean }) => folders.remove(caller, path, options),
+      remove: (caller: Caller, path: string, options?: { onlyEmpty?: boolean }) =>
+        folders.remove(caller, path, options),
       move: (caller: Caller, from: string, to: string) => folders.move(caller, from, to),
       addMember: (caller: Caller, path: string, ref: string) => folders.addMember(caller, path, ref),
       removeMember: (caller: Caller, ref: string) => folders.removeMember(caller, ref),
@@ -162,6 +169,12 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
         if (!task) throw new CorralError('NOT_FOUND', `task ${id} not found (tasks are kept in memory, newest 500)`);
         return task;
       },
+    },
+    /** The extension catalog merged with installed state; install and uninstall (extensions.ts). */
+    extensions: {
+      list: () => extensions.list(),
+      install: (caller: Caller, name: string) => extensions.install(caller, name),
+      uninstall: (caller: Caller, name: string) => extensions.uninstall(caller, name),
     },
     /** Cluster health checks and their fixes (doctor.ts). */
     doctor: {

@@ -4,6 +4,7 @@
  */
 import type { KObject } from './cluster-port';
 import { ANNOTATION_SOURCE, LABEL_MANAGED_BY, LABEL_VM } from './labels';
+import { BOOTC_BUILDER_SA } from './extensions-catalog';
 
 export interface VmShape {
   name: string;
@@ -154,6 +155,7 @@ export function buildBootcJob(
         metadata: { labels: { ...ownedLabels(vm), 'corral.dev/bootc': 'build' } },
         spec: {
           restartPolicy: 'Never',
+          serviceAccountName: BOOTC_BUILDER_SA,
           containers: [
             {
               name: 'builder',

@@ -8,6 +8,7 @@ import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRout
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
 import { doctorRouter } from './doctor';
+import { extensionsRouter } from './extensions';
 import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
@@ -40,6 +41,7 @@ export const appRouter = router({
   whoami,
   capabilities,
   doctor: doctorRouter,
+  extensions: extensionsRouter,
   live: liveRouter,
   consoles: consolesRouter,
 });

@@ -128,6 +128,16 @@ export class FakeCluster implements ClusterPort {
     return object;
   }
 
+  async apply(kind: Kind, object: KObject): Promise<KObject> {
+    this.maybeFail('apply', kind);
+    const { namespace, name = '' } = object.metadata;
+    this.writes.push({ verb: 'apply', kind, namespace, name, body: object });
+    const current = this.table(kind).get(key(namespace, name));
+    const next = (current ? mergePatchApply(current, object) : structuredClone(object)) as KObject;
+    this.put(kind, next);
+    return next;
+  }
+
   async patch(kind: Kind, namespace: string | undefined, name: string, mergePatch: unknown): Promise<KObject> {
     this.maybeFail('patch', kind);
     const current = this.table(kind).get(key(namespace, name));

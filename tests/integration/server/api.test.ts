@@ -369,7 +369,7 @@ describe('cluster facts', () => {
     expect(r.body).toMatchObject({
       demo: true,
       cluster: 'embedded demo cluster',
-      bootc: true,
+      bootc: false, // until the bootc extension is installed (extensions.test.ts)
       defaultNamespace: 'tailvm',
     });
   });

@@ -228,6 +228,8 @@ describe('imported images (DataVolumes)', () => {
 
 describe('capabilities.bootc', () => {
   it('is decided from the cluster and says why not', async () => {
+    // The build Job runs as the bootc extension's ServiceAccount (docs/extensions.md).
+    expect((await h.post('/api/plugins/bootc/install', {})).status).toBe(200);
     const ok = (await h.get('/api/capabilities')).body as { bootc: boolean; bootcWhyNot: string[] };
     expect(ok).toMatchObject({ bootc: true, bootcWhyNot: [] });
     const label = (value: string | null) =>
