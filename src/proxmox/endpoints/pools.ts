@@ -8,13 +8,17 @@
  * Pool ids: PVE allows `[A-Za-z0-9_.-]` and `/`; a Corral path may also hold spaces, shown here as `_` (`web tier`
  * → `web_tier`). When two pools map to the same id, the one whose path is the id itself wins; the other is listed
  * under Corral's API only. PVE refuses to delete a pool with members or sub-pools, and so does this door (Corral's
- * own `DELETE /api/folders` unfolders them instead).
+ * own `DELETE /api/folders` unfolders them instead). PVE answers its refusals with 500; here, as for unknown VMs
+ * (docs/proxmox.md "Deliberate deviations"), a caller's mistake is a 4xx with PVE's message: 404 for an unknown
+ * pool, 409 for an existing one, a guest in another pool, a pool that is not empty.
  */
 import type { FolderDoc } from '@/server/domain/pools-store';
 import { KUBEVIRT_BACKEND, formatRef, pathProblem, readRef } from '@/server/domain/pools-path';
 import { findCt } from '@/server/domain/ct-rows';
 import { lxcResourceRow } from '../ct-view';
 import { resourceRow } from '../vm-view';
+import { CorralError, httpStatusOf } from '@/server/errors';
+import { onlyParams } from '../qemu-params';
 import { splitList } from '../params';
 import { ProxmoxError, paramError } from '../wire';
 import { define, type EndpointContext, type Routes } from './context';
@@ -50,7 +54,7 @@ function pathOf(doc: Readonly<FolderDoc>, poolid: string): string | undefined {
 
 function requirePath(ctx: EndpointContext, doc: Readonly<FolderDoc>, poolid: string): string {
   const path = pathOf(doc, poolid);
-  if (path === undefined) throw new ProxmoxError(500, `pool '${poolid}' does not exist`);
+  if (path === undefined) throw new ProxmoxError(404, `pool '${poolid}' does not exist`);
   return path;
 }
 
@@ -104,6 +108,7 @@ function refsOfVmids(ctx: EndpointContext, text: string | undefined): { vmid: nu
 }
 
 async function updatePool(ctx: EndpointContext): Promise<null> {
+  onlyParams(ctx.args, ['poolid', 'vms', 'storage', 'delete', 'allow-move', 'comment']);
   const poolid = poolidArg(ctx, true);
   const pools = ctx.state.services.pools;
   const caller = ctx.state.caller(ctx.principal);
@@ -118,12 +123,12 @@ async function updatePool(ctx: EndpointContext): Promise<null> {
   for (const { vmid, ref } of guests) {
     const current = pools.store.poolOf(ref);
     if (remove) {
-      if (current !== path) throw new ProxmoxError(500, `VM ${vmid} is not a member of pool '${poolid}'`);
+      if (current !== path) throw new ProxmoxError(409, `VM ${vmid} is not a member of pool '${poolid}'`);
       await pools.removeMember(caller, ref);
       continue;
     }
     if (current === path) continue;
-    if (current && !allowMove) throw new ProxmoxError(500, `VM ${vmid} is already a pool member`);
+    if (current && !allowMove) throw new ProxmoxError(409, `VM ${vmid} is already a pool member`);
     if (current) await pools.removeMember(caller, ref);
     await pools.addMember(caller, path, ref);
   }
@@ -132,6 +137,7 @@ async function updatePool(ctx: EndpointContext): Promise<null> {
 }
 
 async function deletePool(ctx: EndpointContext): Promise<null> {
+  onlyParams(ctx.args, ['poolid']);
   const poolid = poolidArg(ctx, true);
   const pools = ctx.state.services.pools;
   await pools.store.start();
@@ -141,13 +147,14 @@ async function deletePool(ctx: EndpointContext): Promise<null> {
   } catch (err) {
     // PVE's wording, so scripts written against PVE recognise it.
     if (err instanceof Error && /is not empty/.test(err.message))
-      throw new ProxmoxError(500, `delete pool failed: pool '${poolid}' is not empty`);
+      throw new ProxmoxError(409, `delete pool failed: pool '${poolid}' is not empty`);
     throw err;
   }
   return null;
 }
 
 async function getPool(ctx: EndpointContext, list: boolean): Promise<unknown> {
+  onlyParams(ctx.args, list ? ['poolid', 'type'] : ['type']);
   const pools = ctx.state.services.pools;
   await pools.store.start();
   const doc = pools.store.current();
@@ -170,13 +177,27 @@ export function poolResourceRows(ctx: EndpointContext): Record<string, unknown>[
   return Object.keys(doc).map((p) => ({ id: `pool/${poolidOf(p)}`, type: 'pool', pool: poolidOf(p) }));
 }
 
+/** A refusal of Corral's pools (a 4xx CorralError) keeps its status here: a caller's mistake is never a 5xx. */
+function mapped(handle: (ctx: EndpointContext) => Promise<unknown>) {
+  return async (ctx: EndpointContext) => {
+    try {
+      return await handle(ctx);
+    } catch (err) {
+      if (err instanceof CorralError && httpStatusOf[err.code] < 500)
+        throw new ProxmoxError(httpStatusOf[err.code], err.message);
+      throw err;
+    }
+  };
+}
+
 export function registerPools(table: Routes): void {
   // Listing needs no privilege of its own (PVE lists the pools the user may see; Corral's are all visible).
-  define(table, 'GET', '/pools', { handle: (ctx) => getPool(ctx, true) });
-  define(table, 'GET', '/pools/{poolid}', { handle: (ctx) => getPool(ctx, false) });
+  define(table, 'GET', '/pools', { handle: mapped((ctx) => getPool(ctx, true)) });
+  define(table, 'GET', '/pools/{poolid}', { handle: mapped((ctx) => getPool(ctx, false)) });
   define(table, 'POST', '/pools', {
     privilege: { name: 'Pool.Allocate', path: poolAcl },
-    handle: async (ctx) => {
+    handle: mapped(async (ctx) => {
+      onlyParams(ctx.args, ['poolid', 'comment']);
       const poolid = poolidArg(ctx, true);
       const comment = ctx.args.string('comment');
       const pools = ctx.state.services.pools;
@@ -184,17 +205,23 @@ export function registerPools(table: Routes): void {
         await pools.create(ctx.state.caller(ctx.principal), poolid, comment);
       } catch (err) {
         if (err instanceof Error && /already exists/.test(err.message))
-          throw new ProxmoxError(500, `create pool failed: pool '${poolid}' already exists`);
+          throw new ProxmoxError(409, `create pool failed: pool '${poolid}' already exists`);
         throw err;
       }
       return null;
-    },
+    }),
   });
-  define(table, 'PUT', '/pools', { privilege: { name: 'Pool.Allocate', path: poolAcl }, handle: updatePool });
-  define(table, 'PUT', '/pools/{poolid}', { privilege: { name: 'Pool.Allocate', path: poolAcl }, handle: updatePool });
-  define(table, 'DELETE', '/pools', { privilege: { name: 'Pool.Allocate', path: poolAcl }, handle: deletePool });
+  define(table, 'PUT', '/pools', { privilege: { name: 'Pool.Allocate', path: poolAcl }, handle: mapped(updatePool) });
+  define(table, 'PUT', '/pools/{poolid}', {
+    privilege: { name: 'Pool.Allocate', path: poolAcl },
+    handle: mapped(updatePool),
+  });
+  define(table, 'DELETE', '/pools', {
+    privilege: { name: 'Pool.Allocate', path: poolAcl },
+    handle: mapped(deletePool),
+  });
   define(table, 'DELETE', '/pools/{poolid}', {
     privilege: { name: 'Pool.Allocate', path: poolAcl },
-    handle: deletePool,
+    handle: mapped(deletePool),
   });
 }

@@ -58,7 +58,7 @@ it('serves pools to proxmoxer as PVE does, on the same folders /api/folders show
   const steps = await run();
   const at = (name: string) => steps.find((s) => s.step === name)!;
   const [a, b] = vmids;
-  expect(at('create-again').error).toMatch(/^500 Internal Server Error: create pool failed: pool 'web' already exists/);
+  expect(at('create-again').error).toMatch(/^409 Conflict: create pool failed: pool 'web' already exists/);
   expect(at('bad-id').error).toMatch(/^400 Bad Request: Parameter verification failed\./);
   expect(at('list').pools).toEqual([{ poolid: 'web', comment: 'front end' }, { poolid: 'web/db' }]);
 
@@ -89,15 +89,15 @@ it('serves pools to proxmoxer as PVE does, on the same folders /api/folders show
     { id: 'pool/web/db', type: 'pool', pool: 'web/db' },
   ]);
 
-  expect(at('in-other-pool').error).toMatch(new RegExp(`VM ${a} is already a pool member`));
+  expect(at('in-other-pool').error).toMatch(new RegExp(`^409 Conflict: VM ${a} is already a pool member`));
   const moved = at('moved') as unknown as { ct: number; web: Row[]; db: Row[] };
   expect(moved.web.map((m) => m.vmid)).toEqual([moved.ct]);
   expect(moved.db.map((m) => m.vmid).sort()).toEqual([a, b].sort());
-  expect(at('delete-non-empty').error).toMatch(/delete pool failed: pool 'web\/db' is not empty/);
+  expect(at('delete-non-empty').error).toMatch(/^409 Conflict: delete pool failed: pool 'web\/db' is not empty/);
   expect(at('remove-absent').error).toMatch(new RegExp(`VM ${a} is not a member of pool 'web/db'`));
   expect(at('after-delete').pools).toEqual([{ poolid: 'web', comment: 'renamed front' }]);
   expect(at('empty').pools).toEqual([]);
-  expect(at('missing').error).toMatch(/pool 'web' does not exist/);
+  expect(at('missing').error).toMatch(/^404 Not Found: pool 'web' does not exist/);
 
   // Every step went through Corral's pools: the task journal shows them, and nothing is left behind.
   const folders = (await (await fetch(`${h.corral.url}/api/folders`)).json()) as { folders: unknown[] };
