@@ -17,24 +17,20 @@ function expectWire(field: FieldDesc, owner: string, got: number, want: number):
     throw new ProtoError(`field ${owner}.${field.name} (${field.no}) has wire type ${got}, expected ${want}`);
 }
 
-function int(value: bigint, bits: 32 | 64): number {
-  return Number(BigInt.asIntN(bits, value));
-}
-
 /** The Go time.Time JSON form: RFC 3339 in UTC, seconds (Time) or microseconds (MicroTime). */
 function timestamp(reader: ProtoReader, micro: boolean): string | null {
-  let seconds = 0n;
+  let seconds = 0;
   let nanos = 0;
   while (!reader.done) {
     const { no, wireType } = reader.header();
-    if (no === 1 && wireType === WIRE.varint) seconds = BigInt.asIntN(64, reader.varint());
-    else if (no === 2 && wireType === WIRE.varint) nanos = int(reader.varint(), 32);
+    if (no === 1 && wireType === WIRE.varint) seconds = reader.signed(64);
+    else if (no === 2 && wireType === WIRE.varint) nanos = reader.signed(32);
     else reader.skip(wireType);
   }
   // The zero time (an unset non-pointer Time, e.g. a pod template's creationTimestamp) is an empty message on the
   // wire and null in JSON; an unset pointer Time is not on the wire at all.
-  if (seconds === 0n && nanos === 0) return null;
-  const date = new Date(Number(seconds) * 1000);
+  if (seconds === 0 && nanos === 0) return null;
+  const date = new Date(seconds * 1000);
   const year = date.getUTCFullYear();
   // Go's RFC 3339 encoder refuses years outside 0..9999 too.
   if (Number.isNaN(year) || year < 0 || year > 9999) throw new ProtoError(`timestamp ${seconds}s is out of range`);
@@ -46,7 +42,7 @@ function quantity(reader: ProtoReader): string {
   let value = '';
   while (!reader.done) {
     const { no, wireType } = reader.header();
-    if (no === 1 && wireType === WIRE.bytes) value = utf8.decode(reader.bytes());
+    if (no === 1 && wireType === WIRE.bytes) value = reader.string();
     else reader.skip(wireType);
   }
   return value;
@@ -58,9 +54,9 @@ function intOrString(reader: ProtoReader): number | string {
   let strVal = '';
   while (!reader.done) {
     const { no, wireType } = reader.header();
-    if (no === 1 && wireType === WIRE.varint) type = int(reader.varint(), 64);
-    else if (no === 2 && wireType === WIRE.varint) intVal = int(reader.varint(), 32);
-    else if (no === 3 && wireType === WIRE.bytes) strVal = utf8.decode(reader.bytes());
+    if (no === 1 && wireType === WIRE.varint) type = reader.signed(64);
+    else if (no === 2 && wireType === WIRE.varint) intVal = reader.signed(32);
+    else if (no === 3 && wireType === WIRE.bytes) strVal = reader.string();
     else reader.skip(wireType);
   }
   return type === 1 ? strVal : intVal;
@@ -86,11 +82,10 @@ function value(field: FieldDesc, owner: string, reader: ProtoReader, wireType: n
   const scalar = scalarType(field);
   if (scalar === 'bool' || scalar === 'int32' || scalar === 'int64') {
     expectWire(field, owner, wireType, WIRE.varint);
-    const v = reader.varint();
-    return scalar === 'bool' ? v !== 0n : int(v, scalar === 'int32' ? 32 : 64);
+    return scalar === 'bool' ? reader.uint() !== 0 : reader.signed(scalar === 'int32' ? 32 : 64);
   }
   expectWire(field, owner, wireType, WIRE.bytes);
-  if (scalar === 'string') return utf8.decode(reader.bytes());
+  if (scalar === 'string') return reader.string();
   if (scalar === 'bytes') return base64(reader.bytes());
   const sub = reader.sub();
   switch (wellKnownType(field)) {
@@ -123,7 +118,7 @@ function mapEntry(field: FieldDesc, owner: string, reader: ProtoReader): [string
     const { no, wireType } = reader.header();
     if (no === 1) {
       expectWire(field, owner, wireType, WIRE.bytes);
-      key = utf8.decode(reader.bytes());
+      key = reader.string();
     } else if (no === 2) entry = value(field, owner, reader, wireType);
     else reader.skip(wireType);
   }
@@ -131,6 +126,13 @@ function mapEntry(field: FieldDesc, owner: string, reader: ProtoReader): [string
 }
 
 const PACKABLE = new Set(['bool', 'int32', 'int64']);
+
+/** Plain (non-pointer) singular scalars: a zero value is left out, as the JSON encoder's `omitempty` does. */
+const DROP_ZERO = new WeakSet<FieldDesc>(
+  [...MESSAGES.values()].flatMap((m) =>
+    [...m.fields.values()].filter((f) => !f.pointer && !f.repeated && !f.map && scalarType(f)),
+  ),
+);
 
 function isZero(v: Json): boolean {
   return v === '' || v === 0 || v === false;
@@ -159,12 +161,10 @@ export function decodeMessage(desc: MessageDesc, reader: ProtoReader): { [key: s
       expectWire(field, desc.name, wireType, WIRE.bytes);
       Object.assign(out, decodeMessage(MESSAGES.get(field.type)!, reader.sub()));
     } else {
-      out[field.name] = value(field, desc.name, reader, wireType);
+      const v = value(field, desc.name, reader, wireType);
+      if (DROP_ZERO.has(field) && isZero(v)) delete out[field.name];
+      else out[field.name] = v;
     }
-  }
-  for (const field of desc.fields.values()) {
-    const v = out[field.name];
-    if (v !== undefined && !field.pointer && isZero(v) && !wellKnownType(field)) delete out[field.name];
   }
   return out;
 }

@@ -14,10 +14,14 @@ export interface FieldHeader {
 
 export class ProtoReader {
   pos = 0;
+  private readonly text: Buffer;
   constructor(
     readonly buf: Uint8Array,
     readonly end = buf.length,
-  ) {}
+    text?: Buffer,
+  ) {
+    this.text = text ?? (Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength));
+  }
 
   get done(): boolean {
     return this.pos >= this.end;
@@ -37,18 +41,57 @@ export class ProtoReader {
     throw new ProtoError('varint longer than 10 bytes');
   }
 
+  /**
+   * The fast path: a varint of at most 7 bytes (below 2^49) read with plain numbers; undefined (position unchanged)
+   * for a longer one, which needs BigInt — negative integers are always 10 bytes.
+   */
+  private short(): number | undefined {
+    const start = this.pos;
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 7; i++) {
+      if (this.pos >= this.end) throw new ProtoError('unexpected end of data inside a varint');
+      const byte = this.buf[this.pos++]!;
+      result += (byte & 0x7f) * mul;
+      if (byte < 0x80) return result;
+      mul *= 128;
+    }
+    this.pos = start;
+    return undefined;
+  }
+
+  /** An unsigned varint as a number (exact below 2^53). */
+  uint(): number {
+    return this.short() ?? Number(this.varint());
+  }
+
+  /** A varint as a signed int32 or int64 (two's complement, as Go writes negative values). */
+  signed(bits: 32 | 64): number {
+    const fast = this.short();
+    if (fast !== undefined) return bits === 32 ? fast | 0 : fast;
+    return Number(BigInt.asIntN(bits, this.varint()));
+  }
+
   /** A varint that must fit a JavaScript array index or length. */
   length(): number {
-    const n = this.varint();
-    if (n > BigInt(this.end - this.pos)) throw new ProtoError(`length ${n} runs past the end of the data`);
-    return Number(n);
+    const n = this.uint();
+    if (n > this.end - this.pos) throw new ProtoError(`length ${n} runs past the end of the data`);
+    return n;
   }
 
   header(): FieldHeader {
-    const key = this.varint();
-    const no = Number(key >> 3n);
+    const key = this.uint();
+    const no = Math.floor(key / 8);
     if (no === 0) throw new ProtoError('field number 0 is invalid');
-    return { no, wireType: Number(key & 7n) };
+    return { no, wireType: key % 8 };
+  }
+
+  /** A length-delimited UTF-8 string (Buffer's decoder: much faster than TextDecoder on short strings). */
+  string(): string {
+    const len = this.length();
+    const start = this.pos;
+    this.pos += len;
+    return this.text.toString('utf8', start, start + len);
   }
 
   bytes(): Uint8Array {
@@ -61,7 +104,7 @@ export class ProtoReader {
   /** A sub-reader over the next length-delimited field (an embedded message or a packed run). */
   sub(): ProtoReader {
     const len = this.length();
-    const reader = new ProtoReader(this.buf, this.pos + len);
+    const reader = new ProtoReader(this.buf, this.pos + len, this.text);
     reader.pos = this.pos;
     this.pos += len;
     return reader;
