@@ -62,7 +62,7 @@ test('a failing feature gate: Health shows it, the VM links to it, Fix enables s
     await apiCreate(request, baseURL, name, false);
     await setFeatureGates(
       request,
-      before.gates.filter((g) => g !== 'Snapshot'),
+      before.gates.filter((g) => g !== 'Snapshot' && g !== 'VMExport'),
     );
 
     await page.goto('/health');
@@ -96,8 +96,17 @@ test('a failing feature gate: Health shows it, the VM links to it, Fix enables s
       await phone.close();
     }
 
-    // The VM's Take snapshot is disabled, says why, and links to the row that explains it.
+    // The VM's Export disk is disabled too, with a link to its check in the More menu.
     await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
+    await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+    await expect(page.getByRole('menuitem', { name: /Export disk/ })).toBeDisabled();
+    await expect(page.getByRole('menuitem', { name: /Export disk/ })).toContainText(
+      'the KubeVirt VMExport feature gate is off',
+    );
+    await expect(page.getByTestId('blocked-export')).toHaveAttribute('href', '/health#check-gate-vmexport');
+    await page.keyboard.press('Escape');
+
+    // The VM's Take snapshot is disabled, says why, and links to the row that explains it.
     await expect(page.getByRole('button', { name: 'Take snapshot' })).toBeDisabled();
     const blocked = page.getByTestId('blocked-snapshots');
     await expect(blocked).toContainText('Snapshots are off: the KubeVirt Snapshot feature gate is off');
@@ -113,15 +122,36 @@ test('a failing feature gate: Health shows it, the VM links to it, Fix enables s
       'enabled feature gate Snapshot on KubeVirt kubevirt/kubevirt',
     );
     await expect(gate).toHaveAttribute('data-status', 'ok');
-    expect((await featureGates(request)).gates).toEqual(expect.arrayContaining(before.gates));
+    // The user's other gates stayed (VMExport is still off until Fix all below).
+    expect((await featureGates(request)).gates).toEqual(
+      expect.arrayContaining(before.gates.filter((g) => g !== 'VMExport')),
+    );
 
     await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
     await expect(page.getByRole('button', { name: 'Take snapshot' })).toBeEnabled();
     await expect(page.getByTestId('blocked-snapshots')).toHaveCount(0);
+
+    // Fix all takes care of the export gate; the More menu's Export disk no longer blames it
+    await page.goto('/health');
+    await page.getByRole('button', { name: /^Fix all/ }).click();
+    await expect(page.getByRole('dialog')).toContainText('add VMExport to');
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^Fix \d/ })
+      .click();
+    await expect(page.getByTestId('health-fixed')).toContainText('enabled feature gate VMExport');
+    await expect(page.getByTestId('health-badge')).toHaveCount(0);
+    expect((await featureGates(request)).gates).toEqual(expect.arrayContaining(before.gates));
+    await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
+    await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+    // (this VM boots a container disk, so Export stays off — now for that reason alone).
+    await expect(page.getByRole('menuitem', { name: /Export disk/ })).not.toContainText('feature gate');
+    await expect(page.getByTestId('blocked-export')).toHaveCount(0);
     expect(errors).toEqual([]);
   } finally {
     const now = await featureGates(request);
-    if (!now.gates.includes('Snapshot')) await setFeatureGates(request, [...now.gates, 'Snapshot']);
+    const missing = ['Snapshot', 'VMExport'].filter((g) => !now.gates.includes(g));
+    if (missing.length) await setFeatureGates(request, [...now.gates, ...missing]);
     await apiDelete(request, baseURL, name);
   }
 });

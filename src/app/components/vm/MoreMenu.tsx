@@ -1,6 +1,7 @@
 'use client';
 // The VM toolbar's More ▾ menu: Clone, Convert to template / Unmark template, Export disk. A disabled item says
 // why in its title and, visibly, under its label (menus have room, and a phone has no hover).
+import Link from 'next/link';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTasks } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
@@ -14,6 +15,7 @@ import {
   type ExportFormat,
   type OpsFacts,
 } from '../../lib/vm-ops';
+import { useBlocker } from '../health/BlockedBy';
 import { Modal } from '../Modal';
 import { CloneDialog } from './CloneDialog';
 import { TaskProgress } from './SnapshotsTab';
@@ -83,7 +85,9 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
   };
   const clone = cloneState(facts);
   const template = templateState(facts);
-  const exp = exportState(facts);
+  // The VMExport gate off (a failing doctor check): the item says so, and a link opens the check's row.
+  const exportBlocker = useBlocker('export');
+  const exp = exportBlocker ? { enabled: false, reason: exportBlocker.reason.replace(/:.*$/, '') } : exportState(facts);
 
   return (
     <div className="menu-wrap" ref={wrap} onKeyDown={onKeyDown}>
@@ -117,6 +121,16 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
             title={`Download ${vm.name}'s disk image`}
             onSelect={() => choose('export')}
           />
+          {exportBlocker && (
+            <Link
+              role="menuitem"
+              className="menu-item"
+              href={`/health#check-${exportBlocker.check}`}
+              data-testid="blocked-export"
+            >
+              <span>Fix disk export on the Health page</span>
+            </Link>
+          )}
         </div>
       )}
       <CloneDialog vm={vm} facts={facts} open={dialog === 'clone'} onClose={() => setDialog(null)} />
