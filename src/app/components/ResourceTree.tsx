@@ -177,6 +177,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               <span className="label">Health</span>
             </Link>
           </li>
+          <li>
+            <Link
+              href="/extensions"
+              className="tree-item"
+              aria-current={pathname === '/extensions' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <span className="icon" aria-hidden>
+                ◈
+              </span>
+              <span className="label">Extensions</span>
+            </Link>
+          </li>
         </ul>
         {view === 'pool' && <PoolTree onNavigate={onNavigate} />}
         <div className="tree-group-title" hidden={view === 'pool'}>

@@ -1,0 +1,5 @@
+import { ExtensionsView } from '../components/extensions/ExtensionsView';
+
+export default function ExtensionsPage() {
+  return <ExtensionsView />;
+}
