@@ -189,6 +189,7 @@ export class FolderStore {
       let backoffMs = 0;
       while (!signal.aborted) {
         let delivered = false;
+        let watchedSince = Number.POSITIVE_INFINITY;
         try {
           const page = await this.deps.cluster.listPage('ConfigMap', {
             namespace: this.namespace,
@@ -198,7 +199,11 @@ export class FolderStore {
           if (cm) this.take(cm);
           else if (this.version !== undefined) this.take(undefined, true);
           answered();
-          // Ends when closed or expired: then list again (one small object), after a pause when nothing came.
+          // Ends when closed or expired: then list again (one small object). A stream that ended within a second
+          // without delivering anything counts as a failure and backs off (a proxy closing every watch at once);
+          // a quiet watch the server closed after a while is simply reopened. The back-off stays short (≤ 5 s, one
+          // small list) so pools are current within seconds of the cluster coming back, like the watch cache.
+          watchedSince = Date.now();
           await this.deps.cluster.watch(
             'ConfigMap',
             {
@@ -217,7 +222,8 @@ export class FolderStore {
         } catch {
           answered(); // unreachable or refused: readers see what we have (nothing yet); retried below
         }
-        backoffMs = delivered ? 0 : Math.min(30_000, Math.max(1_000, backoffMs * 2));
+        const failed = !delivered && Date.now() - watchedSince < 1000;
+        backoffMs = failed ? Math.min(5_000, Math.max(1_000, backoffMs * 2)) : 0;
         if (!signal.aborted && backoffMs) await abortableSleep(backoffMs, signal);
       }
     };
