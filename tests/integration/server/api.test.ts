@@ -135,6 +135,8 @@ describe('POST /api/vms — every source', () => {
     });
     const job = await eventually(() => fetchObj('Job', 'tailvm', 'boot-vm-bootc-build'), 5000, 'build job');
     expect(JSON.stringify(job.spec)).toContain('quay.io/fedora/fedora-bootc:42');
+    // It runs as the bootc extension's ServiceAccount (docs/extensions.md).
+    expect(job.spec?.template).toMatchObject({ spec: { serviceAccountName: 'corral-bootc-builder' } });
     // The embedded cluster runs the Job to completion; then the VM is created on the built disk.
     const done = await eventually(
       async () => {
