@@ -273,7 +273,11 @@ export function CreateWizard() {
                     aria-checked={tabOf(form.source) === s.kind}
                     aria-pressed={tabOf(form.source) === s.kind}
                     disabled={unavailable === true}
-                    title={unavailable ? 'bootc builds are not available on this cluster' : s.hint}
+                    title={
+                      unavailable
+                        ? `bootc builds are not available on this cluster: ${session.capabilities?.bootcWhyNot.join('; ')}`
+                        : s.hint
+                    }
                     onClick={() => chooseSource(s.kind)}
                   >
                     {s.label}
