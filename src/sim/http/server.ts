@@ -38,6 +38,7 @@ import {
   type BodyValidator,
   type ResourceCall,
 } from './resource-handlers.js';
+import { handleScale } from './scale.js';
 import { parseLabelSelector } from './selectors.js';
 import { DEFAULT_WATCH_SETTINGS, WatchRegistry, type WatchSettings } from './watch.js';
 import { methodNotAllowed, notFoundPath, parseJson, readBody, sendError, sendJson, sendText } from './wire.js';
@@ -213,7 +214,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const name = tail[0];
     const subresource = tail.length > 1 ? tail.slice(1).join('/') : undefined;
     const podLog = subresource === 'log' && type.kind === 'Pod' && type.group === '';
-    if (name === '' || (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog))
+    const scale = subresource === 'scale' && (type.extraSubresources ?? []).some((s) => s.name === 'scale');
+    if (
+      name === '' ||
+      (subresource !== undefined && !(subresource === 'status' && type.hasStatus) && !podLog && !scale)
+    )
       throw notFoundPath();
     if (!type.namespaced && namespace) throw notFoundPath();
     // Cluster-wide access to a namespaced kind is list/watch only.
@@ -248,6 +253,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return servePodLog(res, ctx.store.mustGet(resourceKey('', 'pods'), namespace, name), query);
     }
+    if (scale) return handleScale(api, call);
     if (method === 'GET') return handleGet(api, call);
     if (method === 'PUT') return handleUpdate(api, call);
     if (method === 'PATCH') return handlePatch(api, call);
