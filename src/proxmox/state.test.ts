@@ -52,6 +52,7 @@ function fakeServices() {
     metrics: { sampledAt: () => 0 },
     metricsStore: { subscribe: () => () => undefined, onRecord: () => () => undefined },
     nodes: { list: () => [] },
+    pools: { store: { subscribe: () => () => undefined } },
   } as unknown as CorralServices;
   return {
     services,
