@@ -171,6 +171,8 @@ export interface AccessQuery {
   resource: string;
   subresource?: string;
   namespace?: string;
+  /** One object by name, for rules limited to `resourceNames`. */
+  name?: string;
 }
 
 export interface AccessAnswer {

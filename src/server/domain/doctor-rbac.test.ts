@@ -9,6 +9,7 @@ interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 function deployedPermissions(): string[] {
@@ -21,10 +22,19 @@ function deployedPermissions(): string[] {
   for (const rule of role?.rules ?? [])
     for (const group of rule.apiGroups)
       for (const resource of rule.resources)
-        for (const verb of rule.verbs) {
-          const [res, sub] = resource.split('/');
-          out.push(permissionName({ verb, group, resource: res!, ...(sub ? { subresource: sub } : {}) }));
-        }
+        for (const verb of rule.verbs)
+          for (const name of rule.resourceNames ?? [undefined]) {
+            const [res, sub] = resource.split('/');
+            out.push(
+              permissionName({
+                verb,
+                group,
+                resource: res!,
+                ...(sub ? { subresource: sub } : {}),
+                ...(name ? { name } : {}),
+              }),
+            );
+          }
   return out.sort();
 }
 

@@ -14,6 +14,8 @@ interface Need {
   verbs: string[];
   /** Subresources of `resource` and the verb each needs. */
   sub?: Record<string, string>;
+  /** The rule is limited to these objects (`resourceNames`): asked once per name. */
+  names?: string[];
 }
 
 const WATCHED = ['get', 'list', 'watch'];
@@ -25,6 +27,9 @@ const WATCHED = ['get', 'list', 'watch'];
 export const NEEDS: Need[] = [
   { group: 'kubevirt.io', resource: 'virtualmachines', verbs: [...WATCHED, 'create', 'patch', 'update', 'delete'] },
   { group: 'kubevirt.io', resource: 'virtualmachineinstances', verbs: WATCHED },
+  // The doctor: the operators' CRs (health, versions) and the feature-gate fix.
+  { group: 'kubevirt.io', resource: 'kubevirts', verbs: ['get', 'list', 'patch'] },
+  { group: 'cdi.kubevirt.io', resource: 'cdis', verbs: ['list'] },
   { group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', verbs: WATCHED },
   {
     group: 'subresources.kubevirt.io',
@@ -67,10 +72,26 @@ export const NEEDS: Need[] = [
   { group: 'export.kubevirt.io', resource: 'virtualmachineexports', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'storage.k8s.io', resource: 'storageclasses', verbs: ['get', 'list'] },
   { group: 'storage.k8s.io', resource: 'csistoragecapacities', verbs: ['list'] },
-  { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses', verbs: ['get', 'list'] },
+  { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshotclasses', verbs: ['get', 'list', 'create'] },
   { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterinstancetypes', verbs: ['get', 'list'] },
   { group: 'instancetype.kubevirt.io', resource: 'virtualmachineclusterpreferences', verbs: ['get', 'list'] },
-  { group: 'k8s.cni.cncf.io', resource: 'network-attachment-definitions', verbs: ['get'] },
+  { group: 'k8s.cni.cncf.io', resource: 'network-attachment-definitions', verbs: ['get', 'list'] },
+  // Extensions (extensions-catalog.ts): their objects are applied (server-side apply is a patch, and creates),
+  // found by label and removed.
+  { group: '', resource: 'serviceaccounts', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
+  // The bootc extension's Role lets its builder use OpenShift's privileged SCC; the apiserver lets Corral create
+  // such a Role (and bind it) only if Corral holds that permission itself.
+  { group: 'security.openshift.io', resource: 'securitycontextconstraints', verbs: ['use'], names: ['privileged'] },
   { group: 'metrics.k8s.io', resource: 'pods', verbs: ['get', 'list'] },
   { group: 'metrics.k8s.io', resource: 'nodes', verbs: ['get', 'list'] },
 ];
@@ -79,17 +100,22 @@ export const NEEDS: Need[] = [
 export function accessQueries(needs: Need[] = NEEDS): AccessQuery[] {
   const out: AccessQuery[] = [];
   for (const n of needs) {
-    for (const verb of n.verbs) out.push({ verb, group: n.group, resource: n.resource });
+    for (const verb of n.verbs)
+      for (const name of n.names ?? [undefined])
+        out.push({ verb, group: n.group, resource: n.resource, ...(name ? { name } : {}) });
     for (const [subresource, verb] of Object.entries(n.sub ?? {}))
       out.push({ verb, group: n.group, resource: n.resource, subresource });
   }
   return out;
 }
 
-/** `delete virtualmachines.kubevirt.io`, `create pods/exec` — how a missing permission is named. */
+/**
+ * `delete virtualmachines.kubevirt.io`, `create pods/exec`, `use securitycontextconstraints.security.openshift.io
+ * privileged` — how a missing permission is named.
+ */
 export function permissionName(q: AccessQuery): string {
   const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
-  return `${q.verb} ${resource}${q.group ? `.${q.group}` : ''}`;
+  return `${q.verb} ${resource}${q.group ? `.${q.group}` : ''}${q.name ? ` ${q.name}` : ''}`;
 }
 
 export async function rbacChecks(deps: DomainDeps): Promise<Finding[]> {

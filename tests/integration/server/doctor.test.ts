@@ -340,8 +340,16 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
             'pods',
             'kubevirts',
             'cdis',
+            'serviceaccounts',
           ],
           verbs: ['*'],
+        },
+        { apiGroups: [rbac], resources: ['roles', 'rolebindings'], verbs: ['*'] },
+        {
+          apiGroups: ['security.openshift.io'],
+          resources: ['securitycontextconstraints'],
+          resourceNames: ['privileged'],
+          verbs: ['use'],
         },
       ],
     });
