@@ -22,6 +22,9 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 20_000 },
   reporter: [['list']],
+  // Groups tagged @screenshots only take the pictures in docs/screenshots (their screens' behaviour and console
+  // are checked by the other specs): they run when refreshing them (`npm run screenshots`), not in `npm test`.
+  grepInvert: process.env.UPDATE_SCREENSHOTS ? undefined : /@screenshots/,
   use: {
     baseURL: BASE_URL,
     headless: true,

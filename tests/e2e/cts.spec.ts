@@ -152,7 +152,7 @@ test.describe('containers in the datacenter table', () => {
   });
 });
 
-test.describe('container screenshots', () => {
+test.describe('container screenshots', { tag: '@screenshots' }, () => {
   let name = '';
 
   test.beforeAll(async ({ request, baseURL }) => {

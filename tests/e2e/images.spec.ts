@@ -200,7 +200,7 @@ test('Cancel an upload in flight: the image is not Succeeded and says why; Uploa
   }
 });
 
-test.describe('Images page screenshots', () => {
+test.describe('Images page screenshots', { tag: '@screenshots' }, () => {
   const SOURCE = 'my-fedora';
   const IMAGE = 'noble-golden';
   const ISO = 'debian-netinst';

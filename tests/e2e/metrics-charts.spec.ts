@@ -240,7 +240,7 @@ test('a metrics-server outage keeps the history drawn under a "stale" caption un
   await expect(caption).toBeHidden({ timeout: 30_000 });
 });
 
-test.describe('chart screenshots', () => {
+test.describe('chart screenshots', { tag: '@screenshots' }, () => {
   for (const theme of ['dark', 'light'] as const) {
     const suffix = theme === 'light' ? '-light' : '';
     for (const size of ['desktop', 'phone'] as const) {

@@ -78,7 +78,7 @@ test.describe.serial('pools', () => {
 
   for (const theme of ['dark', 'light'] as const) {
     const suffix = theme === 'light' ? '-light' : '';
-    test(`screenshots, ${theme}`, async ({ browser, baseURL }) => {
+    test(`screenshots, ${theme}`, { tag: '@screenshots' }, async ({ browser, baseURL }) => {
       for (const [viewport, name] of [
         [{ width: 1440, height: 900 }, ''],
         [{ width: 390, height: 844 }, 'phone-'],

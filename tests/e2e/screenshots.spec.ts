@@ -98,7 +98,7 @@ async function cloneIntoNamespace(page: Page, ns: string): Promise<void> {
 
 // The Snapshots tab, the More ▾ menu, the export dialog and the wizard's template source, at desktop and phone
 // width in both themes. Run alone with `-g "snapshots and More"`.
-test.describe('snapshots and More ▾', () => {
+test.describe('snapshots and More ▾', { tag: '@screenshots' }, () => {
   const VM = { ns: 'tailvm', name: 'installer' }; // running, with a disk on a snapshot-capable storage class
   const SNAPSHOTS = [
     { name: 'before-upgrade', description: 'PostgreSQL 16 before the upgrade to 17' },
@@ -193,7 +193,7 @@ test.describe('snapshots and More ▾', () => {
 // The Hardware and Options tabs of a running VM with a hot-plugged disk, a NIC and a boot order still pending
 // (orange) until its next restart, at desktop and phone width in both themes. Run alone with
 // `-g "hardware and Options"`.
-test.describe('hardware and Options', () => {
+test.describe('hardware and Options', { tag: '@screenshots' }, () => {
   const VM = { ns: 'tailvm', name: 'app-1' };
 
   test.beforeAll(async ({ request, baseURL }) => {

@@ -85,7 +85,7 @@ test('the guest-info block shows the OS of a guest with an agent, and why not fo
 
 // Screenshots: a running Fedora VM's Events tab and its Summary tab's guest block, and the events of a VM whose
 // disk import fails (a Warning). Run alone with `-g "events screenshots"`.
-test.describe('events screenshots', () => {
+test.describe('events screenshots', { tag: '@screenshots' }, () => {
   const VM = 'web-fedora';
   const BROKEN = 'broken-import';
 
