@@ -43,6 +43,11 @@ export function HealthView() {
   const session = useSession();
   // The page always runs the checks afresh (the header badge reads the server's short cache instead).
   const list = useQuery(trpc.doctor.list.queryOptions({ refresh: true }, { refetchInterval: 30_000 }));
+  // What this page just ran is the freshest answer there is: the header badge shows it too, rather than the
+  // server's cached one from before a change made behind Corral's back (the KubeVirt CR is not watched).
+  useEffect(() => {
+    if (list.data) queryClient.setQueryData(trpc.doctor.list.queryKey({ refresh: false }), list.data);
+  }, [list.data, queryClient, trpc]);
   const [dialog, setDialog] = useState<{ check?: Check } | null>(null);
   const [result, setResult] = useState<Fixed | null>(null);
   const [hash, setHash] = useState('');
