@@ -87,6 +87,14 @@ function number(cases: Omit<FuzzCase, 'id' | 'suite'>[], suite: FuzzCase['suite'
   }));
 }
 
+/**
+ * The Proxmox handler's log lines for errors it did not expect (not a ProxmoxError): answered, but worth reading.
+ * Its other lines (login-failure bursts of the limiter) are the fuzzer's bad credentials doing their job.
+ */
+function unexpectedFailures(logs: string[]): string[] {
+  return logs.filter((l) => /^\[proxmox\] [A-Z]+ \S+ failed: /.test(l));
+}
+
 function report(result: () => RunResult, kind: FindingKind): void {
   const findings = result().findings.filter((f) => f.kind === kind);
   if (findings.length)
@@ -180,8 +188,9 @@ describe(`fuzz (seed 0x${SEED.toString(16)})`, () => {
         `${(memBefore.heapUsed / 2 ** 20).toFixed(0)} → ${(memAfter.heapUsed / 2 ** 20).toFixed(0)} MiB, heapTotal ` +
         `${(memBefore.heapTotal / 2 ** 20).toFixed(0)} → ${(memAfter.heapTotal / 2 ** 20).toFixed(0)} MiB, external ` +
         `${(memBefore.external / 2 ** 20).toFixed(0)} → ${(memAfter.external / 2 ** 20).toFixed(0)} MiB (gc: ${memAfter.gc}); ` +
-        `wall ${wallMs} ms; ${logs.filter((l) => l.startsWith('[proxmox] ')).length} unexpected Proxmox failures logged`,
+        `wall ${wallMs} ms; ${unexpectedFailures(logs).length} unexpected Proxmox failures logged`,
     );
+    for (const line of unexpectedFailures(logs).slice(0, 5)) console.log(`[fuzz] ${line.split('\n', 3).join(' | ')}`);
     if (process.env.FUZZ_REPORT)
       writeFileSync(
         process.env.FUZZ_REPORT,
