@@ -8,6 +8,7 @@
  *   --open              without CORRAL_ADMINS, let callers from other machines change state too
  *   --cert FILE --key FILE  PEM certificate and key: serve HTTPS (TLS 1.2/1.3) instead of HTTP
  *   --metrics           collect the Prometheus series GET /metrics serves (--metrics-interval SECONDS, default 15)
+ *   --kube-qps N --kube-burst N  client-side rate limit of every request to the cluster (default 50 / 100)
  *   --help              usage; an unknown flag or a bad value prints usage and exits 2
  * NODE_ENV=production serves the built UI (building it first when .next/BUILD_ID is missing); otherwise Next dev.
  */
@@ -42,6 +43,9 @@ const USAGE = `usage: corral web [options]
                       without it /metrics answers corral_collection_success 0
   --metrics-interval SECONDS
                       how often the /metrics snapshot is rebuilt (default 15, 1 – 3600)
+  --kube-qps N        requests per second Corral sends the cluster, all users together, shared fairly
+                      between them (default $CORRAL_KUBE_QPS or 50; 0 = unlimited)
+  --kube-burst N      requests allowed at once after a quiet spell (default $CORRAL_KUBE_BURST or 100)
   --help              this text
 
 Security settings (CORRAL_ADMINS, CORRAL_TRUSTED_PROXIES, CORRAL_ALLOWED_HOSTS, limits): docs/security.md`;
@@ -65,6 +69,8 @@ function parseCommandLine() {
         'no-ui': { type: 'boolean', default: false },
         metrics: { type: 'boolean', default: /^(1|true|yes)$/i.test(process.env.CORRAL_METRICS ?? '') },
         'metrics-interval': { type: 'string' },
+        'kube-qps': { type: 'string', default: process.env.CORRAL_KUBE_QPS },
+        'kube-burst': { type: 'string', default: process.env.CORRAL_KUBE_BURST },
         cert: { type: 'string' },
         key: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -128,6 +134,16 @@ function ensureBuilt(): void {
 }
 
 async function main(): Promise<void> {
+  const { parseRateLimit } = await import('./src/server/cluster/rate-limiter.js');
+  let kubeRateLimit;
+  try {
+    kubeRateLimit = parseRateLimit(
+      { qps: values['kube-qps'], burst: values['kube-burst'] },
+      { qps: '--kube-qps', burst: '--kube-burst' },
+    );
+  } catch (err) {
+    usageError(err instanceof Error ? err.message : String(err));
+  }
   ensureBuilt();
   const closers: (() => Promise<void>)[] = [];
   let kube: { yaml?: string; file?: string; context?: string };
@@ -148,6 +164,7 @@ async function main(): Promise<void> {
     port,
     host: values.host,
     open: values.open,
+    kubeRateLimit,
     next: values['no-ui'] ? false : { dev, dir: root },
     ...(values.metrics ? { prometheus: { intervalMs: metricsIntervalMs } } : {}),
     ...(tls ? { tls } : {}),

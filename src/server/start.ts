@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
+import type { RateLimit } from './cluster/rate-limiter';
 import { PrometheusCollector } from './domain/prometheus';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
@@ -46,6 +47,8 @@ export interface StartOptions {
   syncTimeoutMs?: number;
   /** metrics.k8s.io sampling interval (default 15 s). */
   metricsIntervalMs?: number;
+  /** Client-side rate limit of every request to the cluster (`--kube-qps`/`--kube-burst`; default 50/100). */
+  kubeRateLimit?: RateLimit;
   /** PEM certificate and key: the whole port (UI, REST, tRPC, /api2/json, WebSockets) speaks HTTPS. */
   tls?: { cert: string; key: string };
   /** `--metrics`: collect the Prometheus snapshot every `intervalMs` (default 15 s) for GET /metrics. */
@@ -118,6 +121,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     requestTimeoutMs: options.requestTimeoutMs,
     unreachableAfterMs: options.unreachableAfterMs,
     metricsIntervalMs: options.metricsIntervalMs,
+    ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
   });
   // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
   await cluster.cache.start();

@@ -8,6 +8,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
+import { asKubeCaller } from './cluster/rate-limiter';
 import { CorralError, redactAddresses, type CorralErrorCode } from './errors';
 import type { Identity } from './domain/identity';
 import type { CorralServices } from './domain/services';
@@ -85,7 +86,13 @@ const mapErrors = t.middleware(async ({ next }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
-export const publicProcedure = t.procedure.use(mapErrors);
+/**
+ * The cluster requests a procedure makes (and the tasks it starts) queue as its caller's in the cluster's fair
+ * rate limiter (cluster/rate-limiter.ts), so one user's bulk action cannot starve another user's clicks.
+ */
+const queueAsCaller = t.middleware(({ ctx, next }) => asKubeCaller(ctx.identity.login, () => next()));
+
+export const publicProcedure = t.procedure.use(mapErrors).use(queueAsCaller);
 
 /** State-changing procedures: admins only (CORRAL_ADMINS), and never from another site. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {

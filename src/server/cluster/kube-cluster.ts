@@ -23,6 +23,7 @@ import { CorralError } from '../errors';
 import { KubeHttp } from './kube-http';
 import { MetricsSampler } from './metrics-sampler';
 import { LineSplitter } from './ndjson';
+import type { RateLimit } from './rate-limiter';
 import { fromKubeResponse } from './errors';
 import { apiVersionOf, RESOURCES, resourcePath, subresourcePath } from './resources';
 import { WatchCache, type WatchCacheOptions } from './watch-cache';
@@ -35,6 +36,8 @@ export interface KubeClusterOptions extends WatchCacheOptions {
   requestTimeoutMs?: number;
   /** How often metrics.k8s.io is sampled (default 15 s, metrics-server's own resolution). */
   metricsIntervalMs?: number;
+  /** Client-side rate limit shared by every request to this cluster (default 50 QPS, burst 100). */
+  rateLimit?: RateLimit;
 }
 
 function describe(kind: Kind, namespace: string | undefined, name?: string): string {
@@ -51,7 +54,7 @@ export class KubeCluster implements ClusterPort {
     readonly kubeConfig: KubeConfig,
     options: KubeClusterOptions = {},
   ) {
-    this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 5_000);
+    this.http = new KubeHttp(kubeConfig, options.requestTimeoutMs ?? 5_000, options.rateLimit);
     this.cache = new WatchCache(this.http, options);
     this.metrics = new MetricsSampler(this.http, options.metricsIntervalMs);
     const context = kubeConfig.getCurrentContext();

@@ -10,9 +10,13 @@
  * for as long as the apiserver's keep-alive hint (65 s on the embedded cluster). Under a retry loop that was the
  * file-descriptor climb of issue 14. KubeHttp therefore keeps the first dispatcher it is given and sends every
  * request through that one pool, and `close()` destroys it.
+ *
+ * Rate: every request and every watch first takes a token from the cluster's one FairRateLimiter (rate-limiter.ts),
+ * queued as the calling user's; the request's own time-out starts once it holds the token.
  */
 import { HttpMethod, IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { fromKubeResponse, fromTransportError } from './errors';
+import { DEFAULT_RATE_LIMIT, FairRateLimiter, type RateLimit } from './rate-limiter';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -44,11 +48,16 @@ export class KubeHttp {
   /** The one connection pool for this cluster (undefined: undici's global pool, used for plain http). */
   private dispatcher: Dispatcher | undefined;
   private closed = false;
+  /** Shared by every request to this cluster: the apiserver sees at most `qps` a second (after `burst`). */
+  readonly limiter: FairRateLimiter;
 
   constructor(
     private readonly kc: KubeConfig,
     private readonly defaultTimeoutMs = 10_000,
-  ) {}
+    rateLimit: RateLimit | FairRateLimiter = DEFAULT_RATE_LIMIT,
+  ) {
+    this.limiter = rateLimit instanceof FairRateLimiter ? rateLimit : new FairRateLimiter(rateLimit);
+  }
 
   get server(): string {
     return this.kc.getCurrentCluster()?.server ?? '(no cluster)';
@@ -57,6 +66,7 @@ export class KubeHttp {
   /** Parsed JSON body (undefined for an empty one). Non-2xx answers throw a mapped CorralError. */
   async request<T = unknown>(req: KubeRequest): Promise<T> {
     const timeoutMs = req.timeoutMs ?? this.defaultTimeoutMs;
+    await this.limiter.acquire(undefined, req.signal);
     let status: number;
     let text: string;
     try {
@@ -93,6 +103,7 @@ export class KubeHttp {
    * mapped CorralError; HTTP errors are returned with their status for the caller to read.
    */
   async stream(path: string, signal: AbortSignal, what: string): Promise<KubeStream> {
+    await this.limiter.acquire(undefined, signal);
     try {
       const ctx = await this.context('GET', path);
       ctx.setHeaderParam('Accept', 'application/json');
@@ -107,6 +118,7 @@ export class KubeHttp {
   /** Closes the connection pool (open requests are aborted). Later requests fail. */
   async close(): Promise<void> {
     this.closed = true;
+    this.limiter.close();
     const d = this.dispatcher;
     this.dispatcher = undefined;
     if (d) await d.destroy().catch(() => undefined);
