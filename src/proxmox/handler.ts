@@ -28,6 +28,7 @@ import { registerAgent } from './endpoints/agent';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerPools } from './endpoints/pools';
 import { registerQemu } from './endpoints/qemu';
+import { registerQemuMigrate } from './endpoints/qemu-migrate';
 import { registerLxc } from './endpoints/lxc';
 import { registerRrd } from './endpoints/rrddata';
 import { registerSnapshots } from './endpoints/snapshots';
@@ -69,6 +70,7 @@ export function buildRoutes(): Routes {
   registerNodes(table);
   registerStorage(table);
   registerQemu(table);
+  registerQemuMigrate(table);
   registerPools(table);
   registerLxc(table);
   registerAgent(table);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@/server/schemas/tasks';
-import { UpidRegistry, taskListRow, taskLog, taskStatus, taskType } from './tasks';
+import { UpidRegistry, taskListRow, taskLog, taskMatches, taskStatus, taskType } from './tasks';
 import { parseUpid } from './translate/upid';
 
 function task(over: Partial<Task> = {}): Task {
@@ -88,5 +88,38 @@ describe('task rendering', () => {
     expect(taskType('delete')).toBe('qmdestroy');
     expect(taskType('bootc')).toBe('bootc');
     expect(taskType('a:b c')).toBe('abc');
+  });
+});
+
+describe('taskMatches (GET /nodes/{node}/tasks filters)', () => {
+  const upid = parseUpid('UPID:corral-2:00000001:65000000:65123456:qmstart:101:root@pam!ci:')!;
+  const done = task({ status: 'done', endedAt: '2026-11-30T10:00:05.000Z' });
+  const failed = task({ status: 'error', error: 'boom', endedAt: '2026-11-30T10:00:05.000Z' });
+  const running = task();
+  const base = { node: 'corral-2' };
+
+  it('keeps the node and, like PVE, only ended tasks unless source says otherwise', () => {
+    expect(taskMatches(done, upid, base)).toBe(true);
+    expect(taskMatches(done, upid, { node: 'corral-1' })).toBe(false);
+    expect(taskMatches(running, upid, base)).toBe(false);
+    expect(taskMatches(running, upid, { ...base, source: 'active' })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, source: 'active' })).toBe(false);
+    expect(taskMatches(running, upid, { ...base, source: 'all' })).toBe(true);
+  });
+
+  it('filters vmid, exact type, user substring (any case), errors, status types and start times', () => {
+    expect(taskMatches(done, upid, { ...base, vmid: 101 })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, vmid: 102 })).toBe(false);
+    expect(taskMatches(done, upid, { ...base, typefilter: 'qmstart' })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, typefilter: 'qmsta' })).toBe(false);
+    expect(taskMatches(done, upid, { ...base, userfilter: 'ROOT@' })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, userfilter: 'alice' })).toBe(false);
+    expect(taskMatches(done, upid, { ...base, errors: true })).toBe(false);
+    expect(taskMatches(failed, upid, { ...base, errors: true })).toBe(true);
+    expect(taskMatches(failed, upid, { ...base, statusfilter: new Set(['ok']) })).toBe(false);
+    expect(taskMatches(failed, upid, { ...base, statusfilter: new Set(['error']) })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, since: 0x65123456, until: 0x65123456 })).toBe(true);
+    expect(taskMatches(done, upid, { ...base, since: 0x65123457 })).toBe(false);
+    expect(taskMatches(done, upid, { ...base, until: 0x65123455 })).toBe(false);
   });
 });

@@ -151,3 +151,44 @@ export function taskListRow(task: Task, upid: Upid, upidText: string): Record<st
   }
   return row;
 }
+
+/** The filters of `GET /nodes/{node}/tasks`, as PVE 8 defines them. */
+export interface TaskFilter {
+  node: string;
+  vmid?: number;
+  /** Only tasks of exactly this type (`qmstart`, `qmigrate`, …). */
+  typefilter?: string;
+  /** Only tasks whose user contains this text (case-insensitive), as PVE matches it. */
+  userfilter?: string;
+  /** Only failed tasks. */
+  errors?: boolean;
+  /** `archive` (PVE's default): ended tasks; `active`: running ones; `all`: both. */
+  source?: 'archive' | 'active' | 'all';
+  /** Start times (epoch seconds) bounds, inclusive. */
+  since?: number;
+  until?: number;
+  /** PVE's normalized status types: `ok`, `error`, `warning`, `unknown`. */
+  statusfilter?: ReadonlySet<string>;
+}
+
+/** PVE's `upid_normalize_status_type`: what a finished task's status counts as. */
+export function statusType(task: Pick<Task, 'status'>): 'ok' | 'error' | 'running' {
+  return task.status === 'done' ? 'ok' : task.status === 'error' ? 'error' : 'running';
+}
+
+export function taskMatches(task: Task, upid: Upid, f: TaskFilter): boolean {
+  if (upid.node !== f.node) return false;
+  const source = f.source ?? 'archive';
+  const running = task.status === 'running';
+  if (source === 'archive' && running) return false;
+  if (source === 'active' && !running) return false;
+  if (f.vmid !== undefined && upid.id !== String(f.vmid)) return false;
+  if (f.typefilter && upid.type !== f.typefilter) return false;
+  if (f.userfilter && !upid.user.toLowerCase().includes(f.userfilter.toLowerCase())) return false;
+  if (f.since !== undefined && upid.starttime < f.since) return false;
+  if (f.until !== undefined && upid.starttime > f.until) return false;
+  const type = statusType(task);
+  if (f.errors && type !== 'error') return false;
+  if (f.statusfilter && type !== 'running' && !f.statusfilter.has(type)) return false;
+  return true;
+}

@@ -1,7 +1,8 @@
 /** `/version`, `/cluster/*`, tasks; pools, nodes and storage have their own files. */
 import type { Task } from '@/server/schemas/tasks';
 import { resourceRow } from '../vm-view';
-import { taskListRow, taskLog, taskStatus } from '../tasks';
+import { taskListRow, taskLog, taskMatches, taskStatus, type TaskFilter } from '../tasks';
+import { onlyParams } from '../qemu-params';
 import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, rootAcl, type EndpointContext, type Routes } from './context';
 import { nodeFacts, nodeRow, PVE_VERSION } from './nodes';
@@ -26,6 +27,63 @@ function resolveTask(ctx: EndpointContext): {
   if (!hit || !task)
     throw new ProxmoxError(404, `no such task '${text}' - does not exist (tasks are kept in memory; the newest 500)`);
   return { task, upid: text, parsed: hit.upid };
+}
+
+const TASK_SOURCES = ['archive', 'active', 'all'] as const;
+const STATUS_TYPES = ['ok', 'error', 'warning', 'unknown'];
+
+/** `GET /nodes/{node}/tasks`: the journal's tasks on that node, newest first, filtered as PVE filters its task index. */
+function nodeTasks(ctx: EndpointContext): Record<string, unknown>[] {
+  const { args } = ctx;
+  onlyParams(args, [
+    'start',
+    'limit',
+    'vmid',
+    'typefilter',
+    'userfilter',
+    'errors',
+    'source',
+    'since',
+    'until',
+    'statusfilter',
+  ]);
+  const source = args.string('source') ?? 'archive';
+  if (!(TASK_SOURCES as readonly string[]).includes(source))
+    throw paramError({
+      source: `value '${source}' does not have a value in the enumeration '${TASK_SOURCES.join(', ')}'`,
+    });
+  const statuses = args
+    .string('statusfilter')
+    ?.split(/[,;\s]+/)
+    .filter(Boolean);
+  const unknownStatus = statuses?.find((s) => !STATUS_TYPES.includes(s));
+  if (unknownStatus)
+    throw paramError({
+      statusfilter: `value '${unknownStatus}' does not have a value in the enumeration '${STATUS_TYPES.join(', ')}'`,
+    });
+  const limit = args.int('limit', { min: 0 }) ?? 50;
+  const start = args.int('start', { min: 0 }) ?? 0;
+  const vmid = args.int('vmid', { min: 100, max: 999_999_999 });
+  const since = args.int('since', { min: 0 });
+  const until = args.int('until', { min: 0 });
+  const filter: TaskFilter = {
+    node: ctx.path.node ?? '',
+    source: source as TaskFilter['source'],
+    errors: args.bool('errors') ?? false,
+    ...(vmid !== undefined ? { vmid } : {}),
+    ...(args.string('typefilter') ? { typefilter: args.string('typefilter') } : {}),
+    ...(args.string('userfilter') ? { userfilter: args.string('userfilter') } : {}),
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(statuses?.length ? { statusfilter: new Set(statuses) } : {}),
+  };
+  const rows: Record<string, unknown>[] = [];
+  for (const t of ctx.state.services.journal.list(500)) {
+    const upid = upidOf(ctx, t);
+    const hit = ctx.state.upids.resolve(upid);
+    if (hit && taskMatches(t, hit.upid, filter)) rows.push(taskListRow(t, hit.upid, upid));
+  }
+  return rows.slice(start, start + limit);
 }
 
 export function registerCluster(table: Routes): void {
@@ -128,25 +186,7 @@ export function registerCluster(table: Routes): void {
   define(table, 'GET', '/cluster/options', { handle: () => ({ keyboard: 'en-us', 'next-id': { lower: '100' } }) });
 
   // Tasks
-  define(table, 'GET', '/nodes/{node}/tasks', {
-    handle: (ctx) => {
-      const node = ctx.path.node ?? '';
-      const limit = ctx.args.int('limit', { min: 0 }) ?? 50;
-      const start = ctx.args.int('start', { min: 0 }) ?? 0;
-      const vmid = ctx.args.int('vmid');
-      const errorsOnly = ctx.args.bool('errors') ?? false;
-      const rows: Record<string, unknown>[] = [];
-      for (const t of ctx.state.services.journal.list(500)) {
-        const upid = upidOf(ctx, t);
-        const hit = ctx.state.upids.resolve(upid);
-        if (!hit || hit.upid.node !== node) continue;
-        if (vmid !== undefined && hit.upid.id !== String(vmid)) continue;
-        if (errorsOnly && t.status !== 'error') continue;
-        rows.push(taskListRow(t, hit.upid, upid));
-      }
-      return rows.slice(start, start + limit);
-    },
-  });
+  define(table, 'GET', '/nodes/{node}/tasks', { handle: nodeTasks });
   define(table, 'GET', '/nodes/{node}/tasks/{upid}', {
     handle: (ctx) => (resolveTask(ctx), [{ subdir: 'log' }, { subdir: 'status' }]),
   });
