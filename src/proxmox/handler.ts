@@ -25,6 +25,7 @@ import { registerAccess } from './endpoints/access';
 import { registerCluster } from './endpoints/cluster';
 import { registerNodes } from './endpoints/nodes';
 import { registerAgent } from './endpoints/agent';
+import { registerAgentWrites } from './endpoints/agent-writes';
 import type { Endpoint, EndpointContext, Routes } from './endpoints/context';
 import { registerPools } from './endpoints/pools';
 import { registerQemu } from './endpoints/qemu';
@@ -74,6 +75,7 @@ export function buildRoutes(): Routes {
   registerPools(table);
   registerLxc(table);
   registerAgent(table);
+  registerAgentWrites(table);
   registerRrd(table);
   registerSnapshots(table);
   return table;

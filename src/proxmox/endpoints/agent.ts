@@ -18,7 +18,7 @@ import type { ResolvedVm } from '../state';
 import { ProxmoxError } from '../wire';
 import { define, vmAcl, type EndpointContext, type Routes } from './context';
 
-const MONITOR = { name: 'VM.Monitor', path: vmAcl };
+export const MONITOR = { name: 'VM.Monitor', path: vmAcl };
 
 /** The read commands served here (GET), in the order `GET …/agent` lists them. */
 export const AGENT_READS = [
@@ -35,7 +35,10 @@ function resolve(ctx: EndpointContext): ResolvedVm {
 }
 
 /** Runs one agent read for the VM of the path, with PVE's wording when the agent cannot answer. */
-async function agent<T>(ctx: EndpointContext, read: (namespace: string, name: string) => T | Promise<T>): Promise<T> {
+export async function agent<T>(
+  ctx: EndpointContext,
+  read: (namespace: string, name: string) => T | Promise<T>,
+): Promise<T> {
   const vm = resolve(ctx);
   try {
     return await read(vm.ref.namespace, vm.ref.name);
@@ -52,14 +55,14 @@ async function agent<T>(ctx: EndpointContext, read: (namespace: string, name: st
 /** qemu-guest-agent reports login times as seconds since the epoch with a fraction. */
 const epochSeconds = (iso: string) => Date.parse(iso) / 1000;
 
-const deps = (ctx: EndpointContext) => ctx.state.services.deps;
+export const deps = (ctx: EndpointContext) => ctx.state.services.deps;
 
 export function registerAgent(table: Routes): void {
   define(table, 'GET', '/nodes/{node}/qemu/{vmid}/agent', {
     privilege: MONITOR,
     handle: (ctx) => {
       resolve(ctx);
-      return ['ping', ...AGENT_READS].map((name) => ({ name }));
+      return ['ping', ...AGENT_READS, 'fsfreeze-status', 'fsfreeze-freeze', 'fsfreeze-thaw'].map((name) => ({ name }));
     },
   });
   define(table, 'POST', '/nodes/{node}/qemu/{vmid}/agent/ping', {

@@ -117,6 +117,9 @@ describe('agent commands', () => {
       'get-fsinfo',
       'get-timezone',
       'network-get-interfaces',
+      'fsfreeze-status',
+      'fsfreeze-freeze',
+      'fsfreeze-thaw',
     ]);
     const ping = await api.post(path('ga-fedora', 'ping'));
     expect(ping.status).toBe(200);
@@ -134,6 +137,56 @@ describe('agent commands', () => {
     expect(off.reason).toContain(`VM ${vms['ga-off']!.vmid} is not running`);
     expect((await api.post(path('ga-off', 'ping'))).status).toBe(500);
     expect((await api.get(`/nodes/corral-1/qemu/99999/agent/get-osinfo`)).status).not.toBe(200);
+  });
+
+  it('fsfreeze-freeze, -status and -thaw go through the VMI freeze subresources', async () => {
+    const vmiStatus = async () => {
+      const res = await fetch(`${h.sim.url}/apis/kubevirt.io/v1/namespaces/tailvm/virtualmachineinstances/ga-fedora`);
+      return ((await res.json()) as { status: { fsFreezeStatus?: string } }).status.fsFreezeStatus;
+    };
+    const status = async () =>
+      ((await api.post(path('ga-fedora', 'fsfreeze-status'))).body.data as { result: string }).result;
+    expect(await status()).toBe('thawed');
+    const frozen = await api.post(path('ga-fedora', 'fsfreeze-freeze'));
+    expect(frozen.status, frozen.reason).toBe(200);
+    // qemu-ga answers the number of filesystems: the agent reports one (the root) for this guest.
+    expect(frozen.body.data).toEqual({ result: 1 });
+    expect(await vmiStatus()).toBe('frozen');
+    await expect.poll(status, { timeout: 5000 }).toBe('frozen');
+    expect((await api.post(path('ga-fedora', 'fsfreeze-thaw'))).body.data).toEqual({ result: 1 });
+    expect(await vmiStatus()).toBeUndefined();
+    await expect.poll(status, { timeout: 5000 }).toBe('thawed');
+    const noAgent = await api.post(path('ga-cirros', 'fsfreeze-freeze'));
+    expect([noAgent.status, noAgent.reason]).toEqual([500, 'QEMU guest agent is not running']);
+    expect((await api.post(path('ga-fedora', 'fsfreeze-freeze'), { timeout: 5 })).status).toBe(400);
+  });
+
+  it('exec, file-read, get-time and the other commands KubeVirt cannot pass answer as a disabled agent command', async () => {
+    const { vmid } = vms['ga-fedora']!;
+    const exec = await api.post(path('ga-fedora', 'exec'), { command: 'uname' });
+    expect(exec.status).toBe(500);
+    expect(exec.reason).toBe(
+      `VM ${vmid} qmp command 'guest-exec' failed - The command guest-exec has been disabled for this instance`,
+    );
+    for (const [method, cmd, params] of [
+      ['get', 'exec-status', { pid: 1 }],
+      ['get', 'file-read', { file: '/etc/hostname' }],
+      ['get', 'get-time', {}],
+      ['post', 'set-user-password', { username: 'fedora', password: 'secret12' }],
+      ['post', 'fstrim', {}],
+    ] as const) {
+      const r = await (method === 'get' ? api.get : api.post)(path('ga-fedora', cmd), params);
+      expect([r.status, r.reason]).toEqual([
+        500,
+        `VM ${vmid} qmp command 'guest-${cmd}' failed - The command guest-${cmd} has been disabled for this instance`,
+      ]);
+    }
+    // The usual checks come first, as in PVE: a guest without an agent, a stopped VM.
+    expect((await api.post(path('ga-cirros', 'exec'), { command: 'uname' })).reason).toBe(
+      'QEMU guest agent is not running',
+    );
+    expect((await api.get(path('ga-off', 'get-time'))).reason).toBe(`VM ${vms['ga-off']!.vmid} is not running`);
+    expect(h.gaps.filter((g) => /agent/.test(g))).toEqual([]);
   });
 
   it('needs VM.Monitor', async () => {
