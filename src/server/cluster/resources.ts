@@ -64,6 +64,7 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   ServiceAccount: d('ServiceAccount', '', 'v1', 'serviceaccounts'),
   Role: d('Role', 'rbac.authorization.k8s.io', 'v1', 'roles'),
   RoleBinding: d('RoleBinding', 'rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+  ClusterRoleBinding: d('ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false),
   NetworkAttachmentDefinition: d(
     'NetworkAttachmentDefinition',
     'k8s.cni.cncf.io',

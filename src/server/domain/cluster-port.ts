@@ -65,7 +65,8 @@ export type Kind =
   | 'CDI'
   | 'ServiceAccount'
   | 'Role'
-  | 'RoleBinding';
+  | 'RoleBinding'
+  | 'ClusterRoleBinding';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {
