@@ -48,7 +48,15 @@ export const NEEDS: Need[] = [
     group: 'subresources.kubevirt.io',
     resource: 'virtualmachineinstances',
     verbs: [],
-    sub: { pause: 'update', unpause: 'update', vnc: 'get', console: 'get', guestosinfo: 'get' },
+    sub: {
+      pause: 'update',
+      unpause: 'update',
+      freeze: 'update',
+      unfreeze: 'update',
+      vnc: 'get',
+      console: 'get',
+      guestosinfo: 'get',
+    },
   },
   {
     group: 'cdi.kubevirt.io',
@@ -89,6 +97,8 @@ export const NEEDS: Need[] = [
     resource: 'rolebindings',
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
   },
+  // The Proxmox door's /access/users, /groups and /acl (rbac-bindings.ts).
+  { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', verbs: ['list'] },
   // The bootc extension's Role lets its builder use OpenShift's privileged SCC; the apiserver lets Corral create
   // such a Role (and bind it) only if Corral holds that permission itself.
   { group: 'security.openshift.io', resource: 'securitycontextconstraints', verbs: ['use'], names: ['privileged'] },
