@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `corral` command. `corral web [--port N] [--cert FILE --key FILE] [--demo] [--kubeconfig FILE] [--context NAME] [--metrics]` runs the server;
-// `corral doctor [--fix] [--json]` checks the cluster (src/server/tools/doctor-cli.ts).
+// `corral doctor [--fix] [--json]` checks the cluster (src/server/tools/doctor-cli.ts); `corral schedule run <name>`
+// is one run of a snapshot or power schedule, what the schedule's CronJob runs (src/server/tools/schedule-cli.ts).
 // It always runs server.ts on the project's own Node 24 (node_modules/.bin/node, from the `node` npm package)
 // with tsx, because the system Node may be too old for @kubernetes/client-node 2.
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE 
                   [--metrics [--metrics-interval SECONDS]]
        corral proxmox serve [--addr :8006] [--cert FILE --key FILE] [--token GRANTS] [--kubeconfig FILE] [--context NAME]
        corral doctor [--fix] [--json] [--kubeconfig FILE] [--context NAME] [--namespace NS]
+       corral schedule run <name> [--namespace NS] [--kubeconfig FILE] [--context NAME]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
@@ -27,10 +29,11 @@ const usage = `usage: corral web [--port N] [--host ADDR] [--open] [--cert FILE 
   --metrics           collect the Prometheus series served at GET /metrics (every 15 s, or --metrics-interval)
 
   corral doctor       check that the cluster has what Corral needs (exit 1 if not); --fix repairs what it can
+  corral schedule run one run of a snapshot/power schedule (what its CronJob's Job runs)
 
   corral web --help, corral proxmox serve --help and corral doctor --help list every flag of each.`;
 
-if (command !== 'web' && command !== 'proxmox' && command !== 'doctor') {
+if (command !== 'web' && command !== 'proxmox' && command !== 'doctor' && command !== 'schedule') {
   // Asked-for help goes to stdout and exits 0; anything else is a usage error: stderr, exit 2.
   if (command === '--help' || command === '-h') {
     console.log(usage);
@@ -54,6 +57,7 @@ if (nodeBin === projectNode && !existsSync(projectNode)) {
 const entries = {
   proxmox: join(root, 'src', 'proxmox', 'cli.ts'),
   doctor: join(root, 'src', 'server', 'tools', 'doctor-cli.ts'),
+  schedule: join(root, 'src', 'server', 'tools', 'schedule-cli.ts'),
   web: join(root, 'server.ts'),
 };
 const entry = entries[command];

@@ -5,9 +5,20 @@
 export class SimClock {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
+  private readonly origin = Date.now();
 
   constructor(readonly speed: number = 1) {
     if (!(speed > 0)) throw new Error(`speed must be > 0, got ${speed}`);
+  }
+
+  /**
+   * Simulated wall-clock time: equal to real time when the cluster starts, then running `speed` times faster. Only
+   * calendar-driven controllers (CronJob) read it, so a nightly schedule comes round in seconds in tests; object
+   * timestamps stay real time.
+   */
+  now(): Date {
+    const real = Date.now();
+    return new Date(this.origin + (real - this.origin) * this.speed);
   }
 
   /** Run `fn` after `ms` simulated milliseconds. */

@@ -10,7 +10,7 @@ import { SimClock } from './clock.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { createApiServer } from './http/server.js';
 import type { FieldValidation } from './http/resource-handlers.js';
-import type { BaselineOptions, FleetName, SimContext, SimModule } from './module.js';
+import type { BaselineOptions, ContainerRuntime, FleetName, SimContext, SimModule } from './module.js';
 import { defaultModules } from './modules.js';
 import { crdFor, KINDS, registerKinds, type KindSpec } from './resources/kinds.js';
 import { validateBuiltin } from './resources/builtin-validation.js';
@@ -19,7 +19,7 @@ import { ObjectStore } from './store/object-store.js';
 import type { KObject } from './store/types.js';
 import { resourceKey } from './store/types.js';
 
-export type { BaselineOptions, FleetName, SimContext, SimModule } from './module.js';
+export type { BaselineOptions, ContainerRun, ContainerRuntime, FleetName, SimContext, SimModule } from './module.js';
 export type { FaultConfig } from './faults/fault-injector.js';
 export { FaultInjector } from './faults/fault-injector.js';
 export { ObjectStore } from './store/object-store.js';
@@ -44,6 +44,8 @@ export interface EmbeddedClusterOptions {
   watchBookmarkIntervalMs?: number;
   /** Pieces the baseline install leaves out or changes: KubeVirt feature gates, the VolumeSnapshotClass. */
   baseline?: BaselineOptions;
+  /** Images the kubelet runs for real instead of as scripted workloads (see ContainerRuntime in module.ts). */
+  containerRuntime?: ContainerRuntime;
 }
 
 export interface EmbeddedCluster {
@@ -121,6 +123,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     },
     settings: { metricsServer },
     baseUrl: () => baseUrl,
+    ...(options.containerRuntime ? { containerRuntime: options.containerRuntime } : {}),
   };
   const modules = options.modules ?? defaultModules();
   const faults = new FaultInjector();

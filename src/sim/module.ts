@@ -29,10 +29,39 @@ export interface BaselineOptions {
   snapshotClass?: boolean;
 }
 
+/** One container the kubelet starts for real instead of playing a scripted workload (see ContainerRuntime). */
+export interface ContainerRun {
+  namespace: string;
+  pod: string;
+  image: string;
+  command: string[];
+  args: string[];
+  /** The container's literal `env` values (valueFrom is not resolved). */
+  env: Record<string, string>;
+  /**
+   * A kubeconfig for the pod's ServiceAccount (the token of its `kubernetes.io/service-account-token` Secret, which
+   * stands in for the projected token a real kubelet mounts); undefined when the pod mounts no token or its
+   * ServiceAccount has no token Secret.
+   */
+  kubeconfig?: string;
+  /** Appends a line to the container's log (`kubectl logs`). */
+  log(line: string): void;
+}
+
+/**
+ * The embedded cluster runs no container images. A program that starts it may register a runtime for images it can
+ * execute itself (Corral registers its own image, so a CronJob's runner pod really performs its run against this
+ * apiserver with the pod's ServiceAccount credentials). Return the exit code's promise, or undefined to leave the
+ * image to the scripted workloads (storage/workloads.ts).
+ */
+export type ContainerRuntime = (run: ContainerRun) => Promise<number> | undefined;
+
 export interface SimContext {
   store: ObjectStore;
   clock: SimClock;
   options: SimOptions;
+  /** Images the kubelet executes for real (Jobs' pods); see ContainerRuntime. */
+  containerRuntime?: ContainerRuntime;
   /** Mutable runtime switches (e.g. metricsServer) the fault/control interface can flip. */
   settings: { metricsServer: boolean };
   /** The base URL clients reach the apiserver at (e.g. for export links), known once listening. */

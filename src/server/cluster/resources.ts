@@ -64,7 +64,9 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   ServiceAccount: d('ServiceAccount', '', 'v1', 'serviceaccounts'),
   Role: d('Role', 'rbac.authorization.k8s.io', 'v1', 'roles'),
   RoleBinding: d('RoleBinding', 'rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+  ClusterRole: d('ClusterRole', 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false),
   ClusterRoleBinding: d('ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false),
+  CronJob: d('CronJob', 'batch', 'v1', 'cronjobs'),
   NetworkAttachmentDefinition: d(
     'NetworkAttachmentDefinition',
     'k8s.cni.cncf.io',

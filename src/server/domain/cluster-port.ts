@@ -66,7 +66,9 @@ export type Kind =
   | 'ServiceAccount'
   | 'Role'
   | 'RoleBinding'
-  | 'ClusterRoleBinding';
+  | 'ClusterRole'
+  | 'ClusterRoleBinding'
+  | 'CronJob';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {

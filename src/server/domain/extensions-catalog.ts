@@ -4,6 +4,7 @@
  * object it applies with `corral.dev/extension=<name>` (extensions.ts), so uninstall finds exactly them.
  */
 import type { Kind, KObject } from './cluster-port';
+import { powerSchedulesExtension, snapshotSchedulesExtension } from './schedules-spec';
 
 export const EXTENSION_LABEL = 'corral.dev/extension';
 
@@ -21,6 +22,8 @@ export interface ExtensionSpec {
   installs: string[];
   /** What it needs from the cluster to do its work. */
   needs: string[];
+  /** Kinds of objects Corral creates later under the extension's label (a schedule's CronJob); uninstall removes them too. */
+  owns?: Kind[];
   /** The objects it applies, for Corral's namespace. */
   objects(namespace: string): ExtensionObject[];
 }
@@ -83,4 +86,4 @@ const bootc: ExtensionSpec = {
   ],
 };
 
-export const EXTENSION_CATALOG: readonly ExtensionSpec[] = [bootc];
+export const EXTENSION_CATALOG: readonly ExtensionSpec[] = [bootc, snapshotSchedulesExtension, powerSchedulesExtension];

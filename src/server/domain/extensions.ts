@@ -114,6 +114,12 @@ export class Extensions {
     });
   }
 
+  /** Whether the extension is recorded as installed here. */
+  async isInstalled(name: string): Promise<boolean> {
+    const { installed } = await this.state();
+    return installed[name] !== undefined;
+  }
+
   /** The catalog merged with installed state (an installed extension Corral no longer ships has inStore false). */
   async list(): Promise<ExtensionRow[]> {
     const { installed } = await this.state();
@@ -181,7 +187,7 @@ export class Extensions {
     const spec = this.spec(name);
     const { installed } = await this.state();
     const expected = spec.objects(this.namespace);
-    const kinds = [...new Set(expected.map((e) => e.kind))];
+    const kinds = [...new Set([...expected.map((e) => e.kind), ...(spec.owns ?? [])])];
     const selector = `${EXTENSION_LABEL}=${name}`;
     const labelled = (
       await Promise.all(

@@ -17,6 +17,8 @@ import { bootcBlockers } from './bootc-capability';
 import { capabilityFacts, instanceTypes, invalidateCapabilityFacts } from './cluster-facts';
 import { Doctor } from './doctor';
 import { Extensions } from './extensions';
+import { Schedules, type ScheduleUpdate } from './schedules';
+import { DEFAULT_RUNNER_IMAGE, type ScheduleInput } from './schedules-spec';
 import type { ClusterPort, KObject } from './cluster-port';
 import type { Caller, CorralConfig, DomainDeps } from './deps';
 import { LiveFeed } from './live-feed';
@@ -59,6 +61,11 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
   const extensions = new Extensions(deps, undefined, () => {
     doctor.invalidate();
     invalidateCapabilityFacts();
+  });
+  // Snapshot and power schedules: CronJobs whose Jobs run Corral's image (schedules.ts).
+  const schedules = new Schedules(deps, {
+    image: process.env.CORRAL_IMAGE?.trim() || DEFAULT_RUNNER_IMAGE,
+    isInstalled: (name) => extensions.isInstalled(name),
   });
   live.addSource((push) => metricsStore.subscribe(push));
   // CT rows (pod + data volume), pushed like VM rows (ct-fleet.ts).
@@ -176,6 +183,17 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       install: (caller: Caller, name: string) => extensions.install(caller, name),
       uninstall: (caller: Caller, name: string) => extensions.uninstall(caller, name),
     },
+    /** Snapshot and power schedules (schedules.ts): CRUD, run now, run history. */
+    schedules: {
+      list: () => schedules.list(),
+      forVm: (namespace: string, name: string) => schedules.forVm(namespace, name),
+      get: (name: string) => schedules.get(name),
+      create: (caller: Caller, input: ScheduleInput) => schedules.create(caller, input),
+      update: (caller: Caller, name: string, change: ScheduleUpdate) => schedules.update(caller, name, change),
+      remove: (caller: Caller, name: string) => schedules.remove(caller, name),
+      runNow: (caller: Caller, name: string) => schedules.runNow(caller, name),
+      runs: (name: string) => schedules.runs(name),
+    },
     /** Cluster health checks and their fixes (doctor.ts). */
     doctor: {
       report: (options: { refresh?: boolean } = {}) => doctor.report(options),
@@ -213,6 +231,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       ready: cluster.isReady(),
     }),
     close: () => {
+      schedules.close();
       folderStore.close();
       doctor.close();
       metricsStore.close();

@@ -9,6 +9,7 @@ import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
 import { doctorRouter } from './doctor';
 import { extensionsRouter } from './extensions';
+import { schedulesRouter } from './schedules';
 import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
@@ -42,6 +43,7 @@ export const appRouter = router({
   capabilities,
   doctor: doctorRouter,
   extensions: extensionsRouter,
+  schedules: schedulesRouter,
   live: liveRouter,
   consoles: consolesRouter,
 });

@@ -5,12 +5,14 @@
  * - NetworkPolicy: policyTypes ⊆ {Ingress, Egress}; port protocols TCP/UDP/SCTP; ipBlock.cidr a valid CIDR;
  * - Ingress: defaultBackend or rules; every HTTP path has a pathType and an absolute path (Exact/Prefix) and a
  *   backend naming exactly one of service/resource, the service with a port name or number.
+ * - CronJob: spec.schedule parses as cron, concurrencyPolicy Allow/Forbid/Replace, limits >= 0, name <= 52.
  * Failures are 422 Invalid with the upstream field paths and messages. Other kinds pass unchanged.
  */
 import { isIP } from 'node:net';
 import { invalid } from '../store/errors.js';
 import type { KObject } from '../store/types.js';
 import type { KindSpec } from './kinds.js';
+import { cronProblem } from '../../lib/cron.js';
 
 interface Cause {
   field: string;
@@ -137,7 +139,29 @@ function ingress(o: KObject, causes: Cause[]): void {
   });
 }
 
+/** CronJob: a parseable schedule, the concurrency policy's values, a name short enough for its Jobs' names. */
+function cronJob(o: KObject, causes: Cause[]): void {
+  const spec = obj(o.spec);
+  if (typeof spec.schedule !== 'string' || spec.schedule === '') causes.push(required('spec.schedule'));
+  else {
+    const problem = cronProblem(spec.schedule);
+    if (problem) causes.push(bad('spec.schedule', spec.schedule, problem));
+  }
+  const policy = spec.concurrencyPolicy;
+  if (policy !== undefined && policy !== 'Allow' && policy !== 'Forbid' && policy !== 'Replace')
+    causes.push(unsupported('spec.concurrencyPolicy', policy, ['Allow', 'Forbid', 'Replace']));
+  for (const f of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'] as const) {
+    const v = spec[f];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0))
+      causes.push(bad(`spec.${f}`, v, 'must be greater than or equal to 0'));
+  }
+  if (!obj(spec.jobTemplate).spec) causes.push(required('spec.jobTemplate.spec'));
+  const name = o.metadata.name ?? '';
+  if (name.length > 52) causes.push(bad('metadata.name', name, 'must be no more than 52 characters'));
+}
+
 const RULES: Record<string, (o: KObject, causes: Cause[]) => void> = {
+  'batch/CronJob': cronJob,
   'policy/PodDisruptionBudget': pdb,
   'networking.k8s.io/NetworkPolicy': networkPolicy,
   'networking.k8s.io/Ingress': ingress,

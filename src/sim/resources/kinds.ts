@@ -539,6 +539,40 @@ export const KINDS: KindSpec[] = [
     ],
   }),
   kind({
+    group: 'batch',
+    version: 'v1',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    shortNames: ['cj'],
+    namespaced: true,
+    categories: ['all'],
+    status: true,
+    builtin: true,
+    columns: [
+      {
+        name: 'Schedule',
+        type: 'string',
+        value: (c) => String((c.spec as { schedule?: string } | undefined)?.schedule ?? ''),
+      },
+      {
+        name: 'Suspend',
+        type: 'string',
+        value: (c) => String((c.spec as { suspend?: boolean } | undefined)?.suspend === true ? 'True' : 'False'),
+      },
+      {
+        name: 'Active',
+        type: 'integer',
+        value: (c) => ((c.status as { active?: unknown[] } | undefined)?.active ?? []).length,
+      },
+      {
+        name: 'Last Schedule',
+        type: 'string',
+        value: (c) => String((c.status as { lastScheduleTime?: string } | undefined)?.lastScheduleTime ?? '<none>'),
+      },
+      age,
+    ],
+  }),
+  kind({
     group: 'apps',
     version: 'v1',
     kind: 'Deployment',

@@ -1,14 +1,16 @@
 /**
  * The embedded cluster's storage side as one SimModule: the CSI provisioner/resizer (PVC/PV), CDI (DataVolumes),
  * the snapshot controllers (VolumeSnapshot, VirtualMachineSnapshot, restore, clone), VirtualMachineExport with its
- * download server, and a minimal batch/v1 Job controller.
+ * download server, a minimal batch/v1 Job controller, the CronJob controller and the ServiceAccount token controller.
  */
 import type { SimContext, SimModule } from '../module.js';
 import { storageAdmission } from './admission.js';
 import { startCloneController } from './clone-controller.js';
 import { startDataVolumeController } from './datavolume-controller.js';
 import { exportDownloadRoute, startExportController } from './export-controller.js';
+import { startCronJobController } from './cronjob-controller.js';
 import { startJobController } from './job-controller.js';
+import { startTokenController } from './token-controller.js';
 import { startPvcController } from './pvc-controller.js';
 import { startRestoreController } from './restore-controller.js';
 import { Runtime } from './runtime.js';
@@ -37,6 +39,8 @@ export function createStorageModule(): SimModule {
       startCloneController(rt);
       startExportController(rt);
       startJobController(rt);
+      startCronJobController(rt);
+      startTokenController(rt);
       // An uploaded volume's bytes go with its claim.
       if (rt.serves(S.pvcs)) rt.on(S.pvcs, (ev) => ev.type === 'DELETED' && uploads.forget(ev.object));
       uploads.publish(rt);

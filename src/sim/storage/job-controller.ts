@@ -2,14 +2,15 @@
  * A minimal batch/v1 Job controller: one pod at a time (parallelism 1) until `completions` pods succeeded, a new
  * pod per failure with back-off until `backoffLimit` is exceeded, and the status a real Job reports (`active`,
  * `succeeded`, `failed`, `startTime`, `completionTime`, conditions SuccessCriteriaMet/Complete or
- * FailureTarget/Failed). What each pod does comes from workloads.ts; its log lines go to the pod's log.
+ * FailureTarget/Failed). What each pod does comes from workloads.ts, or from the ContainerRuntime registered for
+ * its image (module.ts), which runs it for real with the ServiceAccount's token; its log lines go to the pod's log.
  */
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
 import { DISK_CONTENT_ANNOTATION, S } from './keys.js';
 import { appendPodLog, ensurePod, setPodTerminated, whenNoKubelet } from './pods.js';
 import { objId, type Runtime } from './runtime.js';
-import { nowTimestamp, ownerRef, rec, setCondition, spec, status, statusOf } from './util.js';
+import { arr, nowTimestamp, ownerRef, rec, setCondition, spec, status, statusOf, str } from './util.js';
 import { workloadFor, type Workload } from './workloads.js';
 
 const COMPONENT = 'job-controller';
@@ -143,7 +144,7 @@ function reconcile(rt: Runtime, running: Set<string>, ns: string | undefined, na
     if (status(pod).phase === 'Running') {
       if (!running.has(pod.metadata.uid)) {
         running.add(pod.metadata.uid);
-        runWorkload(rt, pod, workloadFor(spec(pod), pod.metadata.annotations), 0);
+        if (!runContainer(rt, pod)) runWorkload(rt, pod, workloadFor(spec(pod), pod.metadata.annotations), 0);
       }
     } else {
       whenNoKubelet(rt, pod);
@@ -179,6 +180,89 @@ function createPod(rt: Runtime, job: KObject): void {
     podSpec,
   });
   recordEvent(rt.store, job, 'SuccessfulCreate', `Created pod: ${name}`, { component: COMPONENT });
+}
+
+/**
+ * Hands the pod's first container to the registered ContainerRuntime when it takes the image (see module.ts): its log
+ * lines go to the pod's log and its exit code ends the pod. False when no runtime takes it.
+ */
+function runContainer(rt: Runtime, pod: KObject): boolean {
+  const runtime = rt.ctx.containerRuntime;
+  if (!runtime) return false;
+  const ns = pod.metadata.namespace ?? 'default';
+  const name = pod.metadata.name;
+  const podSpec = spec(pod);
+  const container = rec(arr(podSpec.containers)[0]);
+  const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
+  const env: Record<string, string> = {};
+  for (const e of arr(container.env).map(rec)) {
+    if (typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+  }
+  const token = podSpec.automountServiceAccountToken === false ? undefined : serviceAccountToken(rt, pod);
+  const alive = () => {
+    const current = rt.get(S.pods, ns, name);
+    return current?.metadata.uid === pod.metadata.uid && !current.metadata.deletionTimestamp;
+  };
+  const run = runtime({
+    namespace: ns,
+    pod: name,
+    image: str(container.image) ?? '',
+    command: strings(container.command),
+    args: strings(container.args),
+    env,
+    ...(token ? { kubeconfig: podKubeconfig(rt.ctx.baseUrl(), ns, token) } : {}),
+    log: (line) => {
+      if (alive()) appendPodLog(rt, ns, name, [line]);
+    },
+  });
+  if (!run) return false;
+  const finish = (exitCode: number, message?: string) => {
+    if (!alive()) return;
+    if (message) appendPodLog(rt, ns, name, [message]);
+    setPodTerminated(rt, ns, name, { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' });
+  };
+  run.then(
+    (code) => finish(code),
+    (err: unknown) => finish(1, `container failed: ${err instanceof Error ? err.message : String(err)}`),
+  );
+  return true;
+}
+
+/** The token of the pod's ServiceAccount's `kubernetes.io/service-account-token` Secret, if it has one. */
+function serviceAccountToken(rt: Runtime, pod: KObject): string | undefined {
+  const ns = pod.metadata.namespace ?? 'default';
+  const sa = str(spec(pod).serviceAccountName) ?? 'default';
+  for (const secret of rt.list(S.secrets, ns)) {
+    if (secret.type !== 'kubernetes.io/service-account-token') continue;
+    if (secret.metadata.annotations?.['kubernetes.io/service-account.name'] !== sa) continue;
+    const token = str(rec(secret.data).token);
+    if (token) return Buffer.from(token, 'base64').toString('utf8');
+  }
+  return undefined;
+}
+
+function podKubeconfig(url: string, namespace: string, token: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: in-cluster',
+    '  cluster:',
+    `    server: "${url}"`,
+    '    insecure-skip-tls-verify: true',
+    'users:',
+    '- name: service-account',
+    '  user:',
+    `    token: "${token}"`,
+    'contexts:',
+    '- name: in-cluster',
+    '  context:',
+    '    cluster: in-cluster',
+    '    user: service-account',
+    `    namespace: ${namespace}`,
+    'current-context: in-cluster',
+    '',
+  ].join('\n');
 }
 
 function runWorkload(rt: Runtime, pod: KObject, workload: Workload, index: number): void {

@@ -24,6 +24,8 @@ export const S = {
   vmClones: resourceKey('clone.kubevirt.io', 'virtualmachineclones'),
   vmExports: resourceKey('export.kubevirt.io', 'virtualmachineexports'),
   jobs: resourceKey('batch', 'jobs'),
+  cronJobs: resourceKey('batch', 'cronjobs'),
+  serviceAccounts: resourceKey('', 'serviceaccounts'),
 } as const;
 
 /** Annotations CDI puts on the PVCs it manages [src: CDI pkg/controller/common/util.go]. */
