@@ -150,7 +150,14 @@ async function main(): Promise<void> {
   if (values.demo) {
     // The embedded cluster is a separate program that happens to share this process; src/server never imports it.
     const sim = await import('./src/sim/index.js');
-    const cluster = await sim.startEmbeddedCluster({ port: 0, fleet: 'demo', speed: 1 });
+    // Schedule Jobs run Corral's own image: the embedded kubelet runs it in this process (docs/schedules.md).
+    const { corralContainerRuntime } = await import('./src/server/tools/schedule-runtime.js');
+    const cluster = await sim.startEmbeddedCluster({
+      port: 0,
+      fleet: 'demo',
+      speed: 1,
+      containerRuntime: corralContainerRuntime(),
+    });
     closers.push(() => cluster.close());
     console.log(`[corral] embedded demo cluster at ${cluster.url}`);
     kube = { yaml: cluster.kubeconfig };

@@ -60,11 +60,14 @@ async function main(): Promise<void> {
     if (fleet !== 'demo' && fleet !== 'empty' && typeof fleet !== 'number')
       fail(`--fleet must be demo, empty or a number`);
     const sim = await import('../../src/sim/index.js');
+    const { corralContainerRuntime } = await import('../../src/server/tools/schedule-runtime.js');
     const cluster = await sim.startEmbeddedCluster({
       port: Number(values['sim-port'] ?? 0),
       fleet,
       speed: Number(values.speed),
       kubeconfigPath: values['kubeconfig-out'],
+      // Schedule Jobs run Corral's image: the embedded kubelet runs it in this process (docs/schedules.md).
+      containerRuntime: corralContainerRuntime(),
     });
     closers.push(() => cluster.close());
     console.log(`[serve] embedded cluster at ${cluster.url}`);
