@@ -161,7 +161,8 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
   };
   const state = new ProxmoxState(options.services);
   const routes = buildRoutes();
-  const gaps = new GapLog(log);
+  // The registry lives with the services so `GET /api/proxmox/gaps` (and the UI) read what this handler counted.
+  const gaps = new GapLog(log, options.services.proxmoxGaps);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -177,7 +178,7 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       if (!match) {
         // PVE checks credentials before it looks for the method; only authenticated callers reach the gap log.
         principal = authenticate(auth, facts);
-        gaps.note(method, segments);
+        gaps.note(method, segments, principal.tokenId ?? principal.userid);
         throw notImplemented(method, subPath);
       }
       const endpoint = match.handler;

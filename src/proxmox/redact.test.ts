@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProxmoxGapRegistry } from '@/server/domain/proxmox-gaps';
 import { GapLog, gapShape, redactAddresses, redactError } from './redact';
 import { ProxmoxError, paramError } from './wire';
 
@@ -35,7 +36,7 @@ describe('redaction', () => {
 describe('gap log', () => {
   it('logs each method and path shape once, bounded', () => {
     const lines: string[] = [];
-    const gaps = new GapLog((l) => lines.push(l), 3);
+    const gaps = new GapLog((l) => lines.push(l), new ProxmoxGapRegistry(3));
     gaps.note('GET', ['nodes', 'corral-1', 'ceph', 'status']);
     gaps.note('GET', ['nodes', 'corral-2', 'ceph', 'status']);
     gaps.note('POST', ['nodes', 'corral-1', 'qemu', '100', 'migrate']);

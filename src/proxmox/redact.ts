@@ -7,6 +7,7 @@
  * "the cluster". The operator's log always has the full text.
  */
 import { redactAddresses as redactCorral } from '@/server/errors';
+import { ProxmoxGapRegistry } from '@/server/domain/proxmox-gaps';
 import { ProxmoxError, toProxmoxError } from './wire';
 
 /** Addresses become "the cluster", in the words a Proxmox client shows its user. */
@@ -61,26 +62,26 @@ export function gapPath(segments: string[]): string {
   return `/${segments.map((s) => (plain(s) ? s : '{arg}')).join('/')}`;
 }
 
-/** Remembers which gaps were logged: each METHOD + shape once, at most `max` of them. */
+/**
+ * The gap log: every request for an unserved endpoint is counted in the registry (served as `GET /api/proxmox/gaps`),
+ * and each METHOD + shape is logged once, at most `registry.capacity` of them.
+ */
 export class GapLog {
-  private readonly seen = new Set<string>();
   private full = false;
 
   constructor(
     private readonly log: (line: string) => void,
-    private readonly max = 500,
+    readonly registry: ProxmoxGapRegistry = new ProxmoxGapRegistry(),
   ) {}
 
-  /** Logs `[proxmox-gap] METHOD PATH` the first time this METHOD + path shape is seen. */
-  note(method: string, segments: string[]): void {
-    const key = `${method} ${gapShape(segments)}`;
-    if (this.seen.has(key)) return;
-    if (this.seen.size >= this.max) {
-      if (!this.full) this.log(`[proxmox-gap] (more than ${this.max} distinct gaps; no further ones are logged)`);
+  /** Counts the request; logs `[proxmox-gap] METHOD PATH` the first time this METHOD + path shape is seen. */
+  note(method: string, segments: string[], caller = ''): void {
+    const registry = this.registry;
+    const outcome = registry.note(method, gapShape(segments), gapPath(segments), caller);
+    if (outcome === 'new') this.log(`[proxmox-gap] ${method} ${gapPath(segments)}`);
+    else if (outcome === 'dropped' && !this.full) {
       this.full = true;
-      return;
+      this.log(`[proxmox-gap] (more than ${registry.capacity} distinct gaps; no further ones are logged)`);
     }
-    this.seen.add(key);
-    this.log(`[proxmox-gap] ${method} ${gapPath(segments)}`);
   }
 }

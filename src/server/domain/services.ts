@@ -26,6 +26,7 @@ import { FolderService } from './pools';
 import { runFolderAction } from './pools-actions';
 import { FolderStore } from './pools-store';
 import { MetricsStore } from './metrics-store';
+import { ProxmoxGapRegistry } from './proxmox-gaps';
 import { TaskJournal } from './tasks';
 import { nodeUsage, vmUsage } from './usage';
 import { migrateVm, requireVm, vmAction } from './vm-actions';
@@ -109,6 +110,8 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     },
     /** Retained VM/node/fleet metrics histories, recorded after every sampling round (metrics-store.ts). */
     metricsStore,
+    /** PVE endpoints Proxmox clients asked for that Corral does not serve (the gap log; proxmox-gaps.ts). */
+    proxmoxGaps: new ProxmoxGapRegistry(),
     vms: {
       list: (filter?: { namespace?: string; tag?: string; node?: string }) => {
         const rows = fleet.vmRows();

@@ -14,6 +14,7 @@ import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
 import { poolsRouter } from './pools';
+import { proxmoxRouter } from './proxmox';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
 import { vmObserveRouter } from './vm-observe';
@@ -43,6 +44,7 @@ export const appRouter = router({
   capabilities,
   doctor: doctorRouter,
   extensions: extensionsRouter,
+  proxmox: proxmoxRouter,
   schedules: schedulesRouter,
   live: liveRouter,
   consoles: consolesRouter,
