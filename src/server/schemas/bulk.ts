@@ -35,6 +35,36 @@ export const BulkItemResult = z.object({
 export const BulkOutput = z.object({
   task: z.string().describe('the bulk task: one log line per guest; it ends in error when any guest failed'),
   ok: z.number().int(),
-  failed: z.number().int(),
+  failed: z.number().int().describe('guests that failed, cancelled ones included'),
+  cancelled: z.number().int().describe('guests never sent because the run was cancelled first'),
   results: z.array(BulkItemResult).describe('one per target, in the order given'),
+});
+
+export const BulkStarted = z.object({
+  task: z.string().describe('the bulk task; read its progress at GET /api/bulk/runs/{task}'),
+  total: z.number().int(),
+});
+
+export const BulkRunInput = z.strictObject({
+  task: z
+    .string()
+    .regex(/^bulk-[A-Za-z0-9._-]{1,190}$/, 'must be a bulk task id (bulk-…)')
+    .describe('the bulk task id from POST /api/bulk or /api/bulk/runs'),
+});
+
+export const BulkRunOutput = z.object({
+  task: z.string(),
+  action: z.enum(BULK_ACTIONS),
+  status: z.enum(['running', 'done', 'cancelled']),
+  total: z.number().int(),
+  finished: z.number().int().describe('guests with a result so far'),
+  ok: z.number().int(),
+  failed: z.number().int(),
+  cancelled: z.number().int(),
+  results: z.array(BulkItemResult).describe('empty while running; one per target, in the order given, once ended'),
+});
+
+export const BulkCancelOutput = z.object({
+  task: z.string(),
+  pending: z.number().int().describe('guests without a result when cancelled (the few in flight still finish)'),
 });

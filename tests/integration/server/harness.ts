@@ -39,8 +39,8 @@ export async function startHarness(
     speed?: number;
     requestTimeoutMs?: number;
     unreachableAfterMs?: number;
-    /** More startCorral options (limits, open, host). */
-    corral?: Pick<StartOptions, 'limits' | 'open' | 'host'>;
+    /** More startCorral options (limits, open, host, the cluster rate limit). */
+    corral?: Pick<StartOptions, 'limits' | 'open' | 'host' | 'kubeRateLimit'>;
   } = {},
 ): Promise<Harness> {
   const sim = await startEmbeddedCluster({ port: 0, fleet: options.fleet ?? 'empty', speed: options.speed ?? 50 });

@@ -1,9 +1,10 @@
 'use client';
 // The Datacenter page: summary cards, fleet charts and top VMs, tag chips, the filterable/sortable table of VMs and
-// CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.run, templates.
+// CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.start (progress and
+// Cancel while it runs), templates.
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { runBulk, type BulkResult } from '../../lib/bulk';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { runBulk, type BulkProgress, type BulkResult } from '../../lib/bulk';
 import { bulkTarget, ctGuest, vmGuest, type GuestRow } from '../../lib/guest-rows';
 import { hasTerm, isEmptyFilter, matchesFilter, parseFilter, toggleTerm } from '../../lib/filter-query';
 import { useFleet } from '../../lib/live';
@@ -46,6 +47,9 @@ export function DatacenterView() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [results, setResults] = useState<{ action: BulkAction; rows: BulkResult[] } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<(BulkProgress & { action: BulkAction }) | null>(null);
+  const [cancelling, setCancelling] = useState(false);
+  const stopRef = useRef(false);
   const [unmark, setUnmark] = useState<VmRow | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const filter = useMemo(() => parseFilter(query), [query]);
@@ -110,11 +114,31 @@ export function DatacenterView() {
       .filter((g): g is GuestRow => g !== undefined)
       .map(bulkTarget);
     setBusy(true);
-    const rows = await runBulk(targets, (chunk) => client.bulk.run.mutate({ action, targets: chunk }));
+    setConfirmDelete(false);
+    stopRef.current = false;
+    setCancelling(false);
+    setProgress({ action, task: '', finished: 0, total: targets.length });
+    const rows = await runBulk(
+      targets,
+      {
+        start: (chunk) => client.bulk.start.mutate({ action, targets: chunk }),
+        get: (task) => client.bulk.get.query({ task }),
+      },
+      (p) => setProgress({ ...p, action }),
+      () => stopRef.current,
+    );
     setBusy(false);
+    setProgress(null);
     setConfirmDelete(false);
     setResults({ action, rows });
     setSelected(new Set());
+  };
+
+  /** Cancel: the server stops sending the current run's rest, and later chunks are not started. */
+  const cancelBulk = () => {
+    stopRef.current = true;
+    setCancelling(true);
+    if (progress?.task) void client.bulk.cancel.mutate({ task: progress.task }).catch(() => undefined);
   };
 
   if (!synced) return <div className="skeleton workbench">Loading the fleet…</div>;
@@ -231,6 +255,26 @@ export function DatacenterView() {
                 >
                   Delete
                 </button>
+                {progress && (
+                  <span className="bulk-progress" role="status" data-testid="bulk-progress">
+                    <progress
+                      max={progress.total}
+                      value={progress.finished}
+                      aria-label={`${progress.action} progress`}
+                    />
+                    <span className="page-sub">
+                      {progress.action} {progress.finished} / {progress.total}
+                    </span>
+                    <button
+                      type="button"
+                      className="btn-small btn-ghost"
+                      disabled={cancelling || !progress.task}
+                      onClick={cancelBulk}
+                    >
+                      {cancelling ? 'Cancelling…' : 'Cancel the rest'}
+                    </button>
+                  </span>
+                )}
               </div>
             )}
           </div>
