@@ -190,6 +190,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               <span className="label">Extensions</span>
             </Link>
           </li>
+          <li>
+            <Link
+              href="/proxmox"
+              className="tree-item"
+              aria-current={pathname === '/proxmox' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <span className="icon" aria-hidden>
+                ⇄
+              </span>
+              <span className="label">Proxmox API</span>
+            </Link>
+          </li>
         </ul>
         {view === 'pool' && <PoolTree onNavigate={onNavigate} />}
         <div className="tree-group-title" hidden={view === 'pool'}>

@@ -1,0 +1,5 @@
+import { ProxmoxGapsView } from '../components/proxmox/ProxmoxGapsView';
+
+export default function ProxmoxPage() {
+  return <ProxmoxGapsView />;
+}
