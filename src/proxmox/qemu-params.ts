@@ -7,6 +7,7 @@ import type { CorralServices } from '@/server/domain/services';
 import type { DiskPlan, NicPlan } from '@/server/domain/vm-hardware';
 import { missingNetworks } from '@/server/domain/vm-networks';
 import { unfinishedImage } from '@/server/domain/library-image';
+import { isCloudInitKey } from './cloudinit-params';
 import type { DiskExtras, Extras, NetExtras } from './extras';
 import type { Params } from './params';
 import { ISO_STORAGE, findStorage, resolveIso } from './storage-map';
@@ -57,6 +58,7 @@ export function unknownKeys(args: Params, extra: string[] = []): string[] {
         !MAPPED.has(k) &&
         !STORED_OPTIONS.has(k) &&
         !extra.includes(k) &&
+        !isCloudInitKey(k) &&
         !parseDiskKey(k) &&
         parseNetKey(k) === undefined &&
         !/^unused\d+$/.test(k),
@@ -111,6 +113,8 @@ export function tagsOf(value: string | undefined): string[] {
 export interface DiskTranslation {
   plans: DiskPlan[];
   extras: Record<string, DiskExtras>;
+  /** A `<storage>:cloudinit` drive: the domain attaches it with the cloud-init settings (vm-cloudinit.ts). */
+  cloudInit?: { key: string; bus: 'sata' | 'scsi' };
 }
 
 /**
@@ -126,6 +130,7 @@ export async function translateDisks(
 ): Promise<DiskTranslation> {
   const plans: DiskPlan[] = [];
   const extras: Record<string, DiskExtras> = {};
+  let cloudInit: DiskTranslation['cloudInit'];
   const keys = args
     .keys()
     .filter((k) => parseDiskKey(k))
@@ -150,10 +155,17 @@ export async function translateDisks(
       case 'empty-cdrom':
         extras[key] = { options: spec.options, empty: true };
         continue;
-      case 'cloudinit':
-        throw bad(
-          `cloud-init drives are not supported here; pass user data through Corral's create (cloudInit) instead`,
-        );
+      case 'cloudinit': {
+        if (cloudInit) throw bad(`only one cloud-init drive is allowed (${cloudInit.key} is one)`);
+        const storage = await findStorage(services, src.storage);
+        if (!storage) throw bad(`storage '${src.storage}' does not exist`);
+        if (!storage.content.includes('images'))
+          throw bad(`storage '${src.storage}' does not support content-type 'images'`);
+        // A CD-ROM like PVE's: SATA for ide/sata/virtio slots, SCSI for scsi ones.
+        cloudInit = { key, bus: slot.bus === 'scsi' ? 'scsi' : 'sata' };
+        extras[key] = { storage: src.storage, options: spec.options };
+        continue;
+      }
       case 'iso': {
         if (src.storage !== ISO_STORAGE)
           throw bad(`storage '${src.storage}' does not support content-type 'iso' (use '${ISO_STORAGE}')`);
@@ -217,7 +229,7 @@ export async function translateDisks(
       }
     }
   }
-  return { plans, extras };
+  return { plans, extras, ...(cloudInit ? { cloudInit } : {}) };
 }
 
 /** `boot=order=scsi0;ide2;net0` → boot orders for the planned disks; default: disks first, then CD-ROMs. */

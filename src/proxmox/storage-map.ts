@@ -2,7 +2,7 @@
  * Proxmox storages over Corral's storage: every StorageClass is a storage of the same name (content `images`);
  * `local-lvm` — the default in every Proxmox tool — is an alias of the cluster's default StorageClass when no
  * class carries that name; `local` is the ISO library (content `iso`): PVCs in the default namespace that no VM
- * owns, and the catalog's ISO entries.
+ * owns, and the catalog's ISO entries, plus cloud-init snippets (keys of the `corral-snippets` ConfigMap).
  */
 import type { CorralServices } from '@/server/domain/services';
 import { classCapacity, storageCapacity } from '@/server/domain/storage-capacity';
@@ -36,7 +36,7 @@ export async function pveStorages(services: CorralServices): Promise<PveStorage[
       out.push({ storage: LVM_ALIAS, type: 'lvmthin', content: 'images,rootdir', storageClass: def.name, shared: 1 });
   }
   if (!classes.some((c) => c.name === ISO_STORAGE))
-    out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl', storageClass: '', shared: 1 });
+    out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl,snippets', storageClass: '', shared: 1 });
   return out.sort((a, b) => a.storage.localeCompare(b.storage));
 }
 

@@ -8,6 +8,7 @@ import type { IoTotals } from '@/server/domain/io-counters';
 import { DESCRIPTION_ANNOTATION, type VmHardware } from '@/server/domain/vm-hardware';
 import type { VmRuntime } from '@/server/domain/vm-runtime';
 import type { VmRow } from '@/server/schemas/vms';
+import { isCloudInitKey } from './cloudinit-params';
 import { parseExtras, type Extras } from './extras';
 import { EMPTY_CDROM, formatDisk, parseDiskKey } from './translate/disk-spec';
 import { formatNet, parseNetKey, stableMac, type NetModel, NET_MODELS } from './translate/net-spec';
@@ -175,6 +176,8 @@ export interface ConfigContext {
   runtime: VmRuntime;
   /** The domain's start on boot (read from the run strategy), shown as `onboot`. */
   startOnBoot: boolean;
+  /** Cloud-init settings as PVE keys (vm-cloudinit.ts; `cipassword` masked). */
+  cloudInit?: Record<string, string>;
 }
 
 function diskLine(ctx: ConfigContext, d: VmHardware['disks'][number], extras: Extras, slot: string): string {
@@ -188,7 +191,12 @@ function diskLine(ctx: ConfigContext, d: VmHardware['disks'][number], extras: Ex
       ...(d.device === 'cdrom' ? { cdrom: true } : {}),
     });
   if (d.volume?.kind === 'cloudInit')
-    return formatDisk({ storage: ex?.storage ?? 'cloudinit', volume: d.secret ?? d.name, cdrom: true, options });
+    return formatDisk({
+      storage: ex?.storage ?? 'cloudinit',
+      volume: ex?.volume ?? d.secret ?? d.name,
+      cdrom: true,
+      options,
+    });
   const storage =
     d.device === 'cdrom'
       ? (ex?.storage ?? 'local')
@@ -215,11 +223,6 @@ export const STORED_OPTIONS = new Set([
   'bios',
   'boot',
   'bootdisk',
-  'cicustom',
-  'cipassword',
-  'citype',
-  'ciupgrade',
-  'ciuser',
   'cpu',
   'cpulimit',
   'cpuunits',
@@ -229,16 +232,11 @@ export const STORED_OPTIONS = new Set([
   'hookscript',
   'hotplug',
   'hugepages',
-  'ipconfig0',
-  'ipconfig1',
-  'ipconfig2',
-  'ipconfig3',
   'keyboard',
   'kvm',
   'localtime',
   'lock',
   'machine',
-  'nameserver',
   'numa',
   'onboot',
   'ostype',
@@ -246,13 +244,11 @@ export const STORED_OPTIONS = new Set([
   'reboot',
   'rng0',
   'scsihw',
-  'searchdomain',
   'serial0',
   'serial1',
   'shares',
   'smbios1',
   'smp',
-  'sshkeys',
   'startdate',
   'startup',
   'tablet',
@@ -298,9 +294,12 @@ export function vmConfig(ctx: ConfigContext): Record<string, unknown> {
   for (const [k, v] of Object.entries(extras.options)) {
     // An `onboot` stored by an older Corral is not the truth any more: the run strategy is.
     if (k === 'onboot') continue;
+    // Cloud-init keys an older Corral stored verbatim are the domain's now (and a password is never shown).
+    if (isCloudInitKey(k)) continue;
     config[k] = INT_OPTIONS.has(k) && /^-?\d+$/.test(v) ? Number(v) : v;
   }
   config.onboot = ctx.startOnBoot ? 1 : 0;
+  Object.assign(config, ctx.cloudInit ?? {});
   // A description set through /api (the domain's annotation) shows here too; one a PVE client wrote wins.
   const description = hw.annotations[DESCRIPTION_ANNOTATION];
   if (config.description === undefined && description) config.description = description;

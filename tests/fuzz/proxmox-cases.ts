@@ -9,7 +9,7 @@ import { sample, type Rng } from './prng';
 import { NASTY_STRINGS } from './values';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-type Kind = 'int' | 'bool' | 'string' | 'name' | 'size' | 'snapname' | 'disk' | 'net' | 'vmid' | 'enum';
+type Kind = 'int' | 'bool' | 'string' | 'name' | 'size' | 'snapname' | 'disk' | 'net' | 'vmid' | 'enum' | 'ipconfig';
 
 interface PxParam {
   name: string;
@@ -50,6 +50,7 @@ const VM_CONFIG: PxParam[] = [
   BOOL('onboot'),
   { name: 'scsi1', kind: 'disk', valid: 'local-lvm:1' },
   { name: 'net1', kind: 'net', valid: 'virtio,bridge=vmbr0' },
+  { name: 'ipconfig0', kind: 'ipconfig', valid: 'ip=dhcp' },
 ];
 
 const CT_CONFIG: PxParam[] = [
@@ -177,6 +178,12 @@ export const PROXMOX_ROUTES: PxRoute[] = [
   { method: 'POST', pattern: '/nodes/{node}/qemu/{vmid}/status/{action}', params: [] },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/config', params: [BOOL('current')] },
   { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/pending', params: [] },
+  { method: 'GET', pattern: '/nodes/{node}/qemu/{vmid}/cloudinit', params: [] },
+  {
+    method: 'GET',
+    pattern: '/nodes/{node}/qemu/{vmid}/cloudinit/dump',
+    params: [{ name: 'type', kind: 'enum', values: ['user', 'network', 'meta'], valid: 'user' }],
+  },
   { method: 'PUT', pattern: '/nodes/{node}/qemu/{vmid}/config', params: VM_CONFIG, safeOnExisting: true },
   { method: 'POST', pattern: '/nodes/{node}/qemu/{vmid}/config', params: VM_CONFIG, safeOnExisting: true },
   {
@@ -277,10 +284,22 @@ function invalid(p: PxParam): Probe[] {
         add(v);
       add('local-lvm:0', 'disk of 0 GiB (< 1Gi)', true);
       add('local-lvm:65537', 'disk of 64 TiB + 1 GiB (> 64Ti)', true);
-      add('local-lvm:cloudinit', 'cloud-init drive (refused)');
+      add('nosuchstorage:cloudinit', 'cloud-init drive on a storage that does not exist');
       break;
     case 'net':
       for (const v of ['garbage', 'virtio=ZZ:ZZ', 'virtio,bridge=fz-no-such-network', 'model=virtio,macaddr=not-a-mac'])
+        add(v);
+      break;
+    case 'ipconfig':
+      for (const v of [
+        'ip=300.1.1.1/24',
+        'ip=10.0.0.1',
+        'ip=dhcp,gw=10.0.0.1',
+        'gw=10.0.0.1',
+        'ip6=zz::1/64',
+        'x=1',
+        'dhcp',
+      ])
         add(v);
       break;
     case 'enum':

@@ -2,6 +2,8 @@
 import { sizedHardware } from '@/server/domain/vm-hardware';
 import { startOnBoot } from '@/server/domain/vm-hw-options';
 import { vmRuntime } from '@/server/domain/vm-runtime';
+import type { DomainDeps } from '@/server/domain/deps';
+import { readCloudInit, settingsToPveKeys } from '@/server/domain/vm-cloudinit';
 import { corral } from '../errors';
 import { pveUser, type ResolvedVm } from '../state';
 import { vmConfig, type RowContext } from '../vm-view';
@@ -50,7 +52,13 @@ export async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
     defaultStorage,
     runtime: vmRuntime(services.deps, vm.ref.namespace, vm.ref.name),
     startOnBoot: startOnBoot(services.deps, vm.ref.namespace, vm.ref.name),
+    cloudInit: await corral(cloudInitKeys(services.deps, vm.ref.namespace, vm.ref.name)),
   };
+}
+
+async function cloudInitKeys(deps: DomainDeps, namespace: string, name: string): Promise<Record<string, string>> {
+  const ci = await readCloudInit(deps, namespace, name);
+  return settingsToPveKeys(ci.settings, ci.passwordSet);
 }
 
 export async function currentConfig(ctx: EndpointContext, vm: ResolvedVm): Promise<Record<string, unknown>> {

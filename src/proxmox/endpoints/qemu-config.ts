@@ -11,6 +11,8 @@ import {
   type DiskWish,
 } from '@/server/domain/vm-hardware';
 import { setStartOnBoot } from '@/server/domain/vm-hw-options';
+import { checkCloudInit, setCloudInit } from '@/server/domain/vm-cloudinit';
+import { cloudInitChange, cloudInitError } from '../cloudinit-params';
 import { corral } from '../errors';
 import { EXTRAS_ANNOTATION, parseExtras, serializeExtras } from '../extras';
 import { Params, splitList } from '../params';
@@ -107,8 +109,19 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   // Validate everything first: nothing is written unless every key is acceptable.
   const newDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !slotToDisk.has(k) && !extras.disks[k]?.empty);
   const changedDiskKeys = args.keys().filter((k) => parseDiskKey(k) && !newDiskKeys.includes(k));
+  const ciChange = cloudInitChange(args, deletes);
+  if (Object.keys(ciChange).length)
+    await corral(
+      checkCloudInit(services.deps, vm.ref.namespace, vm.ref.name, ciChange).catch((err: unknown) => {
+        throw cloudInitError(err);
+      }),
+    );
+  let ciRemove = false;
   for (const k of changedDiskKeys) {
     const disk = cctx.hw.disks.find((d) => d.name === slotToDisk.get(k));
+    // Re-sending `<storage>:cloudinit` for the cloud-init drive a VM has is PVE's no-op.
+    if (disk?.volume?.kind === 'cloudInit' && /^(file=)?[^:,]+:(vm-\d+-)?cloudinit(,|$)/.test(args.raw(k) ?? ''))
+      continue;
     const wish = disk && resentDisk(args.raw(k) ?? '', String(current[k] ?? ''), disk);
     if (args.raw(k) !== current[k] && !(disk && wish && diskUnchanged(disk, wish)))
       throw paramError({
@@ -154,7 +167,10 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
   for (const key of deletes) {
     if (parseDiskKey(key)) {
       const disk = slotToDisk.get(key);
-      if (disk) deleteDisks.push(disk);
+      if (disk && cctx.hw.disks.find((d) => d.name === disk)?.volume?.kind === 'cloudInit') {
+        ciRemove = true;
+        delete diskExtras[key];
+      } else if (disk) deleteDisks.push(disk);
       else if (diskExtras[key]?.empty) delete diskExtras[key];
       else throw paramError({ delete: `no such disk '${key}'` });
     } else if (parseNetKey(key) !== undefined) {
@@ -175,6 +191,12 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     throw err;
   });
   for (const [k, ex] of Object.entries(added.extras)) diskExtras[k] = ex;
+  if (added.cloudInit)
+    diskExtras[added.cloudInit.key] = {
+      ...diskExtras[added.cloudInit.key],
+      options: diskExtras[added.cloudInit.key]?.options ?? {},
+      volume: `vm-${vm.vmid}-cloudinit`,
+    };
   for (const [k, ex] of Object.entries(addedNets.extras)) netExtras[k] = ex;
 
   const labels: Record<string, string | null> = {};
@@ -212,6 +234,20 @@ async function updateConfig(ctx: EndpointContext): Promise<string | undefined> {
     taskIds.push(
       await corral(changeNics(services.deps, caller, vm.ref.namespace, vm.ref.name, addedNets.plans, deleteNics)),
     );
+  if (Object.keys(ciChange).length || added.cloudInit || ciRemove) {
+    const ostype = args.string('ostype') ?? nextExtras.options.ostype;
+    taskIds.push(
+      await corral(
+        setCloudInit(services.deps, caller, vm.ref.namespace, vm.ref.name, ciChange, {
+          ...(added.cloudInit ? { drive: { disk: added.cloudInit.key, bus: added.cloudInit.bus } } : {}),
+          ...(ciRemove ? { drive: 'remove' as const } : {}),
+          ...(ostype ? { ostype } : {}),
+        }).catch((err: unknown) => {
+          throw cloudInitError(err);
+        }),
+      ),
+    );
+  }
   const last = taskIds[taskIds.length - 1];
   return last ? upid(ctx, last) : undefined;
 }

@@ -4,6 +4,9 @@ import { composeVm, setTemplateFlag, vmHardware, type VmBlueprint } from '@/serv
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
 import { startOnBoot } from '@/server/domain/vm-hw-options';
 import { cloneVm } from '@/server/domain/vm-clone';
+import { cloudInitForCreate } from '@/server/domain/vm-cloudinit';
+import type { NicPlan } from '@/server/domain/vm-hardware';
+import { cloudInitChange, cloudInitError } from '../cloudinit-params';
 import { corral, corralSync } from '../errors';
 import { EXTRAS_ANNOTATION, parseExtras, serializeExtras } from '../extras';
 import {
@@ -17,6 +20,7 @@ import {
   translateDisks,
   translateNets,
   vmName,
+  type DiskTranslation,
 } from '../qemu-params';
 import { parseNetKey, stableMac } from '../translate/net-spec';
 import { mibToBytes } from '../translate/size';
@@ -54,6 +58,7 @@ async function createVm(ctx: EndpointContext): Promise<string> {
   applyBootOrder(disks.plans, args.string('boot'));
   const nets = translateNets(args, namespace, name);
   await requireBridges(services, namespace, nets.plans);
+  const cloudInit = await createCloudInit(ctx, { vmid, name, namespace }, disks, nets.plans, options.ostype);
   const labels: Record<string, string> = { [LABEL_VMID]: String(vmid) };
   for (const t of tags) labels[`${LABEL_TAG_PREFIX}${t}`] = 'true';
   if (args.bool('template')) labels[LABEL_TEMPLATE] = 'true';
@@ -66,7 +71,13 @@ async function createVm(ctx: EndpointContext): Promise<string> {
     disks: disks.plans,
     nics: nets.plans,
     labels,
-    annotations: { [EXTRAS_ANNOTATION]: serializeExtras({ options, disks: disks.extras, nets: nets.extras }) },
+    annotations: {
+      [EXTRAS_ANNOTATION]: serializeExtras({ options, disks: disks.extras, nets: nets.extras }),
+      ...(cloudInit?.annotations ?? {}),
+    },
+    ...(cloudInit
+      ? { cloudInit: { secret: cloudInit.secret, ...(cloudInit.drive ? { drive: cloudInit.drive } : {}) } }
+      : {}),
     start: args.bool('start') ?? false,
     // onboot=1: Always when started, else Halted (Always once started); otherwise Manual, PVE's default of 0.
     startOnBoot: onbootOf(args) === true,
@@ -82,6 +93,37 @@ async function createVm(ctx: EndpointContext): Promise<string> {
       ? new ProxmoxError(err.status, `unable to create VM ${vmid} - ${err.message}`, err.errors)
       : err;
   }
+}
+
+/** The cloud-init drive and keys of a create, validated before anything is written (undefined: none given). */
+async function createCloudInit(
+  ctx: EndpointContext,
+  vm: { vmid: number; name: string; namespace: string },
+  disks: DiskTranslation,
+  nics: NicPlan[],
+  ostype: string | undefined,
+) {
+  const change = cloudInitChange(ctx.args);
+  const drive = disks.cloudInit;
+  if (!drive && Object.keys(change).length === 0) return undefined;
+  if (drive)
+    disks.extras[drive.key] = {
+      ...disks.extras[drive.key],
+      options: disks.extras[drive.key]?.options ?? {},
+      volume: `vm-${vm.vmid}-cloudinit`,
+    };
+  const macs: string[] = [];
+  nics.forEach((n, i) => (macs[parseNetKey(n.name) ?? i] = n.mac));
+  return corral(
+    cloudInitForCreate(
+      ctx.state.services.deps,
+      { name: vm.name, namespace: vm.namespace, macs: Array.from(macs, (m) => m ?? ''), ...(ostype ? { ostype } : {}) },
+      change,
+      drive ? { disk: drive.key, bus: drive.bus } : undefined,
+    ).catch((err: unknown) => {
+      throw cloudInitError(err);
+    }),
+  );
 }
 
 async function destroyVm(ctx: EndpointContext): Promise<string> {

@@ -12,6 +12,8 @@ import {
   type PveStorage,
   type StorageSizes,
 } from '../storage-map';
+import { listSnippets } from '@/server/domain/vm-cloudinit';
+import { corral } from '../errors';
 import { ProxmoxError } from '../wire';
 import { CT_TEMPLATES } from '../ct-view';
 import { define, storageAcl, type EndpointContext, type Routes } from './context';
@@ -133,7 +135,18 @@ export function registerStorage(table: Routes): void {
               format: t.volid.endsWith('.tar.xz') ? 'txz' : 'tzst',
               size: 0,
             }));
-      return [...isos, ...templates];
+      // Cloud-init snippets (`cicustom`): the keys of Corral's snippets ConfigMap.
+      const snippets =
+        content && content !== 'snippets'
+          ? []
+          : (await corral(listSnippets(ctx.state.services.deps))).map((v) => ({
+              volid: v.volid,
+              content: 'snippets',
+              format: 'snippet',
+              size: v.size,
+              ctime: v.ctime,
+            }));
+      return [...isos, ...templates, ...snippets];
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', {

@@ -88,12 +88,12 @@ export function parseDiskSpec(text: string): DiskSpec {
     return { source: { kind: 'empty-cdrom' }, options };
   }
   const { storage, rest } = splitVolume(file);
+  // bpg sends the cloud-init drive as `file=<storage>:cloudinit,media=cdrom`.
+  if (rest === 'cloudinit') return { source: { kind: 'cloudinit', storage }, options };
   if (media === 'cdrom') {
     if (!rest) throw new DiskSpecError('missing ISO volume');
     return { source: { kind: 'iso', storage, path: rest }, options };
   }
-  if (rest === 'cloudinit') return { source: { kind: 'cloudinit', storage }, options };
-
   const importFrom = ps.props.get('import-from');
   if (/^\d+(\.\d+)?$/.test(rest)) {
     const gib = Number(rest);

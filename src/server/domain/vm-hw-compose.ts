@@ -55,6 +55,8 @@ export interface VmBlueprint {
    * when started, else Halted (which KubeVirt's start turns into Always).
    */
   startOnBoot?: boolean;
+  /** A cloud-init drive (vm-cloudinit.ts `cloudInitForCreate`): its Secret is written before the VM. */
+  cloudInit?: { secret: KObject; drive?: { disk: Record<string, unknown>; volume: Record<string, unknown> } };
 }
 
 /** The claim name a planned disk will have. */
@@ -99,6 +101,10 @@ export function buildComposedVm(bp: VmBlueprint): KObject {
     macAddress: n.mac,
     ...(n.network === 'pod' ? { masquerade: {} } : { bridge: {} }),
   }));
+  if (bp.cloudInit?.drive) {
+    disks.push(bp.cloudInit.drive.disk as (typeof disks)[number]);
+    volumes.push(bp.cloudInit.drive.volume as (typeof volumes)[number]);
+  }
   const networks = bp.nics.map((n) =>
     n.network === 'pod' ? { name: n.name, pod: {} } : { name: n.name, multus: { networkName: n.network } },
   );
@@ -164,6 +170,11 @@ export async function composeVm(
       await deps.cluster.create('DataVolume', dv);
       written.push({ kind: 'DataVolume', name: dv.metadata.name ?? '' });
       task.log(`created DataVolume ${dv.metadata.name} for ${disk.name}`);
+    }
+    if (bp.cloudInit) {
+      await deps.cluster.create('Secret', bp.cloudInit.secret);
+      written.push({ kind: 'Secret', name: bp.cloudInit.secret.metadata.name ?? '' });
+      task.log(`created Secret ${bp.cloudInit.secret.metadata.name} (cloud-init)`);
     }
     await deps.cluster.create('VirtualMachine', buildComposedVm(bp));
     written.push({ kind: 'VirtualMachine', name: bp.name });

@@ -2,6 +2,7 @@
  * What the simulated guest knows about itself, read fresh from the store each time a command asks (so `ip addr`
  * follows an IP the guest agent reported after boot, or a migration): hostname, OS release, login user, NICs.
  */
+import { guestCloudInit } from '../kubevirt/cloud-init.js';
 import { guestImageOf } from '../kubevirt/guest-images.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { KObject } from '../store/types.js';
@@ -30,6 +31,10 @@ export interface GuestIdentity {
   memoryMiB: number;
   /** Wall-clock ms when the guest (or container) last booted, for `uptime`. */
   bootedAt: number;
+  /** The password cloud-init set for `defaultUser` (hash or text); absent: the console takes any password. */
+  password?: string;
+  /** Keys cloud-init wrote to `defaultUser`'s ~/.ssh/authorized_keys. */
+  sshKeys?: string[];
 }
 
 const LINUX_FALLBACK: OsRelease = {
@@ -67,18 +72,6 @@ export function quantityToMiB(q: unknown): number {
   return Math.round(n * (m[2] ? factor[m[2]]! : 1 / 2 ** 20));
 }
 
-/** The user cloud-init creates, from `#cloud-config` `user:` in the VMI's cloudInitNoCloud/ConfigDrive userData. */
-function cloudInitUser(vmi: KObject): string | undefined {
-  const volumes = (record(vmi.spec).volumes as unknown[] | undefined) ?? [];
-  for (const v of volumes) {
-    const source = record(record(v).cloudInitNoCloud ?? record(v).cloudInitConfigDrive);
-    const userData = str(source.userData);
-    const match = userData && /^user:\s*([a-z_][a-z0-9_-]*)\s*$/m.exec(userData);
-    if (match) return match[1];
-  }
-  return undefined;
-}
-
 export function vmiIdentity(store: ObjectStore, vmi: KObject): GuestIdentity {
   const status = record(vmi.status);
   const spec = record(vmi.spec);
@@ -109,13 +102,17 @@ export function vmiIdentity(store: ObjectStore, vmi: KObject): GuestIdentity {
     record(status.memory).guestCurrent ??
     record(domain.memory).guest ??
     record(record(domain.resources).requests).memory;
+  // cloud-init (user-data and network-config, inline or from the Secrets the volume names) made the user.
+  const ci = guestCloudInit(store, vmi);
   return {
-    hostname: str(spec.hostname) ?? vmi.metadata.name,
+    hostname: str(spec.hostname) ?? ci?.hostname ?? vmi.metadata.name,
     os,
-    defaultUser: cloudInitUser(vmi) ?? (image.family === 'unknown' ? 'root' : image.user),
+    defaultUser: ci?.user ?? (image.family === 'unknown' ? 'root' : image.user),
     nics,
     memoryMiB: quantityToMiB(memory) || 2048,
     bootedAt: runningSince(vmi) ?? Date.now(),
+    ...(ci?.password ? { password: ci.password } : {}),
+    ...(ci?.sshKeys.length ? { sshKeys: ci.sshKeys } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * PreparingTarget → TargetReady → Running (memory copy ≈ 1 GiB per 3 s) → Succeeded, when the VMI moves to the
  * target node and the source pod goes. Deleting a VMIM mid-flight aborts it; no target in 150 s fails it.
  */
+import { guestCloudInit } from './cloud-init.js';
 import { StageTimers } from './stage-timers.js';
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
@@ -291,6 +292,7 @@ export class MigrationController {
         v,
         digString(targetPod, 'status', 'podIP'),
         digArray(st, 'interfaces').some((i) => String(i.infoSource).includes('guest-agent')),
+        guestCloudInit(store, v)?.addresses,
       );
       v.metadata.labels = { ...(v.metadata.labels ?? {}), 'kubevirt.io/nodeName': node };
     });

@@ -3,6 +3,7 @@
  * on a node) Scheduled → (domain boots) Running → (agent connects) AgentConnected; on deletion a graceful guest
  * shutdown (3–10 s, 0.5 s with grace 0) to Succeeded, launcher pods removed, finalizer dropped.
  */
+import { guestCloudInit } from './cloud-init.js';
 import { StageTimers } from './stage-timers.js';
 import type { SimContext } from '../module.js';
 import { recordEvent } from '../events.js';
@@ -251,6 +252,7 @@ export class VmiController {
           v,
           digString(pod, 'status', 'podIP') ?? digString(v, 'status', 'interfaces', 0, 'ipAddress'),
           true,
+          guestCloudInit(store, v)?.addresses,
         );
       });
     });

@@ -2,6 +2,7 @@
  * The status of a running VMI as virt-handler reports it. Shared by the VMI controller (after it boots a guest)
  * and the fleet seeder (which writes 10,000 running VMIs directly in their final state).
  */
+import { guestCloudInit } from './cloud-init.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { nowTimestamp } from '../store/object-store.js';
 import type { KObject } from '../store/types.js';
@@ -53,8 +54,16 @@ export function nicsOf(vmi: KObject): NicSpec[] {
   });
 }
 
-/** `status.interfaces`: the pod IP from the domain at once; agent names and extra IPs when the agent is there. */
-export function interfacesStatus(vmi: KObject, podIp: string | undefined, agent: boolean): Json[] {
+/**
+ * `status.interfaces`: the pod IP from the domain at once; agent names and extra IPs when the agent is there. An
+ * address cloud-init's network-config gave `ethN` (`staticIps`) is what the guest agent reports for that NIC.
+ */
+export function interfacesStatus(
+  vmi: KObject,
+  podIp: string | undefined,
+  agent: boolean,
+  staticIps: Record<string, string[]> = {},
+): Json[] {
   return nicsOf(vmi).map((nic, index) => {
     const entry: Json = {
       name: nic.name,
@@ -73,6 +82,11 @@ export function interfacesStatus(vmi: KObject, podIp: string | undefined, agent:
       const lanIp = `192.168.1.${20 + (hash32(`${vmi.metadata.namespace}/${vmi.metadata.name}/${nic.name}`) % 200)}`;
       entry.ipAddress = lanIp;
       entry.ipAddresses = [lanIp];
+    }
+    const configured = staticIps[`eth${index}`];
+    if (agent && configured?.length) {
+      entry.ipAddress = configured[0];
+      entry.ipAddresses = configured;
     }
     if (agent) entry.interfaceName = `eth${index}`;
     return entry;
@@ -125,7 +139,7 @@ export function applyRunningStatus(
   st.machine = { type: 'pc-q35-rhel9.6.0' };
   st.virtualMachineRevisionName = `revision-start-vm-${vmi.metadata.uid}-${vmi.metadata.generation ?? 1}`;
   st.volumeStatus = bootVolumeStatus(store, vmi);
-  st.interfaces = interfacesStatus(vmi, podIp, agent !== undefined);
+  st.interfaces = interfacesStatus(vmi, podIp, agent !== undefined, guestCloudInit(store, vmi)?.addresses);
   st.guestOSInfo = agent ? guestOsInfoOf(agent) : {};
   setCondition(vmi, { type: 'Ready', status: 'True' });
   const migratable = migratability(store, vmi);

@@ -7,7 +7,7 @@
  * `<shell>: <cmd>: command not found` with exit status 127, as bash and dash print it.
  */
 import type { GuestIdentity } from '../guest-identity.js';
-import { childrenOf, fileContent, isDirectory, resolvePath } from './filesystem.js';
+import { childrenOf, fileContent, isDirectory, resolvePath, sshHomeOf } from './filesystem.js';
 import type { FileView } from './writable-fs.js';
 
 export interface ShellState {
@@ -35,8 +35,10 @@ const fail = (stderr: string, status = 1): CommandResult => ({ stdout: '', stder
 
 const readFile = (path: string, id: GuestIdentity, s: ShellState) =>
   s.files ? s.files.read(path) : fileContent(path, id);
-const isDir = (path: string, s: ShellState) => (s.files ? s.files.isDir(path) : isDirectory(path, s.user));
-const listDir = (path: string, s: ShellState) => (s.files ? s.files.list(path) : childrenOf(path, s.user));
+const isDir = (path: string, s: ShellState, id: GuestIdentity) =>
+  s.files ? s.files.isDir(path) : isDirectory(path, s.user, sshHomeOf(id));
+const listDir = (path: string, s: ShellState, id: GuestIdentity) =>
+  s.files ? s.files.list(path) : childrenOf(path, s.user, sshHomeOf(id));
 const READ_ONLY = 'Read-only file system';
 
 /** `touch`, `mkdir [-p]`, `rm [-rf]` over the writable view (a read-only guest refuses them). */
@@ -75,10 +77,10 @@ const COMMANDS: Record<string, Command> = {
     return ok(noNewline ? text : `${text}\n`);
   },
   pwd: (_a, _id, s) => ok(`${s.cwd}\n`),
-  cd: (args, _id, s) => {
+  cd: (args, id, s) => {
     const target = resolvePath(s.cwd, args[0] ?? homeOf(s.user), homeOf(s.user));
-    if (!isDir(target, s)) {
-      const why = readFile(target, _id, s) !== undefined ? 'Not a directory' : 'No such file or directory';
+    if (!isDir(target, s, id)) {
+      const why = readFile(target, id, s) !== undefined ? 'Not a directory' : 'No such file or directory';
       return fail(`${s.shellName}: cd: ${args[0]}: ${why}\n`);
     }
     s.cwd = target;
@@ -93,8 +95,8 @@ const COMMANDS: Record<string, Command> = {
     let status = 0;
     for (const arg of targets) {
       const path = resolvePath(s.cwd, arg, homeOf(s.user));
-      if (isDir(path, s)) {
-        const names = listDir(path, s).filter((n) => showHidden || !n.startsWith('.'));
+      if (isDir(path, s, id)) {
+        const names = listDir(path, s, id).filter((n) => showHidden || !n.startsWith('.'));
         const listing = (showHidden ? ['.', '..', ...names] : names).join('  ');
         if (targets.length > 1) stdout += `${arg}:\n`;
         if (listing) stdout += `${listing}\n`;
@@ -114,7 +116,7 @@ const COMMANDS: Record<string, Command> = {
       const path = resolvePath(s.cwd, arg, homeOf(s.user));
       const content = readFile(path, id, s);
       if (content !== undefined) stdout += content;
-      else stderr += `cat: ${arg}: ${isDir(path, s) ? 'Is a directory' : 'No such file or directory'}\n`;
+      else stderr += `cat: ${arg}: ${isDir(path, s, id) ? 'Is a directory' : 'No such file or directory'}\n`;
     }
     return { stdout, stderr, status: stderr ? 1 : 0 };
   },

@@ -62,21 +62,36 @@ export function resolvePath(cwd: string, path: string, home: string): string {
   return `/${out.join('/')}`;
 }
 
-export function isDirectory(path: string, user: string): boolean {
+/** `sshHome`: the home directory cloud-init wrote an authorized_keys file into (sshHomeOf). */
+export function isDirectory(path: string, user: string, sshHome?: string): boolean {
   return (
     path in DIRECTORIES ||
     EMPTY_DIRS.includes(path) ||
     path.startsWith('/usr/') ||
     path === '/home' ||
     path === `/home/${user}` ||
+    (sshHome !== undefined && path === `${sshHome}/.ssh`) ||
     (path.startsWith('/var/') && path.split('/').length === 3)
   );
 }
 
-export function childrenOf(path: string, user: string): string[] {
-  if (path === '/home') return user === 'root' ? [] : [user];
-  if (path === `/home/${user}`) return ['.bash_logout', '.bash_profile', '.bashrc'];
-  return DIRECTORIES[path] ?? [];
+export function childrenOf(path: string, user: string, sshHome?: string): string[] {
+  if (sshHome !== undefined && path === `${sshHome}/.ssh`) return ['authorized_keys'];
+  const base =
+    path === '/home'
+      ? user === 'root'
+        ? []
+        : [user]
+      : path === `/home/${user}`
+        ? ['.bash_logout', '.bash_profile', '.bashrc']
+        : (DIRECTORIES[path] ?? []);
+  return path === sshHome ? [...base, '.ssh'] : base;
+}
+
+/** The home directory holding `.ssh/authorized_keys` when cloud-init wrote keys, else undefined. */
+export function sshHomeOf(id: GuestIdentity): string | undefined {
+  if (!id.sshKeys?.length) return undefined;
+  return id.defaultUser === 'root' ? '/root' : `/home/${id.defaultUser}`;
 }
 
 /** File text for the few files that exist, else undefined. */
@@ -97,7 +112,11 @@ export function fileContent(path: string, id: GuestIdentity): string | undefined
       return 'UUID=3c1f1d9e-8f52-4d0e-9a43-2f0b1c9d7e21 / ext4 defaults 0 1\n';
     case '/etc/passwd':
       return `root:x:0:0:root:/root:/bin/bash\n${id.defaultUser !== 'root' ? `${id.defaultUser}:x:1000:1000::/home/${id.defaultUser}:/bin/bash\n` : ''}`;
-    default:
+    default: {
+      // cloud-init's ssh_authorized_keys land with the user it created.
+      const home = sshHomeOf(id);
+      if (home && path === `${home}/.ssh/authorized_keys`) return (id.sshKeys ?? []).map((k) => `${k}\n`).join('');
       return undefined;
+    }
   }
 }

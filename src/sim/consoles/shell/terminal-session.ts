@@ -1,10 +1,12 @@
 /**
- * One terminal on a simulated machine: a getty-style login (any user, any password) followed by a shell, or a
+ * One terminal on a simulated machine: a getty-style login (any user and password, unless cloud-init set a password:
+ * then only its user with that password) followed by a shell, or a
  * shell straight away (pod exec). Implements what the guest's tty line discipline does on a real serial line:
  * echo of typed characters, `\r` → `\r\n`, backspace as `\b \b`, Ctrl-C (`^C`), Ctrl-U, Ctrl-D, and swallowing
  * of ANSI escape sequences (arrow keys). Without a tty (non-interactive exec) there is no echo, no prompt and
  * lines end with `\n`.
  */
+import { passwordMatches } from '../../kubevirt/cloud-init.js';
 import type { GuestIdentity } from '../guest-identity.js';
 import { homeOf, runCommand, type CommandResult, type ShellState } from './commands.js';
 import { resolvePath } from './filesystem.js';
@@ -190,9 +192,17 @@ export class TerminalSession {
         this.mode = 'password';
         this.out('Password: ');
         return;
-      case 'password':
+      case 'password': {
+        const id = this.options.identity();
+        if (id.password !== undefined && (this.pendingUser !== id.defaultUser || !passwordMatches(id.password, line))) {
+          // What login(1) does after a wrong password: a pause, then the prompt again.
+          this.mode = 'login';
+          this.out(`\nLogin incorrect\n${id.hostname} login: `);
+          return;
+        }
         this.login(this.pendingUser);
         return;
+      }
       case 'shell':
         this.execute(line);
         if (this.mode === 'shell' && this.options.tty) this.out(this.promptText());
