@@ -176,7 +176,23 @@ async function main(): Promise<void> {
     ...(values.metrics ? { prometheus: { intervalMs: metricsIntervalMs } } : {}),
     ...(tls ? { tls } : {}),
   });
-  closers.unshift(() => corral.close());
+  // SIGTERM (a rolling update, a drain) stops gracefully: readiness first, then the listener, running tasks, the
+  // journal (docs/deploy.md, "Upgrades"). In a pod the drain delay defaults to 5 s so the Service stops sending first.
+  const inPod = !!process.env.KUBERNETES_SERVICE_HOST;
+  const msFromEnv = (key: string, fallback: number) => {
+    const raw = process.env[key]?.trim();
+    const n = raw ? Number(raw) : fallback;
+    return Number.isInteger(n) && n >= 0 ? n : fallback;
+  };
+  let graceful = false;
+  closers.unshift(() =>
+    graceful
+      ? corral.shutdown({
+          drainDelayMs: msFromEnv('CORRAL_DRAIN_DELAY_MS', inPod ? 5_000 : 0),
+          graceMs: msFromEnv('CORRAL_SHUTDOWN_GRACE_MS', 25_000),
+        })
+      : corral.close(),
+  );
   const where = values.demo
     ? 'the embedded demo cluster'
     : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
@@ -196,7 +212,8 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
-    console.log(`[corral] ${signal}: shutting down`);
+    graceful = signal === 'SIGTERM';
+    console.log(`[corral] ${signal}: shutting down${graceful ? ' gracefully' : ''}`);
     void (async () => {
       for (const close of closers) await close().catch((err: unknown) => console.error(err));
       process.exit(0);

@@ -12,7 +12,7 @@ import type { VmRow } from '@/server/schemas/vms';
 import type { Task } from '@/server/schemas/tasks';
 import type { Principal } from './auth/authenticate';
 import { hasPrivilege } from './auth/roles';
-import { UpidRegistry } from './tasks';
+import { UpidRegistry, upidPid } from './tasks';
 import { upidNode } from './translate/upid';
 import type { VmidIndex, VmRef } from '@/server/domain/vmids';
 import { findCt, type CtState } from '@/server/domain/ct-rows';
@@ -29,6 +29,7 @@ const LOCK_OF_ACTION: Record<string, string> = {
   clone: 'clone',
   delete: 'destroyed',
   resize: 'disk',
+  'disk-move': 'move',
   'ct-create': 'create',
   'ct-delete': 'destroyed',
 };
@@ -50,7 +51,15 @@ export interface ResolvedCt {
 }
 
 export class ProxmoxState {
-  readonly upids = new UpidRegistry();
+  /** UPIDs minted before a restart or by another replica resolve through the durable journal. */
+  readonly upids = new UpidRegistry(
+    2000,
+    undefined,
+    (pid, starttime) =>
+      this.services.journal
+        .list(Number.MAX_SAFE_INTEGER)
+        .find((t) => upidPid(t.id) === pid && Math.floor(Date.parse(t.startedAt) / 1000) === starttime)?.id,
+  );
   /** PVE's cumulative netin/netout/diskread/diskwrite: the metrics store's rates integrated per round. */
   readonly io: IoCounters;
   private readonly locks = new Map<string, Map<string, string>>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@/server/schemas/tasks';
-import { UpidRegistry, taskListRow, taskLog, taskMatches, taskStatus, taskType } from './tasks';
+import { UpidRegistry, taskListRow, taskLog, taskMatches, taskStatus, taskType, upidPid } from './tasks';
 import { parseUpid } from './translate/upid';
 
 function task(over: Partial<Task> = {}): Task {
@@ -23,7 +23,8 @@ describe('UpidRegistry', () => {
   it('mints one UPID per task, naming node, type, vmid and user', () => {
     const reg = new UpidRegistry(10, 0x65000000);
     const upid = reg.upidFor(task(), { node: 'corral-2', vmid: 101, user: 'root@pam!ci' });
-    expect(upid).toMatch(/^UPID:corral-2:00000001:65000000:[0-9A-F]{8}:qmstart:101:root@pam!ci:$/);
+    const pid = upidPid('start-web-1-1').toString(16).toUpperCase().padStart(8, '0');
+    expect(upid).toMatch(new RegExp(`^UPID:corral-2:${pid}:65000000:[0-9A-F]{8}:qmstart:101:root@pam!ci:$`));
     expect(reg.upidFor(task(), { node: 'other', user: 'x@y' })).toBe(upid);
     expect(parseUpid(upid)?.starttime).toBe(Date.parse('2026-11-30T10:00:00Z') / 1000);
     expect(reg.resolve(upid)).toEqual({ taskId: 'start-web-1-1', upid: parseUpid(upid) });
@@ -35,6 +36,21 @@ describe('UpidRegistry', () => {
     expect(reg.resolve(upid.replace('qmstart', 'qmstop'))).toBeUndefined();
     expect(reg.resolve(upid.replace(':65000000:', ':65000001:'))).toBeUndefined();
     expect(reg.resolve('garbage')).toBeUndefined();
+  });
+
+  it('resolves a UPID minted by an earlier process or another replica through the journal lookup', () => {
+    const before = new UpidRegistry(10, 0x65000000);
+    const upid = before.upidFor(task(), { node: 'corral-2', vmid: 101, user: 'root@pam!ci' });
+    const journal = [task(), task({ id: 'other-1', startedAt: '2026-11-30T10:00:00.000Z' })];
+    const lookups: [number, number][] = [];
+    const after = new UpidRegistry(10, 0x66000000, (pid, starttime) => {
+      lookups.push([pid, starttime]);
+      return journal.find((t) => upidPid(t.id) === pid && Date.parse(t.startedAt) / 1000 === starttime)?.id;
+    });
+    expect(after.resolve(upid)).toEqual({ taskId: 'start-web-1-1', upid: parseUpid(upid) });
+    expect(lookups).toEqual([[upidPid('start-web-1-1'), Date.parse('2026-11-30T10:00:00Z') / 1000]]);
+    // A pid no journal task has stays unresolved.
+    expect(after.resolve(upid.replace(/^UPID:corral-2:[0-9A-F]{8}/, 'UPID:corral-2:00000007'))).toBeUndefined();
   });
 
   it('forgets the oldest beyond its capacity', () => {
@@ -54,7 +70,7 @@ describe('task rendering', () => {
   it('reports running without an exit status, then stopped with OK or the error', () => {
     expect(taskStatus(task(), upid, upidText)).toMatchObject({
       status: 'running',
-      pid: 1,
+      pid: upidPid('start-web-1-1'),
       type: 'qmstart',
       user: 'root@pam',
       tokenid: 'ci',

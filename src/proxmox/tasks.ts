@@ -1,8 +1,11 @@
 /**
  * UPIDs ↔ Corral's task journal. Every journal task gets a UPID the first time a Proxmox client sees it (a task
- * started through this API gets it at once, naming the Proxmox user and vmid); the UPID's `pid` is a sequence
- * number that indexes the registry, `pstart` the server's start time, `starttime` the task's start.
+ * started through this API gets it at once, naming the Proxmox user and vmid); the UPID's `pid` is the CRC-32 of
+ * the task id, `pstart` the server's start time, `starttime` the task's start. A UPID this process did not mint (one
+ * from before a restart, or from another replica) still resolves: pid and starttime name the task in the durable
+ * journal, and the UPID's own fields say the rest.
  */
+import { crc32 } from '@/server/domain/crc32';
 import type { Task } from '@/server/schemas/tasks';
 import { formatUpid, parseUpid, upidNode, type Upid } from './translate/upid';
 
@@ -25,6 +28,7 @@ const TYPE_OF_ACTION: Record<string, string> = {
   template: 'qmtemplate',
   clone: 'qmclone',
   resize: 'resize',
+  'disk-move': 'qmmove',
   'disk-add': 'qmconfig',
   'disk-detach': 'qmconfig',
   vncproxy: 'vncproxy',
@@ -58,8 +62,12 @@ interface Entry {
   parsed: Upid;
 }
 
+/** The journal task a UPID's pid and starttime name (durable-journal lookup for UPIDs minted elsewhere). */
+export type UpidLookup = (pid: number, starttime: number) => string | undefined;
+
+export const upidPid = (taskId: string): number => crc32(taskId);
+
 export class UpidRegistry {
-  private seq = 0;
   private readonly byPid = new Map<number, Entry>();
   private readonly byTask = new Map<string, Entry>();
   readonly pstart: number;
@@ -67,6 +75,7 @@ export class UpidRegistry {
   constructor(
     private readonly capacity = 2000,
     bootSeconds = Math.floor(Date.now() / 1000),
+    private readonly lookup?: UpidLookup,
   ) {
     this.pstart = bootSeconds;
   }
@@ -77,7 +86,7 @@ export class UpidRegistry {
     if (known) return known.upid;
     const parsed: Upid = {
       node: upidNode(meta.node),
-      pid: ++this.seq,
+      pid: upidPid(task.id),
       pstart: this.pstart,
       starttime: Math.floor(Date.parse(task.startedAt) / 1000) || this.pstart,
       type: meta.type ?? taskType(task.action),
@@ -99,10 +108,12 @@ export class UpidRegistry {
   /** The journal task id a UPID names, if it is one of ours and still remembered. */
   resolve(upid: string): { taskId: string; upid: Upid } | undefined {
     const parsed = parseUpid(upid);
-    if (!parsed || parsed.pstart !== this.pstart) return undefined;
+    if (!parsed) return undefined;
     const entry = this.byPid.get(parsed.pid);
-    if (!entry || entry.upid !== upid) return undefined;
-    return { taskId: entry.taskId, upid: entry.parsed };
+    if (entry && entry.upid === upid) return { taskId: entry.taskId, upid: entry.parsed };
+    if (entry && parsed.pstart === this.pstart) return undefined; // ours, but not this spelling of it
+    const taskId = this.lookup?.(parsed.pid, parsed.starttime);
+    return taskId ? { taskId, upid: parsed } : undefined;
   }
 }
 

@@ -12,6 +12,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
 import type { RateLimit } from './cluster/rate-limiter';
 import { PrometheusCollector } from './domain/prometheus';
+import type { ReplicaConfig } from './domain/replicas';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
 import type { HttpLimits } from './http/limits';
@@ -53,6 +54,15 @@ export interface StartOptions {
   tls?: { cert: string; key: string };
   /** `--metrics`: collect the Prometheus snapshot every `intervalMs` (default 15 s) for GET /metrics. */
   prometheus?: { intervalMs?: number };
+  /** Replica identity, lease duration and journal retention (default from CORRAL_* variables: replicas.ts). */
+  replica?: Partial<ReplicaConfig>;
+}
+
+export interface ShutdownOptions {
+  /** How long /readyz says 503 while requests are still served, so load balancers stop sending first. */
+  drainDelayMs?: number;
+  /** The whole shutdown's budget (the pod's termination grace period minus a margin). */
+  graceMs?: number;
 }
 
 export interface RunningCorral {
@@ -66,8 +76,18 @@ export interface RunningCorral {
   prometheus?: PrometheusCollector;
   /** Who may change state and whom identity headers are believed from, for the startup log. */
   accessMode: string;
+  /**
+   * Graceful stop (SIGTERM): /readyz turns 503, requests keep being served for `drainDelayMs`, then the listener
+   * closes; running tasks get until the grace period's end to finish (the rest are marked interrupted), consoles are
+   * closed with a reason, leadership is released and the journal flushed. Then everything is closed.
+   */
+  shutdown(options?: ShutdownOptions): Promise<void>;
   close(): Promise<void>;
 }
+
+export const SHUTDOWN_INTERRUPTED = 'interrupted (replica shut down)';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const PLUGIN_MODULES = ['../proxmox/index', './consoles/index'];
 
@@ -125,10 +145,13 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   });
   // Start watching without blocking on a slow or down cluster: /readyz says 503 until the cache has synced.
   await cluster.cache.start();
-  cluster.metrics.start();
   const synced = cluster.cache.waitForSync(options.syncTimeoutMs ?? 60_000);
   synced.catch((err: unknown) => console.warn(`[corral] ${String(err)}`));
-  const services = createCorralServices(cluster, options.config);
+  const services = createCorralServices(cluster, options.config, options.replica);
+  // Heartbeat, durable journal (the first list adopts every task the cluster holds) and leader election.
+  await services.replicas.start();
+  // Metrics sampling is a singleton: only the leader samples (docs/deploy.md, "High availability").
+  services.replicas.elector.onChange((leading) => (leading ? cluster.metrics.start() : cluster.metrics.stop()));
   const prometheus = options.prometheus
     ? new PrometheusCollector(services.deps, {
         intervalMs: options.prometheus.intervalMs,
@@ -143,9 +166,12 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   );
   const hostname = options.host ?? '127.0.0.1';
   const trust = trustConfig({ listenHost: hostname, ...(options.open !== undefined ? { open: options.open } : {}) });
+  // Ready means ready: not before the UI is attached, and not any more once a shutdown has begun.
+  let notReady: string | undefined = options.next ? 'the web UI is still starting' : undefined;
   const http = createCorralHttpServer({
     services,
     trust,
+    extraReadiness: () => notReady,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(prometheus ? { prometheus } : {}),
@@ -162,7 +188,18 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   let closeNext: (() => Promise<void>) | undefined;
   if (options.next)
     closeNext = await attachNext(http, options.next, hostname === '0.0.0.0' ? 'localhost' : hostname, port);
+  notReady = undefined;
   const urlHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      prometheus?.close();
+      await services.replicas.stop();
+      services.close();
+      await http.close();
+      await closeNext?.();
+      await cluster.stop();
+    })());
   return {
     url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,
     port,
@@ -172,12 +209,18 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     trust,
     ...(prometheus ? { prometheus } : {}),
     accessMode: accessModeLine(trust),
-    async close() {
-      prometheus?.close();
-      services.close();
-      await http.close();
-      await closeNext?.();
-      await cluster.stop();
+    async shutdown(opts: ShutdownOptions = {}) {
+      const deadline = Date.now() + (opts.graceMs ?? 25_000);
+      notReady = 'shutting down';
+      await sleep(opts.drainDelayMs ?? 0);
+      // Stop accepting; idle keep-alive connections close, requests in flight finish.
+      http.server.close();
+      http.server.closeIdleConnections();
+      while (services.journal.runningLocal().length > 0 && Date.now() < deadline - 500) await sleep(100);
+      const interrupted = services.journal.interruptLocal(SHUTDOWN_INTERRUPTED);
+      if (interrupted) console.warn(`[corral] ${interrupted} task(s) still running at shutdown: marked interrupted`);
+      await close();
     },
+    close,
   };
 }

@@ -205,7 +205,7 @@ export class KubeCluster implements ClusterPort {
 
   async watch(
     kind: Kind,
-    options: { namespace?: string; fieldSelector?: string; resourceVersion: string },
+    options: { namespace?: string; fieldSelector?: string; labelSelector?: string; resourceVersion: string },
     onChange: (change: WatchChange) => void,
     signal: AbortSignal,
   ): Promise<WatchEnd> {
@@ -218,6 +218,7 @@ export class KubeCluster implements ClusterPort {
       timeoutSeconds: '300',
     });
     if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+    if (options.labelSelector) query.set('labelSelector', options.labelSelector);
     if (signal.aborted) return 'closed';
     let res;
     try {

@@ -81,6 +81,11 @@ export class MetricsSampler implements MetricsReadings {
     this.timer = undefined;
   }
 
+  /** Whether the timer runs (with several replicas only the leader samples: replicas.ts). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** One sample of pods and nodes; resolves true when metrics.k8s.io answered. Concurrent calls share one sample. */
   sampleNow(): Promise<boolean> {
     this.inFlight ??= this.sample().finally(() => (this.inFlight = undefined));

@@ -67,6 +67,7 @@ export const RESOURCES: Record<Kind, ResourceDescriptor> = {
   ClusterRole: d('ClusterRole', 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false),
   ClusterRoleBinding: d('ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false),
   CronJob: d('CronJob', 'batch', 'v1', 'cronjobs'),
+  Lease: d('Lease', 'coordination.k8s.io', 'v1', 'leases'),
   NetworkAttachmentDefinition: d(
     'NetworkAttachmentDefinition',
     'k8s.cni.cncf.io',

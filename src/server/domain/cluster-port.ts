@@ -68,7 +68,8 @@ export type Kind =
   | 'RoleBinding'
   | 'ClusterRole'
   | 'ClusterRoleBinding'
-  | 'CronJob';
+  | 'CronJob'
+  | 'Lease';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface ChangeEvent {
@@ -221,7 +222,7 @@ export interface ClusterPort {
    */
   watch(
     kind: Kind,
-    options: { namespace?: string; fieldSelector?: string; resourceVersion: string },
+    options: { namespace?: string; fieldSelector?: string; labelSelector?: string; resourceVersion: string },
     onChange: (change: WatchChange) => void,
     signal: AbortSignal,
   ): Promise<WatchEnd>;

@@ -27,6 +27,7 @@ import { runFolderAction } from './pools-actions';
 import { FolderStore } from './pools-store';
 import { MetricsStore } from './metrics-store';
 import { ProxmoxGapRegistry } from './proxmox-gaps';
+import { Replicas, idTagOf, replicaConfigFromEnv, type ReplicaConfig } from './replicas';
 import { TaskJournal } from './tasks';
 import { nodeUsage, vmUsage } from './usage';
 import { migrateVm, requireVm, vmAction } from './vm-actions';
@@ -47,11 +48,19 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): CorralConfi
   };
 }
 
-export function createCorralServices(cluster: ClusterPort, config: Partial<CorralConfig> = {}) {
-  const journal = new TaskJournal();
+export function createCorralServices(
+  cluster: ClusterPort,
+  config: Partial<CorralConfig> = {},
+  replicaConfig: Partial<ReplicaConfig> = {},
+) {
+  const replica = { ...replicaConfigFromEnv(), ...replicaConfig };
+  const journal = new TaskJournal({ capacity: replica.retainCount, idTag: idTagOf(replica.identity) });
   const fleet = new FleetView(cluster);
   const live = new LiveFeed(fleet, journal, () => cluster.isReady());
   const deps: DomainDeps = { cluster, journal, fleet, config: { ...configFromEnv(), ...config } };
+  // The durable journal, heartbeat and leader election; started by the composition root (start.ts), not here, so
+  // services built over a fake cluster in unit tests stay in memory.
+  const replicas = new Replicas(cluster, journal, replica, deps.config.defaultNamespace);
   const metricsStore = new MetricsStore(deps);
   // Pools: the ConfigMap followed by a watch from the start, so /metrics and the Proxmox rows read them from memory.
   const folderStore = new FolderStore(deps);
@@ -89,6 +98,7 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
     deps,
     cluster,
     journal,
+    replicas,
     fleet,
     /** CT rows as the live feed pushes them. */
     cts,
@@ -176,7 +186,11 @@ export function createCorralServices(cluster: ClusterPort, config: Partial<Corra
       list: (limit?: number) => journal.list(limit),
       get: (id: string) => {
         const task = journal.get(id);
-        if (!task) throw new CorralError('NOT_FOUND', `task ${id} not found (tasks are kept in memory, newest 500)`);
+        if (!task)
+          throw new CorralError(
+            'NOT_FOUND',
+            `task ${id} not found (the journal keeps the newest ${replica.retainCount} tasks for ${replica.retainDays} days)`,
+          );
         return task;
       },
     },

@@ -1,6 +1,8 @@
 /**
- * The task journal: every mutation is a task with an id, the caller, progress and a log. Bounded in memory
- * (oldest evicted first) because it is a UI activity feed, not an audit store.
+ * The task journal: every mutation is a task with an id, the caller, progress and a log. This is the in-memory view
+ * every read is served from (newest `capacity` tasks, oldest evicted first). With a TaskStore attached
+ * (task-store.ts) it is also durable and shared: this replica's tasks are written to the cluster in batches, and
+ * other replicas' tasks (and this replica's from before a restart) are adopted from a watch.
  */
 import type { Task } from '../schemas/tasks';
 import { describeError } from '../errors';
@@ -17,24 +19,52 @@ export interface TaskHandle {
 interface Entry {
   task: Task;
   lines: string[];
+  /** Lines dropped from the head to keep the log bounded. */
+  dropped: number;
+  /** Started by this process (its handle writes it; the cluster copy only ever ends it). */
+  local: boolean;
+}
+
+export interface TaskJournalOptions {
+  /** Tasks kept in memory (default 1000, the cluster journal's default retention). */
+  capacity?: number;
+  now?: () => Date;
+  /** Makes ids unique across replicas and restarts (a short random tag per process); '' in unit tests. */
+  idTag?: string;
+  /** Log lines kept per task (oldest dropped first, default 1000) ... */
+  maxLogLines?: number;
+  /** ... and characters (default 64 KiB): a task's log must fit its ConfigMap with room to spare. */
+  maxLogChars?: number;
 }
 
 export class TaskJournal {
   private readonly entries = new Map<string, Entry>(); // insertion order = age
   private readonly listeners = new Set<(task: Task) => void>();
+  private readonly localListeners = new Set<(task: Task) => void>();
   private seq = 0;
+  private readonly capacity: number;
+  private readonly now: () => Date;
+  private readonly idTag: string;
+  private readonly maxLogLines: number;
+  private readonly maxLogChars: number;
 
-  constructor(
-    private readonly capacity = 500,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  constructor(capacityOrOptions: number | TaskJournalOptions = {}, now?: () => Date) {
+    const o = typeof capacityOrOptions === 'number' ? { capacity: capacityOrOptions } : capacityOrOptions;
+    this.capacity = o.capacity ?? 1000;
+    this.now = now ?? o.now ?? (() => new Date());
+    this.idTag = o.idTag ?? '';
+    this.maxLogLines = o.maxLogLines ?? 1000;
+    this.maxLogChars = o.maxLogChars ?? 64 * 1024;
+  }
 
-  /** Starts a task. The id reads like api.md's (`bootc-web-1712345678`) and stays unique within the process. */
+  /** Starts a task. The id reads like api.md's (`bootc-web-1712345678-1`) and is unique across replicas. */
   start(action: string, target: string, caller: string): TaskHandle {
     const shortTarget = target.split('/').pop() ?? target;
-    const id = `${action}-${shortTarget}-${Math.floor(this.now().getTime() / 1000)}-${++this.seq}`;
+    const id = `${action}-${shortTarget}-${Math.floor(this.now().getTime() / 1000)}-${this.idTag}${++this.seq}`;
     const entry: Entry = {
       lines: [],
+      dropped: 0,
+      local: true,
       task: {
         id,
         action,
@@ -49,17 +79,14 @@ export class TaskJournal {
       },
     };
     this.entries.set(id, entry);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
-    this.publish(entry);
+    this.evict();
+    this.publish(entry, true);
     const update = (mutate: () => void) => {
       if (entry.task.status !== 'running') return;
       mutate();
-      entry.task = { ...entry.task, log: entry.lines.join('\n') };
-      this.publish(entry);
+      this.bound(entry);
+      entry.task = { ...entry.task, log: this.logOf(entry) };
+      this.publish(entry, true);
     };
     const stamp = (line: string) => `${this.now().toISOString().slice(11, 19)} ${line}`;
     return {
@@ -88,6 +115,63 @@ export class TaskJournal {
     };
   }
 
+  /**
+   * Takes in a task as the cluster journal holds it (another replica's, or ours from before a restart, or ours
+   * marked interrupted by a survivor). A task that ended stays ended: an older running copy never revives it.
+   */
+  adopt(task: Task): void {
+    const known = this.entries.get(task.id);
+    if (known) {
+      if (known.task.status !== 'running' && task.status === 'running') return;
+      // Our own running task: the cluster copy trails the handle; it only matters when a survivor ended it.
+      if (known.local && (known.task.status !== 'running' || task.status === 'running')) return;
+      known.task = task;
+      known.lines = task.log ? task.log.split('\n') : [];
+      known.dropped = 0;
+      this.publish(known, false);
+      return;
+    }
+    const entry: Entry = { task, lines: task.log ? task.log.split('\n') : [], dropped: 0, local: false };
+    const last = [...this.entries.values()].at(-1);
+    this.entries.set(task.id, entry);
+    // Keep insertion order = age: a task older than the newest we hold (the first list, a late watch event) is
+    // put in its place.
+    if (last && last.task.startedAt > task.startedAt) this.resort();
+    this.evict();
+    if (this.entries.has(task.id)) this.publish(entry, false);
+  }
+
+  /** Tasks this process started that are still running (what a graceful shutdown waits for). */
+  runningLocal(): Task[] {
+    return [...this.entries.values()].filter((e) => e.local && e.task.status === 'running').map((e) => e.task);
+  }
+
+  /** Ends every task this process still runs as failed with `reason` (shutdown past its grace period). */
+  interruptLocal(reason: string): number {
+    const at = this.now().toISOString();
+    let n = 0;
+    for (const entry of this.entries.values()) {
+      if (!entry.local || entry.task.status !== 'running') continue;
+      entry.lines.push(`${at.slice(11, 19)} error: ${reason}`);
+      this.bound(entry);
+      entry.task = { ...entry.task, status: 'error', error: reason, endedAt: at, log: this.logOf(entry) };
+      this.publish(entry, true);
+      n++;
+    }
+    return n;
+  }
+
+  /** Whether this process started the task (and so owns writing it). */
+  isLocal(id: string): boolean {
+    return this.entries.get(id)?.local === true;
+  }
+
+  /** Forgets a task the cluster journal no longer holds (retention removed it). */
+  forget(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry && entry.task.status !== 'running') this.entries.delete(id);
+  }
+
   get(id: string): Task | undefined {
     return this.entries.get(id)?.task;
   }
@@ -112,7 +196,45 @@ export class TaskJournal {
     return () => this.listeners.delete(listener);
   }
 
-  private publish(entry: Entry): void {
+  /** Every change of a task started by this process (what the cluster journal writes). */
+  subscribeLocal(listener: (task: Task) => void): () => void {
+    this.localListeners.add(listener);
+    return () => this.localListeners.delete(listener);
+  }
+
+  private logOf(entry: Entry): string {
+    const head = entry.dropped ? [`… ${entry.dropped} earlier line(s) dropped`] : [];
+    return [...head, ...entry.lines].join('\n');
+  }
+
+  private bound(entry: Entry): void {
+    let chars = entry.lines.reduce((n, l) => n + l.length + 1, 0);
+    while (entry.lines.length > 1 && (entry.lines.length > this.maxLogLines || chars > this.maxLogChars)) {
+      chars -= (entry.lines.shift()?.length ?? 0) + 1;
+      entry.dropped++;
+    }
+    const only = entry.lines[0];
+    if (only !== undefined && only.length > this.maxLogChars) entry.lines[0] = `${only.slice(0, this.maxLogChars)}…`;
+  }
+
+  private resort(): void {
+    const sorted = [...this.entries.entries()].sort(([, a], [, b]) =>
+      a.task.startedAt < b.task.startedAt ? -1 : a.task.startedAt > b.task.startedAt ? 1 : 0,
+    );
+    this.entries.clear();
+    for (const [id, e] of sorted) this.entries.set(id, e);
+  }
+
+  private evict(): void {
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  private publish(entry: Entry, local: boolean): void {
+    if (local) for (const l of this.localListeners) l(entry.task);
     for (const l of this.listeners) l(entry.task);
   }
 }
