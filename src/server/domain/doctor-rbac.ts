@@ -72,6 +72,7 @@ export const NEEDS: Need[] = [
   { group: '', resource: 'namespaces', verbs: ['get', 'create'] },
   { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'delete'] },
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+  { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
   { group: '', resource: 'services', verbs: ['get', 'list', 'delete'] },
   { group: 'batch', resource: 'jobs', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'snapshot.kubevirt.io', resource: 'virtualmachinesnapshots', verbs: ['get', 'list', 'create', 'delete'] },
