@@ -66,32 +66,38 @@ export function LiveProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     if (!prefillDone) return;
-    const sub = client.live.fleet.subscribe(undefined, {
-      onData: (value) => {
-        const event = unwrap(value);
-        if (event.type === 'metrics') return metrics.push(event);
-        state.apply(event);
-        if (event.type === 'snapshot') {
-          everLive.current = true;
-          setLink('live');
-          setLastError('');
-        }
+    // coalesce: bursts (a bulk start of 1,000 VMs) arrive as at most 10 batch frames a second, not one per change.
+    const sub = client.live.fleet.subscribe(
+      { coalesce: true },
+      {
+        onData: (value) => {
+          const event = unwrap(value);
+          for (const e of event.type === 'batch' ? event.events : [event]) {
+            if (e.type === 'metrics') metrics.push(e);
+            else state.apply(e);
+          }
+          if (event.type === 'snapshot') {
+            everLive.current = true;
+            setLink('live');
+            setLastError('');
+          }
+        },
+        onConnectionStateChange: (s) => {
+          // 'pending' = the stream is open. After a reconnect with Last-Event-ID the server may replay only the
+          // missed events (no snapshot), so an open stream on a synced store is live again.
+          if (s.state === 'pending' && state.synced) {
+            setLink('live');
+            setLastError('');
+          }
+          if (s.state === 'connecting') setLink(everLive.current ? 'reconnecting' : 'connecting');
+          if (s.error) setLastError(s.error.message);
+        },
+        onError: (err) => {
+          setLastError(err.message);
+          setLink('failed');
+        },
       },
-      onConnectionStateChange: (s) => {
-        // 'pending' = the stream is open. After a reconnect with Last-Event-ID the server may replay only the
-        // missed events (no snapshot), so an open stream on a synced store is live again.
-        if (s.state === 'pending' && state.synced) {
-          setLink('live');
-          setLastError('');
-        }
-        if (s.state === 'connecting') setLink(everLive.current ? 'reconnecting' : 'connecting');
-        if (s.error) setLastError(s.error.message);
-      },
-      onError: (err) => {
-        setLastError(err.message);
-        setLink('failed');
-      },
-    });
+    );
     return () => sub.unsubscribe();
   }, [client, state, metrics, generation, prefillDone]);
 

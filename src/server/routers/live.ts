@@ -1,9 +1,12 @@
 /**
  * `live.fleet`: one SSE subscription carrying the whole fleet. On connect a snapshot (or, with a known
  * lastEventId, exactly the missed deltas), then every delta as it happens; each event is `tracked()` so the
- * browser's EventSource resumes with Last-Event-ID. Event shapes: docs/server.md.
+ * browser's EventSource resumes with Last-Event-ID. With `coalesce: true` bursts arrive as at most 10 `batch`
+ * frames a second (domain/live-coalesce.ts), and a resume gets what it missed as one batch. Event shapes:
+ * docs/server.md.
  */
 import { tracked } from '@trpc/server';
+import { coalesceFrame, LIVE_FRAME_MS } from '../domain/live-coalesce';
 import type { NumberedEvent } from '../domain/live-feed';
 import { LiveFleetInput } from '../schemas/live';
 import { publicProcedure, router } from '../trpc';
@@ -23,13 +26,27 @@ export const liveRouter = router({
     });
     try {
       const missed = input?.lastEventId ? live.since(input.lastEventId) : undefined;
-      if (missed) for (const e of missed) yield tracked(e.id, e.event);
+      const frames = input?.coalesce === true;
+      if (missed && frames) {
+        const frame = coalesceFrame(missed);
+        if (frame) yield tracked(frame.id, frame.event);
+      } else if (missed) for (const e of missed) yield tracked(e.id, e.event);
       else yield tracked(live.currentId(), ctx.services.snapshot());
+      let lastFrame = 0;
       while (!signal?.aborted) {
-        while (queue.length > 0) {
+        if (frames && queue.length > 0) {
+          // A burst becomes one frame per LIVE_FRAME_MS; the first change after a quiet spell goes out at once.
+          const wait = lastFrame + LIVE_FRAME_MS - Date.now();
+          if (wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait)), aborted]);
+          const frame = coalesceFrame(queue.splice(0));
+          lastFrame = Date.now();
+          if (frame) yield tracked(frame.id, frame.event);
+        }
+        while (!frames && queue.length > 0) {
           const e = queue.shift();
           if (e) yield tracked(e.id, e.event);
         }
+        if (queue.length > 0) continue; // more arrived while this frame was sent
         await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
         wake = undefined;
       }

@@ -12,6 +12,10 @@ import type { VmRow } from './vms';
 export const LiveFleetInput = z
   .strictObject({
     lastEventId: z.string().max(200).nullish().describe('resume after this event id (EventSource Last-Event-ID)'),
+    coalesce: z
+      .boolean()
+      .optional()
+      .describe('frames: at most 10 a second, each a batch of the newest change per row (domain/live-coalesce.ts)'),
   })
   .optional();
 
@@ -36,4 +40,6 @@ export type FleetEvent =
   | { type: 'task'; task: Task }
   | { type: 'ready'; ready: boolean }
   /** After each sampling round: fleet and per-node sums of the newest sample (see schemas/metrics.ts). */
-  | MetricsTick;
+  | MetricsTick
+  /** With `coalesce`: the newest change per row since the last frame, in order (domain/live-coalesce.ts). */
+  | { type: 'batch'; events: FleetEvent[] };
