@@ -1,0 +1,179 @@
+/**
+ * Moving a stopped VM's disk to another StorageClass (PVE `move_disk`): CDI clones the claim into a new DataVolume on
+ * the target class, the task follows the clone's progress, then the VM's volume is switched to the copy under the
+ * VM's resourceVersion (so a concurrent edit fails instead of being lost), and the old volume is deleted when asked.
+ * A running VM is refused with the reason: KubeVirt moves a running VM's storage by a volume migration
+ * (`updateVolumesStrategy: Migration`), which Corral does not drive yet — stop the VM, or migrate it first.
+ */
+import { CorralError } from '../errors';
+import type { ChangeEvent, KObject } from './cluster-port';
+import { parseProgress } from './datavolumes';
+import type { Caller, DomainDeps } from './deps';
+import type { TaskHandle } from './tasks';
+import { storageClasses } from './vm-hw-disks';
+import { liveVm, readHardware } from './vm-hw-facts';
+import { asArray, asDict, asString, printableStatus, vmiActive } from './vm-facts';
+import { buildDataVolume } from './vm-spec';
+
+export interface DiskMoveInput {
+  /** The disk's name in the VM spec. */
+  disk: string;
+  storageClass: string;
+  /** Delete the old volume once the VM uses the copy (PVE `delete=1`); otherwise it stays, unattached. */
+  deleteSource: boolean;
+  /** Annotations to set on the VM in the same patch that switches the volume (a door's own bookkeeping). */
+  annotations?: Record<string, string>;
+}
+
+export interface DiskMovePlan {
+  claim: string;
+  target: string;
+  size: string;
+}
+
+/** A name for the copy: the claim's, with a short suffix, within 63 characters. */
+export function copyName(claim: string, now: number): string {
+  const suffix = `-mv${(now % 36 ** 5).toString(36)}`;
+  return `${claim.slice(0, 63 - suffix.length).replace(/-+$/, '')}${suffix}`;
+}
+
+export async function moveDisk(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  input: DiskMoveInput,
+): Promise<string> {
+  const vm = await liveVm(deps, namespace, name);
+  const hw = readHardware(deps, vm);
+  const disk = hw.disks.find((d) => d.name === input.disk);
+  if (!disk) throw new CorralError('BAD_REQUEST', `disk: VM ${namespace}/${name} has no disk ${input.disk}`);
+  if (!disk.claim || disk.volume?.kind === 'containerDisk' || disk.volume?.kind === 'cloudInit')
+    throw new CorralError(
+      'BAD_REQUEST',
+      `disk: ${input.disk} is a ${disk.volume?.kind ?? 'non-volume'} disk; only a disk on a PersistentVolumeClaim can move`,
+    );
+  const classes = await storageClasses(deps);
+  if (!classes.some((c) => c.name === input.storageClass))
+    throw new CorralError('BAD_REQUEST', `storageClass: no StorageClass named '${input.storageClass}'`);
+  const current = disk.storageClass || classes.find((c) => c.isDefault)?.name || '';
+  if (current === input.storageClass)
+    throw new CorralError('CONFLICT', `disk ${input.disk} is already on StorageClass ${input.storageClass}`);
+  const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
+  if (vmiActive(vmi))
+    throw new CorralError(
+      'CONFLICT',
+      `VM ${namespace}/${name} is ${printableStatus(vm)}: a running VM's disk moves by a KubeVirt volume migration, which Corral does not drive; stop the VM first`,
+    );
+  const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, disk.claim);
+  const size =
+    asString(asDict(asDict(pvc?.status).capacity).storage) ||
+    asString(asDict(asDict(asDict(pvc?.spec).resources).requests).storage);
+  if (!size) throw new CorralError('CONFLICT', `claim ${namespace}/${disk.claim} has no size yet (is it bound?)`);
+  const copy = copyName(disk.claim, Date.now());
+  const dv = buildDataVolume(name, namespace, copy, size, { pvc: { namespace, name: disk.claim } });
+  (asDict(dv.spec).storage as Record<string, unknown>).storageClassName = input.storageClass;
+
+  const task = deps.journal.start('disk-move', `${namespace}/${name}`, caller.identity.login);
+  task.log(`cloning ${disk.claim} (${size}, ${current || 'default class'}) to ${copy} on ${input.storageClass}`);
+  try {
+    await deps.cluster.create('DataVolume', dv);
+  } catch (err) {
+    task.fail(err);
+    throw err;
+  }
+  void finishMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
+  return task.id;
+}
+
+async function finishMove(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+  vm: KObject,
+  move: { disk: string; from: string; copy: string },
+  input: DiskMoveInput,
+  task: TaskHandle,
+): Promise<void> {
+  try {
+    await followClone(deps, namespace, move.copy, task);
+    // Switch the volume to the copy against the VM read before the clone: an edit in between is a conflict.
+    const tspec = asDict(asDict(vm.spec).template).spec as Record<string, unknown> | undefined;
+    const volumes = asArray(tspec?.volumes).map((raw) => {
+      const v = asDict(raw);
+      if (asString(v.name) !== move.disk) return v;
+      return { name: move.disk, dataVolume: { name: move.copy } };
+    });
+    const templates = asArray(asDict(vm.spec).dataVolumeTemplates).filter(
+      (t) => asString(asDict(asDict(t).metadata).name) !== move.from,
+    );
+    await deps.cluster.patch('VirtualMachine', namespace, name, {
+      metadata: {
+        resourceVersion: vm.metadata.resourceVersion,
+        ...(input.annotations ? { annotations: input.annotations } : {}),
+      },
+      spec: {
+        ...(asArray(asDict(vm.spec).dataVolumeTemplates).length ? { dataVolumeTemplates: templates } : {}),
+        template: { spec: { volumes } },
+      },
+    });
+    task.log(`disk ${move.disk} now uses ${move.copy} on ${input.storageClass}`);
+    if (input.deleteSource) {
+      await deps.cluster.remove('DataVolume', namespace, move.from);
+      await deps.cluster.remove('PersistentVolumeClaim', namespace, move.from);
+      task.log(`deleted the old volume ${move.from}`);
+    } else task.log(`the old volume ${move.from} is kept, no longer attached`);
+    task.done(`moved ${move.disk} to ${input.storageClass}`);
+  } catch (err) {
+    task.fail(err);
+    // The copy is not used by anything: remove it rather than leave a stray claim behind.
+    await deps.cluster.remove('DataVolume', namespace, move.copy).catch(() => false);
+  }
+}
+
+function followClone(deps: DomainDeps, namespace: string, name: string, task: TaskHandle): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let lastPhase = '';
+    const look = (dv: KObject | undefined): boolean => {
+      if (!dv) {
+        reject(new CorralError('CONFLICT', `DataVolume ${namespace}/${name} was deleted before the clone finished`));
+        return true;
+      }
+      const status = asDict(dv.status);
+      const phase = asString(status.phase);
+      if (phase && phase !== lastPhase) task.log(`clone ${(lastPhase = phase)}`);
+      const progress = parseProgress(status.progress);
+      if (progress !== null) task.progress(Math.min(95, progress * 0.95));
+      if (phase === 'Succeeded') {
+        resolve();
+        return true;
+      }
+      if (phase === 'Failed') {
+        reject(new CorralError('BAD_GATEWAY', `clone into ${namespace}/${name} failed`));
+        return true;
+      }
+      return false;
+    };
+    const finish = () => {
+      unsubscribe();
+      clearTimeout(timer);
+    };
+    const unsubscribe = deps.cluster.onChange((e: ChangeEvent) => {
+      if (e.kind !== 'DataVolume' || e.object.metadata.namespace !== namespace || e.object.metadata.name !== name)
+        return;
+      if (look(e.type === 'DELETED' ? undefined : e.object)) finish();
+    });
+    const timer = setTimeout(() => {
+      finish();
+      reject(
+        new CorralError(
+          'TIMEOUT',
+          `clone into ${namespace}/${name} did not finish in ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
+        ),
+      );
+    }, deps.config.waitTimeoutMs);
+    timer.unref?.();
+    const now = deps.cluster.cache.get('DataVolume', namespace, name);
+    if (now && look(now)) finish();
+  });
+}
