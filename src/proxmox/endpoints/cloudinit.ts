@@ -3,7 +3,14 @@
  * (PUT), and `cloudinit/dump?type=user|network|meta` — the text the guest reads. The keys themselves are set through
  * the config endpoints (cloudinit-params.ts); the domain (vm-cloudinit.ts) does the work.
  */
-import { dumpCloudInit, pveCloudInitItems, readCloudInit, regenerateCloudInit } from '@/server/domain/vm-cloudinit';
+import {
+  MASKED_PASSWORD,
+  dumpCloudInit,
+  pveCloudInitItems,
+  readCloudInit,
+  regenerateCloudInit,
+} from '@/server/domain/vm-cloudinit';
+import { hasPrivilege } from '../auth/roles';
 import { cloudInitError } from '../cloudinit-params';
 import { corral } from '../errors';
 import { onlyParams } from '../qemu-params';
@@ -29,11 +36,15 @@ async function dump(ctx: EndpointContext): Promise<string> {
   if (type !== 'user' && type !== 'network' && type !== 'meta')
     throw paramError({ type: `value '${type}' does not have a value in the enumeration 'user, network, meta'` });
   const vm = resolve(ctx);
-  return corral(
+  const text = await corral(
     dumpCloudInit(ctx.state.services.deps, vm.ref.namespace, vm.ref.name, type).catch((err: unknown) => {
       throw cloudInitError(err);
     }),
   );
+  // VM.Audit may read the dump; the password's hash only who may set it (VM.Config.Cloudinit).
+  return hasPrivilege(ctx.principal.role, 'VM.Config.Cloudinit')
+    ? text
+    : text.replace(/^password: .*$/m, `password: ${MASKED_PASSWORD}`);
 }
 
 async function regenerate(ctx: EndpointContext): Promise<null> {

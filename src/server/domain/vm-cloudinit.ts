@@ -59,6 +59,8 @@ export interface CloudInitChange {
   password?: string | null;
   sshKeys?: string[] | null;
   ipConfigs?: Record<string, IpConfig | null>;
+  /** `ipConfigs` is the whole set: NICs it does not name lose theirs. */
+  replaceIpConfigs?: boolean;
   nameservers?: string[] | null;
   searchDomains?: string[] | null;
   type?: CloudInitType | null;
@@ -191,6 +193,7 @@ export function applyChange(base: CloudInitSettings, change: CloudInitChange): C
     else s.upgrade = change.upgrade;
   }
   if (change.custom !== undefined) s.custom = change.custom ?? {};
+  if (change.replaceIpConfigs) s.ipConfigs = {};
   for (const [i, c] of Object.entries(change.ipConfigs ?? {})) {
     if (c === null) delete s.ipConfigs[i];
     else s.ipConfigs[i] = c;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamSocket, wsUrl } from '../../sim/consoles/harness';
-import { ADMIN_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
+import { ADMIN_SECRET, VIEWER_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
 
 const PASSWORD = 'Correct-Horse-42';
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBd7m1s0yq3Qw0cXkqf5JtY0m2QmYq1m0Xz8Y2y3fW4u deploy@laptop';
@@ -129,6 +129,12 @@ describe('cloud-init on the Proxmox API (bpg/proxmox request shapes)', () => {
     );
     const meta = (await api.get(`${VM}/cloudinit/dump`, { type: 'meta' })).body.data as string;
     expect(meta).toMatch(/^instance-id: [0-9a-f]{40}\nlocal-hostname: ci-web\n$/);
+
+    // A Viewer (VM.Audit) reads the dump with the hash masked.
+    const viewer = px(h.url, { token: `monitor@pve!ro=${VIEWER_SECRET}` });
+    expect((await viewer.get(`${VM}/cloudinit/dump`, { type: 'user' })).body.data).toBe(
+      user.replace(hash!, '**********'),
+    );
 
     const secret = await secretText();
     expect(secret.userdata).toBe(user);
@@ -266,5 +272,78 @@ describe('cloud-init on the Proxmox API (bpg/proxmox request shapes)', () => {
     const vm = await kube('/apis/kubevirt.io/v1/namespaces/tailvm/virtualmachines/ci-web');
     expect(JSON.stringify(vm.spec)).not.toContain('cloudInit');
     expect((await api.get(`${VM}/cloudinit/dump`, { type: 'user' })).body.data).toContain('echo hello');
+  });
+});
+
+describe('cloud-init on REST (/api/vms/{ns}/{name}/cloudinit), the same settings the Proxmox keys show', () => {
+  const rest = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${h.corral.url}/api${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('adds a drive with settings to a stopped VM (image made at once) and reads them back without the password', async () => {
+    const made = await rest('POST', '/vms', {
+      name: 'ci-rest',
+      cpu: 1,
+      mem: '1G',
+      containerDisk: 'quay.io/containerdisks/fedora:42',
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const set = await rest('PUT', '/vms/tailvm/ci-rest/cloudinit', {
+      drive: 'add',
+      user: 'ops',
+      password: PASSWORD,
+      sshKeys: [KEY],
+      ipConfigs: [{ nic: 0, ip: '10.30.0.5/24', gw: '10.30.0.1' }],
+      nameservers: ['10.30.0.1'],
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const got = (await rest('GET', '/vms/tailvm/ci-rest/cloudinit')).body;
+    expect(got).toMatchObject({
+      drive: { disk: 'cloudinitdisk', bus: 'sata', type: 'nocloud', secret: 'ci-rest-cloudinit' },
+      handWritten: false,
+      user: 'ops',
+      passwordSet: true,
+      sshKeys: [KEY],
+      ipConfigs: [{ nic: 0, ip: '10.30.0.5/24', gw: '10.30.0.1' }],
+      nameservers: ['10.30.0.1'],
+      type: 'nocloud',
+      pending: [],
+    });
+    expect(JSON.stringify(got)).not.toContain(PASSWORD);
+    const user = (await rest('GET', '/vms/tailvm/ci-rest/cloudinit/dump?type=user')).body;
+    expect(user.text).toContain('user: ops\n');
+    expect(user.text).toMatch(/\npassword: \$6\$/);
+    // The Proxmox door shows the same settings.
+    const row = (await rest('GET', '/vms/tailvm/ci-rest/row')).body as { vmid: number };
+    const config = (await api.get(`/nodes/${NODE}/qemu/${row.vmid}/config`)).body.data as Record<string, string>;
+    expect(config).toMatchObject({
+      ciuser: 'ops',
+      cipassword: '**********',
+      ipconfig0: 'ip=10.30.0.5/24,gw=10.30.0.1',
+    });
+  });
+
+  it('refuses bad input with a 400 naming the field, and a regenerate without a drive with a 409', async () => {
+    const bad = await rest('PUT', '/vms/tailvm/ci-rest/cloudinit', {
+      ipConfigs: [{ nic: 0, ip: 'dhcp', gw: '1.2.3.4' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(String(bad.body.error)).toContain('ipConfigs (nic 0)');
+    const unknown = await rest('PUT', '/vms/tailvm/ci-rest/cloudinit', { colour: 'blue' });
+    expect(unknown.status).toBe(400);
+    expect(String(unknown.body.error)).toContain('colour');
+    const dump = await rest('GET', '/vms/tailvm/ci-rest/cloudinit/dump?type=vendor');
+    expect(dump.status).toBe(400);
+    expect(String(dump.body.error)).toContain('type');
+
+    expect((await rest('PUT', '/vms/tailvm/ci-rest/cloudinit', { drive: 'remove' })).status).toBe(200);
+    const regen = await rest('POST', '/vms/tailvm/ci-rest/cloudinit/regenerate', {});
+    expect(regen.status).toBe(409);
+    expect(String(regen.body.error)).toContain('no cloud-init drive');
   });
 });
