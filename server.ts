@@ -2,7 +2,10 @@
  * The Corral process: `corral web` and `npm start` land here.
  *   --demo              run against the embedded demo cluster, started in this process (npm start does this)
  *   --kubeconfig FILE   a kubeconfig file (default: KUBECONFIG, in-cluster service account, ~/.kube/config)
- *   --context NAME      a context of that kubeconfig
+ *   --context NAME      a context of that kubeconfig; repeat it to serve several clusters at once (the first is the default)
+ *   --all-contexts      serve every context of the kubeconfig
+ *   --kubeconfig-dir DIR  also serve every context of every kubeconfig file in DIR (a mounted Secret)
+ *   --demo-clusters N   with --demo: how many embedded clusters (default 2: home with the demo fleet, lab with 3 VMs)
  *   --port N            listen port (default PORT or 8006)
  *   --host ADDR         listen address (default 0.0.0.0)
  *   --open              without CORRAL_ADMINS, let callers from other machines change state too
@@ -13,7 +16,7 @@
  * NODE_ENV=production serves the built UI (building it first when .next/BUILD_ID is missing); otherwise Next dev.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,7 +35,13 @@ const USAGE = `usage: corral web [options]
 
   --demo              run against the embedded demo cluster (no Kubernetes needed)
   --kubeconfig FILE   kubeconfig to use (default: $KUBECONFIG, in-cluster config, ~/.kube/config)
-  --context NAME      kubeconfig context (default: current-context)
+  --context NAME      kubeconfig context (default: current-context); repeat to serve several clusters,
+                      the first being the default for requests that name none
+  --all-contexts      serve every context of the kubeconfig
+  --kubeconfig-dir DIR
+                      also serve every context of each kubeconfig file in DIR (e.g. a Secret mounted
+                      there beside the in-cluster config)
+  --demo-clusters N   with --demo: embedded clusters to start, 1 – 8 (default 2: home, lab)
   --port N            listen port (default $PORT or 8006)
   --host ADDR         listen address (default $HOST or 0.0.0.0, every interface)
   --open              without CORRAL_ADMINS, callers from other machines may change state too
@@ -62,7 +71,10 @@ function parseCommandLine() {
       options: {
         demo: { type: 'boolean', default: process.env.CORRAL_DEMO === '1' },
         kubeconfig: { type: 'string' },
-        context: { type: 'string' },
+        context: { type: 'string', multiple: true },
+        'all-contexts': { type: 'boolean', default: false },
+        'kubeconfig-dir': { type: 'string' },
+        'demo-clusters': { type: 'string', default: '2' },
         port: { type: 'string', default: process.env.PORT ?? '8006' },
         host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
         open: { type: 'boolean', default: /^(1|true|yes)$/i.test(process.env.CORRAL_OPEN ?? '') },
@@ -106,6 +118,25 @@ function metricsInterval(): number | undefined {
 }
 const metricsIntervalMs = metricsInterval();
 
+const demoClusters = Number(values['demo-clusters']);
+if (!/^\d+$/.test(values['demo-clusters']) || demoClusters < 1 || demoClusters > 8)
+  usageError(`--demo-clusters: not a whole number from 1 to 8: ${values['demo-clusters']}`);
+if (values['all-contexts'] && values.context) usageError('--all-contexts and --context exclude each other');
+
+/** Every regular file in `dir` (a mounted Secret: one kubeconfig per key; Kubernetes' ..data links are skipped). */
+function kubeconfigsIn(dir: string | undefined): string[] {
+  if (!dir) return [];
+  try {
+    return readdirSync(dir)
+      .filter((f) => !f.startsWith('.'))
+      .map((f) => join(dir, f))
+      .filter((f) => statSync(f).isFile())
+      .sort();
+  } catch (err) {
+    return usageError(`--kubeconfig-dir ${dir}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 if (!!values.cert !== !!values.key) usageError('--cert and --key go together');
 function readPem(flag: string, file: string): string {
   try {
@@ -146,27 +177,47 @@ async function main(): Promise<void> {
   }
   ensureBuilt();
   const closers: (() => Promise<void>)[] = [];
-  let kube: { yaml?: string; file?: string; context?: string };
+  const { clusterSources } = await import('./src/server/clusters.js');
+  let sources: { kube: { yaml?: string; file?: string; context?: string }; demo?: boolean; clusterName?: string }[];
   if (values.demo) {
-    // The embedded cluster is a separate program that happens to share this process; src/server never imports it.
+    // The embedded clusters are a separate program that happens to share this process; src/server never imports it.
+    // Two by default, so the multi-cluster tree, pools across clusters and moves can be tried at once.
     const sim = await import('./src/sim/index.js');
     // Schedule Jobs run Corral's own image: the embedded kubelet runs it in this process (docs/schedules.md).
     const { corralContainerRuntime } = await import('./src/server/tools/schedule-runtime.js');
-    const cluster = await sim.startEmbeddedCluster({
-      port: 0,
-      fleet: 'demo',
-      speed: 1,
-      containerRuntime: corralContainerRuntime(),
-    });
-    closers.push(() => cluster.close());
-    console.log(`[corral] embedded demo cluster at ${cluster.url}`);
-    kube = { yaml: cluster.kubeconfig };
+    sources = [];
+    for (let i = 0; i < demoClusters; i++) {
+      const contextName = i === 0 ? 'home' : i === 1 ? 'lab' : `lab${i}`;
+      const cluster = await sim.startEmbeddedCluster({
+        port: 0,
+        fleet: i === 0 ? 'demo' : 3,
+        speed: 1,
+        contextName,
+        containerRuntime: corralContainerRuntime(),
+      });
+      closers.push(() => cluster.close());
+      console.log(`[corral] embedded cluster ${contextName} at ${cluster.url}`);
+      sources.push({ kube: { yaml: cluster.kubeconfig }, demo: true, clusterName: `embedded cluster ${contextName}` });
+    }
   } else {
-    kube = { file: values.kubeconfig, context: values.context };
+    try {
+      sources = clusterSources({
+        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+        contexts: values.context ?? [],
+        allContexts: values['all-contexts'],
+        extraKubeconfigs: kubeconfigsIn(values['kubeconfig-dir']),
+      });
+    } catch (err) {
+      usageError(err instanceof Error ? err.message : String(err));
+    }
   }
+  const [first, ...moreClusters] = sources;
+  if (!first) usageError('--all-contexts: the kubeconfig has no contexts');
   const { startCorral } = await import('./src/server/start.js');
   const corral = await startCorral({
-    kube,
+    kube: first.kube,
+    ...(first.clusterName ? { clusterName: first.clusterName } : {}),
+    moreClusters,
     demo: values.demo,
     port,
     host: values.host,
@@ -193,9 +244,10 @@ async function main(): Promise<void> {
         })
       : corral.close(),
   );
-  const where = values.demo
-    ? 'the embedded demo cluster'
-    : `${corral.cluster.info.context} (${corral.cluster.info.server})`;
+  const where = corral.registry
+    .all()
+    .map((s) => (values.demo ? s.cluster.info.context : `${s.cluster.info.context} (${s.cluster.info.server})`))
+    .join(', ');
   // localhost whenever this machine can use it (tools and benches read the port from this line).
   const shownHost = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(values.host)
     ? 'localhost'

@@ -7,6 +7,7 @@ import { ProxmoxState } from './state';
 
 function vmRow(name: string, uid: string, vmid: number): VmRow {
   return {
+    context: 'corral-sim',
     name,
     namespace: 'tailvm',
     status: 'Stopped',

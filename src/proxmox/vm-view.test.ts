@@ -38,6 +38,7 @@ const running: VmRuntime = {
 
 function row(over: Partial<VmRow> = {}): VmRow {
   return {
+    context: 'corral-sim',
     name: 'web',
     namespace: 'tailvm',
     status: 'Stopped',

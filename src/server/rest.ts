@@ -13,6 +13,7 @@ import type { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Identity } from './domain/identity';
+import { registryOf } from './domain/registry';
 import type { CorralServices } from './domain/services';
 import { redactAddresses } from './errors';
 import { crossSiteRefusal } from './http-guards';
@@ -84,7 +85,7 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
     const method = req.method ?? 'GET';
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
     if (method === 'GET' && (pathname === '/vms' || pathname === '/vms/') && !(req.url ?? '').includes('?')) {
-      const body = services.vms.listJson();
+      const body = registryOf(services).vmListJson();
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
       res.end(body);
       return;

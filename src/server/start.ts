@@ -11,7 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeCluster, loadKubeConfig, type KubeconfigSource } from './cluster';
 import type { RateLimit } from './cluster/rate-limiter';
+import { openCluster, type ClusterSource } from './clusters';
 import { PrometheusCollector } from './domain/prometheus';
+import { ClusterRegistry } from './domain/registry';
 import type { ReplicaConfig } from './domain/replicas';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
@@ -48,6 +50,8 @@ export interface StartOptions {
   syncTimeoutMs?: number;
   /** metrics.k8s.io sampling interval (default 15 s). */
   metricsIntervalMs?: number;
+  /** Clusters served beside the first (`kube`): `--context a --context b`, `--all-contexts`, `npm start`'s lab. */
+  moreClusters?: ClusterSource[];
   /** Client-side rate limit of every request to the cluster (`--kube-qps`/`--kube-burst`; default 50/100). */
   kubeRateLimit?: RateLimit;
   /** PEM certificate and key: the whole port (UI, REST, tRPC, /api2/json, WebSockets) speaks HTTPS. */
@@ -70,6 +74,8 @@ export interface RunningCorral {
   port: number;
   http: CorralHttpServer;
   services: CorralServices;
+  /** Every served cluster by kube context, `services` first (one entry unless `moreClusters` was given). */
+  registry: ClusterRegistry;
   cluster: KubeCluster;
   trust: TrustConfig;
   /** The /metrics collector when started with `prometheus` (--metrics). */
@@ -152,6 +158,10 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   await services.replicas.start();
   // Metrics sampling is a singleton: only the leader samples (docs/deploy.md, "High availability").
   services.replicas.elector.onChange((leading) => (leading ? cluster.metrics.start() : cluster.metrics.stop()));
+  // Further clusters (clusters.ts): each with its own cache and services, joined by kube context; `services` (the
+  // first) is what requests without a `context` act on.
+  const more = await Promise.all((options.moreClusters ?? []).map((source) => openCluster(source, options)));
+  const registry = new ClusterRegistry([services, ...more.map((m) => m.services)]);
   const prometheus = options.prometheus
     ? new PrometheusCollector(services.deps, {
         intervalMs: options.prometheus.intervalMs,
@@ -195,6 +205,8 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     (closing ??= (async () => {
       prometheus?.close();
       await services.replicas.stop();
+      for (const m of more) await m.close();
+      registry.close();
       services.close();
       await http.close();
       await closeNext?.();
@@ -205,6 +217,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     port,
     http,
     services,
+    registry,
     cluster,
     trust,
     ...(prometheus ? { prometheus } : {}),

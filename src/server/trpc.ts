@@ -11,6 +11,8 @@ import { ZodError } from 'zod';
 import { asKubeCaller } from './cluster/rate-limiter';
 import { CorralError, redactAddresses, type CorralErrorCode } from './errors';
 import type { Identity } from './domain/identity';
+import { registryOf } from './domain/registry';
+import { ContextName } from './schemas/common';
 import type { CorralServices } from './domain/services';
 import { crossSiteRefusal } from './http-guards';
 
@@ -92,7 +94,25 @@ export const mergeRouters = t.mergeRouters;
  */
 const queueAsCaller = t.middleware(({ ctx, next }) => asKubeCaller(ctx.identity.login, () => next()));
 
-export const publicProcedure = t.procedure.use(mapErrors).use(queueAsCaller);
+/**
+ * Several clusters (domain/registry.ts): a request naming a `context` acts on that cluster's services; without one
+ * on the first's. It runs before the input is parsed, so an unknown context is a 404 naming it even where the
+ * procedure's own schema would then refuse the field.
+ */
+const selectCluster = t.middleware(async ({ ctx, next, getRawInput }) => {
+  let raw: unknown;
+  try {
+    raw = await getRawInput();
+  } catch {
+    return next(); // an unreadable body is the input parser's to explain
+  }
+  const context = raw && typeof raw === 'object' ? (raw as { context?: unknown }).context : undefined;
+  // A malformed name is the schema's 400 to explain; only a well-formed one is looked up.
+  if (!ContextName.safeParse(context).success) return next();
+  return next({ ctx: { services: registryOf(ctx.services).get(context as string) } });
+});
+
+export const publicProcedure = t.procedure.use(mapErrors).use(queueAsCaller).use(selectCluster);
 
 /** State-changing procedures: admins only (CORRAL_ADMINS), and never from another site. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {

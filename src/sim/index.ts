@@ -46,12 +46,14 @@ export interface EmbeddedClusterOptions {
   baseline?: BaselineOptions;
   /** Images the kubelet runs for real instead of as scripted workloads (see ContainerRuntime in module.ts). */
   containerRuntime?: ContainerRuntime;
+  /** The kubeconfig's cluster and context name (default `corral-sim`); several clusters side by side differ by it. */
+  contextName?: string;
 }
 
 export interface EmbeddedCluster {
   url: string;
   port: number;
-  /** Kubeconfig YAML pointing at this cluster (context `corral-sim`, namespace default). */
+  /** Kubeconfig YAML pointing at this cluster (context `corral-sim` or `contextName`, namespace default). */
   kubeconfig: string;
   kubeconfigPath?: string;
   store: ObjectStore;
@@ -63,12 +65,12 @@ export interface EmbeddedCluster {
 /** The namespaces every cluster has before anything is deployed. */
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export function kubeconfigYaml(url: string): string {
+export function kubeconfigYaml(url: string, name = 'corral-sim'): string {
   return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    '- name: corral-sim',
+    `- name: ${name}`,
     '  cluster:',
     `    server: "${url}"`,
     '    insecure-skip-tls-verify: true',
@@ -77,12 +79,12 @@ export function kubeconfigYaml(url: string): string {
     '  user:',
     '    token: "sim-admin-token"',
     'contexts:',
-    '- name: corral-sim',
+    `- name: ${name}`,
     '  context:',
-    '    cluster: corral-sim',
+    `    cluster: ${name}`,
     '    user: corral-sim-admin',
     '    namespace: default',
-    'current-context: corral-sim',
+    `current-context: ${name}`,
     '',
   ].join('\n');
 }
@@ -175,7 +177,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     throw err;
   }
 
-  const kubeconfig = kubeconfigYaml(baseUrl);
+  const kubeconfig = kubeconfigYaml(baseUrl, options.contextName);
   if (options.kubeconfigPath) {
     mkdirSync(dirname(options.kubeconfigPath), { recursive: true });
     writeFileSync(options.kubeconfigPath, kubeconfig, { mode: 0o600 });

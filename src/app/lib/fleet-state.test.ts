@@ -3,6 +3,7 @@ import { FleetState } from './fleet-state';
 import type { CtRow, NodeRow, TaskRow, VmRow } from './model';
 
 const vm = (name: string, over: Partial<VmRow> = {}): VmRow => ({
+  context: 'home',
   name,
   namespace: 'tailvm',
   status: 'Stopped',
@@ -25,6 +26,7 @@ const vm = (name: string, over: Partial<VmRow> = {}): VmRow => ({
   ...over,
 });
 const node = (name: string): NodeRow => ({
+  context: 'home',
   name,
   ready: true,
   roles: 'worker',
@@ -38,6 +40,7 @@ const node = (name: string): NodeRow => ({
   vms: 0,
 });
 const ct = (name: string): CtRow => ({
+  context: 'home',
   name,
   namespace: 'tailvm',
   node: 'n1',

@@ -15,6 +15,7 @@ const vm = {
   template: false,
 } as VmRow;
 const ct: CtRow = {
+  context: 'home',
   name: 'box',
   namespace: 'tailvm',
   node: '',

@@ -8,6 +8,8 @@ import type { KObject, VolumeUsage } from './cluster-port';
 import { dataClaimName, LABEL_CT, specOfClaim, type CtSpec } from './ct-spec';
 
 export interface CtRow {
+  /** The kube context (cluster) the CT is on. */
+  context: string;
   name: string;
   namespace: string;
   node: string;
@@ -61,9 +63,10 @@ export function podTrouble(pod: KObject | undefined): string {
   return unscheduled ? `${str(unscheduled.reason)}: ${str(unscheduled.message)}` : '';
 }
 
-export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined, usage?: VolumeUsage): CtRow {
+export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined, usage?: VolumeUsage, context = ''): CtRow {
   const live = pod !== undefined && !pod.metadata.deletionTimestamp;
   return {
+    context,
     name: spec.name,
     namespace: spec.namespace,
     node: pod && !pod.metadata.deletionTimestamp ? str(pod.spec?.nodeName) : '',
@@ -85,7 +88,13 @@ export function ctRow(spec: CtSpec, pvc: KObject, pod: KObject | undefined, usag
 
 /** A CT's row with the data volume usage of the last metrics round (no cluster call). */
 export function ctRowOf(deps: DomainDeps, { spec, pvc, pod }: CtState): CtRow {
-  return ctRow(spec, pvc, pod, deps.cluster.metrics?.volume?.(spec.namespace, dataClaimName(spec.name)));
+  return ctRow(
+    spec,
+    pvc,
+    pod,
+    deps.cluster.metrics?.volume?.(spec.namespace, dataClaimName(spec.name)),
+    deps.cluster.info.context,
+  );
 }
 
 /** A CT as the cache holds it: its PVC (identity and spec) and its pod, when one exists. */

@@ -18,6 +18,20 @@ export interface DomainDeps {
   journal: TaskJournal;
   fleet: FleetView;
   config: CorralConfig;
+  /** Every cluster this Corral serves (set by the registry, registry.ts), for what spans them: pool members. */
+  peers?: ClusterPeers;
+}
+
+/** The served clusters by kube context; `all()` in configured order, this one included. */
+export interface ClusterPeers {
+  get(context: string): DomainDeps | undefined;
+  all(): DomainDeps[];
+}
+
+/** The deps of the cluster `context` names (this one when it is its own), undefined when Corral does not serve it. */
+export function depsFor(deps: DomainDeps, context: string): DomainDeps | undefined {
+  if (context === deps.cluster.info.context) return deps;
+  return deps.peers?.get(context);
 }
 
 /** Per-call context: who is asking (recorded as the task's caller). */

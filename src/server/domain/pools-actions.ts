@@ -7,7 +7,7 @@
 import type { FolderAction, FolderActionOutput, FolderActionResult } from '../schemas/pools';
 import { CorralError, describeError } from '../errors';
 import type { VmAction } from '../schemas/vms';
-import type { Caller, DomainDeps } from './deps';
+import { depsFor, type Caller, type DomainDeps } from './deps';
 import { ctAction, type CtAction } from './ct-ops';
 import { podPhase } from './ct-rows';
 import { checkPath, comparePaths, isWithin } from './pools-path';
@@ -81,11 +81,13 @@ export async function runFolderAction(
       const i = next++;
       const { pool, ref } = targets[i]!;
       const m = resolveMember(deps, ref);
+      // A member on another served cluster is acted on there.
+      const at = depsFor(deps, m.context) ?? deps;
       let outcome: Outcome;
       try {
         if (m.missing) outcome = skipped(`missing: ${m.reason}`);
-        else if (m.type === 'vm') outcome = await actOnVm(deps, caller, m.namespace, m.name, action);
-        else outcome = actOnCt(deps, caller, m.namespace, m.name, action);
+        else if (m.type === 'vm') outcome = await actOnVm(at, caller, m.namespace, m.name, action);
+        else outcome = actOnCt(at, caller, m.namespace, m.name, action);
       } catch (err) {
         outcome = outcomeOf(err);
       }

@@ -10,7 +10,7 @@
  */
 import type { FolderListing, FolderMember, FolderUsage } from '../schemas/pools';
 import { CorralError } from '../errors';
-import type { Caller, DomainDeps } from './deps';
+import { depsFor, type Caller, type DomainDeps } from './deps';
 import { ctRow, findCt, listCts, podPhase } from './ct-rows';
 import {
   ancestorsAndSelf,
@@ -25,6 +25,7 @@ import {
   parentOf,
   parseRef,
   readRef,
+  type MemberRef,
 } from './pools-path';
 import type { FolderDoc, FolderStore } from './pools-store';
 import { quantityToNumber } from './quantity';
@@ -67,9 +68,20 @@ function missing(ref: string, reason: string, parts = readRef(ref)): FolderMembe
 export function resolveMember(deps: DomainDeps, ref: string): FolderMember {
   const parts = readRef(ref);
   if (!parts) return missing(ref, 'not a ref this Corral can read (backend/context/namespace/name)', undefined);
+  const at = depsFor(deps, parts.context);
+  if (!at)
+    return missing(ref, `context '${parts.context}' is not served by this Corral (it serves ${served(deps)})`, parts);
+  return resolveIn(at, ref, parts);
+}
+
+/** The contexts this Corral serves, quoted, for messages. */
+function served(deps: DomainDeps): string {
+  const all = deps.peers?.all() ?? [deps];
+  return all.map((d) => `'${d.cluster.info.context}'`).join(', ');
+}
+
+function resolveIn(deps: DomainDeps, ref: string, parts: MemberRef): FolderMember {
   const own = deps.cluster.info.context;
-  if (parts.context !== own)
-    return missing(ref, `context '${parts.context}' is not served by this Corral (it serves '${own}')`, parts);
   const base = { ref, ...parts, missing: false, reason: '' };
   const vm = deps.fleet.vmRow(parts.namespace, parts.name);
   if (vm) {
@@ -88,7 +100,7 @@ export function resolveMember(deps: DomainDeps, ref: string): FolderMember {
   }
   const ct = findCt(deps, parts.namespace, parts.name);
   if (ct) {
-    const row = ctRow(ct.spec, ct.pvc, ct.pod);
+    const row = ctRow(ct.spec, ct.pvc, ct.pod, undefined, deps.cluster.info.context);
     const live = ct.pod !== undefined && !ct.pod.metadata.deletionTimestamp;
     const u = live ? deps.cluster.metrics?.pod(parts.namespace, parts.name) : undefined;
     return {
@@ -152,14 +164,17 @@ export function listFolders(deps: DomainDeps, doc: Readonly<FolderDoc>): FolderL
       };
     });
   const unfoldered: FolderMember[] = [];
-  for (const vm of deps.fleet.vmRows()) {
-    const ref = refOf(deps, vm.namespace, vm.name);
-    if (!inPool.has(ref)) unfoldered.push(resolveMember(deps, ref));
-  }
-  for (const ct of listCts(deps)) {
-    const ref = refOf(deps, ct.namespace, ct.name);
-    // A CT that shares its name with a VM shares its ref too (listed once, as the VM).
-    if (!inPool.has(ref) && !deps.fleet.vmRow(ct.namespace, ct.name)) unfoldered.push(resolveMember(deps, ref));
+  // Every served cluster's instances: a pool spans clusters, and so does the list of those in none.
+  for (const at of deps.peers?.all() ?? [deps]) {
+    for (const vm of at.fleet.vmRows()) {
+      const ref = refOf(at, vm.namespace, vm.name);
+      if (!inPool.has(ref)) unfoldered.push(resolveMember(at, ref));
+    }
+    for (const ct of listCts(at)) {
+      const ref = refOf(at, ct.namespace, ct.name);
+      // A CT that shares its name with a VM shares its ref too (listed once, as the VM).
+      if (!inPool.has(ref) && !at.fleet.vmRow(ct.namespace, ct.name)) unfoldered.push(resolveMember(at, ref));
+    }
   }
   return { context: deps.cluster.info.context, backend: KUBEVIRT_BACKEND, folders, unfoldered };
 }
@@ -197,8 +212,9 @@ export class FolderService {
   }
 
   /** The pool a VM or CT of this cluster is in ('' when none), from memory. */
-  poolOf(namespace: string, name: string): string {
-    return this.store.poolOf(refOf(this.deps, namespace, name));
+  /** The pool of an instance of `context` (default: this cluster); pools span every served cluster. */
+  poolOf(namespace: string, name: string, context = this.deps.cluster.info.context): string {
+    return this.store.poolOf(formatRef({ backend: KUBEVIRT_BACKEND, context, namespace, name }));
   }
 
   private task<T>(caller: Caller, action: string, target: string, body: () => Promise<[T, string]>): Promise<T> {
@@ -297,14 +313,14 @@ export class FolderService {
   addMember(caller: Caller, path: string, ref: string): Promise<{ path: string; ref: string; changed: boolean }> {
     checkPath(path);
     const parts = parseRef(ref);
-    const own = this.deps.cluster.info.context;
-    if (parts.context !== own)
+    const at = depsFor(this.deps, parts.context);
+    if (!at)
       throw new CorralError(
         'NOT_FOUND',
-        `ref: context '${parts.context}' is not served by this Corral (it serves '${own}')`,
+        `ref: context '${parts.context}' is not served by this Corral (it serves ${served(this.deps)})`,
       );
     const canonical = formatRef(parts);
-    if (!this.deps.fleet.vmRow(parts.namespace, parts.name) && !findCt(this.deps, parts.namespace, parts.name))
+    if (!at.fleet.vmRow(parts.namespace, parts.name) && !findCt(at, parts.namespace, parts.name))
       throw new CorralError('NOT_FOUND', `ref: no VM or CT ${parts.namespace}/${parts.name}`);
     return this.task(caller, 'pool-add', path, async () => {
       const changed = await this.store.update((doc) => {

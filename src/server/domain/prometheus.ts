@@ -50,7 +50,8 @@ export interface PrometheusOptions {
 
 /** What the collector needs of pools: a VM's pool path ('' for none) and every pool's path. */
 export interface PoolLookup {
-  poolOf(namespace: string, name: string): string;
+  /** `context`: the cluster the instance is on (pools span every cluster Corral serves). */
+  poolOf(namespace: string, name: string, context?: string): string;
   paths(): string[];
 }
 
@@ -109,13 +110,17 @@ export class PrometheusCollector {
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
     this.pools = options.pools ?? NO_POOLS;
     // The journal publishes a task's final state exactly once (later updates of a finished task are ignored).
-    this.unsubscribe = deps.journal.subscribe((task: Task) => {
-      if (task.status === 'running') return;
-      const key = `${task.action}\u0000${task.status}`;
-      const entry = this.finished.get(key);
-      if (entry) entry.count++;
-      else this.finished.set(key, { action: task.action, status: task.status, count: 1 });
-    });
+    // Every served cluster keeps its own journal; the counter is the process's, over all of them.
+    const stops = this.clusters().map((d) =>
+      d.journal.subscribe((task: Task) => {
+        if (task.status === 'running') return;
+        const key = `${task.action}\u0000${task.status}`;
+        const entry = this.finished.get(key);
+        if (entry) entry.count++;
+        else this.finished.set(key, { action: task.action, status: task.status, count: 1 });
+      }),
+    );
+    this.unsubscribe = () => stops.forEach((stop) => stop());
   }
 
   /** Collects now, then every interval. Idempotent. */
@@ -188,11 +193,11 @@ export class PrometheusCollector {
    * that changed since the last one. (bootc comes from the source annotation written at creation; a VM created
    * again under the same name has a new uid, which is in its row, so it gets a new row and new lines.)
    */
-  private linesOf(r: VmRow): VmLines {
-    const pool = this.pools.poolOf(r.namespace, r.name);
+  private linesOf(r: VmRow, d: DomainDeps): VmLines {
+    const context = d.cluster.info.context;
+    const pool = this.pools.poolOf(r.namespace, r.name, context);
     let l = this.lines.get(r);
     if (l && l.pool === pool) return l;
-    const context = this.deps.cluster.info.context;
     const pairs: [string, string][] = [
       ['name', r.name],
       ['backend', BACKEND],
@@ -201,7 +206,7 @@ export class PrometheusCollector {
       ['pool', pool],
     ];
     const labels = labelText(pairs);
-    const vm = this.deps.cluster.cache.get('VirtualMachine', r.namespace, r.name);
+    const vm = d.cluster.cache.get('VirtualMachine', r.namespace, r.name);
     const info = labelText([
       ...pairs,
       ['node', r.node],
@@ -219,32 +224,49 @@ export class PrometheusCollector {
     return l;
   }
 
+  /** Every cluster this Corral serves (registry.ts), the default first; one when it serves one. */
+  private clusters(): DomainDeps[] {
+    return this.deps.peers?.all() ?? [this.deps];
+  }
+
   private async renderFleet(): Promise<string> {
-    const { cluster, fleet } = this.deps;
-    const context = cluster.info.context;
-    const ctx = labelText([
-      ['context', context],
-      ['backend', BACKEND],
-    ]);
+    const clusters = this.clusters();
+    const contextLabels = (d: DomainDeps) =>
+      labelText([
+        ['context', d.cluster.info.context],
+        ['backend', BACKEND],
+      ]);
     const w = new ExpositionWriter();
 
     // An unreachable cluster is reported as down, never as empty: its last-known instances stay listed below.
     w.family('corral_backend_up', 'gauge', '1 when the cluster cache is synced and the cluster reachable');
-    w.sample(ctx, one(cluster.isReady()));
+    for (const d of clusters) w.sample(contextLabels(d), one(d.cluster.isReady()));
     w.family('corral_backend_error', 'gauge', '1 when a watch or the heartbeat of this cluster is failing now');
-    w.sample(ctx, one((cluster.readinessProblems?.() ?? []).length > 0));
+    for (const d of clusters) w.sample(contextLabels(d), one((d.cluster.readinessProblems?.() ?? []).length > 0));
 
-    const rows = fleet.vmRows();
-    const lines: VmLines[] = new Array<VmLines>(rows.length);
+    const rows: VmRow[] = [];
+    const lines: VmLines[] = [];
     // Usage, as metrics-server measured the launcher's compute container; no reading → no series, never a fake 0.
     const measured: { labels: string; usage: ResourceUsage }[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      // The server keeps answering while a big fleet is collected: the walk yields every few hundred VMs.
-      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-      const r = rows[i]!;
-      const l = (lines[i] = this.linesOf(r));
-      const usage = r.running ? vmUsage(this.deps, r.namespace, r.name) : undefined;
-      if (usage) measured.push({ labels: l.labels, usage });
+    const states: { context: string; ready: number; running: number; stopped: number }[] = [];
+    for (const d of clusters) {
+      const own = d.fleet.vmRows();
+      const state = { context: d.cluster.info.context, ready: 0, running: 0, stopped: 0 };
+      states.push(state);
+      for (let i = 0; i < own.length; i++) {
+        // The server keeps answering while a big fleet is collected: the walk yields every few hundred VMs.
+        if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        const r = own[i]!;
+        const l = this.linesOf(r, d);
+        rows.push(r);
+        lines.push(l);
+        const usage = r.running ? vmUsage(d, r.namespace, r.name) : undefined;
+        if (usage) measured.push({ labels: l.labels, usage });
+        // One state per instance, so the three rows sum to the fleet.
+        if (r.ready) state.ready++;
+        else if (r.running) state.running++;
+        else state.stopped++;
+      }
     }
     w.family('corral_instance_info', 'gauge', 'Static facts about an instance; the value is always 1');
     for (const l of lines) w.line(l.info);
@@ -258,29 +280,21 @@ export class PrometheusCollector {
     w.family('corral_instance_memory_bytes', 'gauge', 'Memory the instance uses in bytes (metrics.k8s.io)');
     for (const m of measured) w.sample(m.labels, m.usage.memoryBytes);
 
-    // One state per instance, so the three rows sum to the fleet.
-    let ready = 0;
-    let running = 0;
-    let stopped = 0;
-    for (const r of rows) {
-      if (r.ready) ready++;
-      else if (r.running) running++;
-      else stopped++;
-    }
     w.family('corral_instances', 'gauge', 'Instances by state: ready, running (not ready), stopped');
-    for (const [state, n] of [
-      ['ready', ready],
-      ['running', running],
-      ['stopped', stopped],
-    ] as const)
-      w.sample(
-        labelText([
-          ['backend', BACKEND],
-          ['context', context],
-          ['state', state],
-        ]),
-        n,
-      );
+    for (const s of states)
+      for (const [state, n] of [
+        ['ready', s.ready],
+        ['running', s.running],
+        ['stopped', s.stopped],
+      ] as const)
+        w.sample(
+          labelText([
+            ['backend', BACKEND],
+            ['context', s.context],
+            ['state', state],
+          ]),
+          n,
+        );
     // Every pool, empty ones too (they exist in their own right), and pool="" for the ungrouped instances; a
     // pool counts its own members, so the rows sum to the fleet like sum by (pool) (corral_instance_running).
     const perPool = new Map<string, { instances: number; running: number }>([['', { instances: 0, running: 0 }]]);

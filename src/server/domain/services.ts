@@ -107,7 +107,7 @@ export function createCorralServices(
     pools: {
       store: folderStore,
       list: () => folders.list(),
-      poolOf: (namespace: string, name: string) => folders.poolOf(namespace, name),
+      poolOf: (namespace: string, name: string, context?: string) => folders.poolOf(namespace, name, context),
       create: (caller: Caller, path: string, comment?: string) => folders.create(caller, path, comment),
       setComment: (caller: Caller, path: string, comment: string) => folders.setComment(caller, path, comment),
       remove: (caller: Caller, path: string, options?: { onlyEmpty?: boolean }) =>

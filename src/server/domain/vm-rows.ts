@@ -49,12 +49,14 @@ function rootDiskSize(vm: KObject, cache: ClusterCache): string {
   return asString(asDict(asDict(pvc?.status).capacity).storage) || claimSize(pvc);
 }
 
-export function buildVmRow(vm: KObject, cache: ClusterCache, vmid: number): VmRow {
+/** `context`: the kube context the row belongs to ('' where only one cluster is in view, as in unit tests). */
+export function buildVmRow(vm: KObject, cache: ClusterCache, vmid: number, context = ''): VmRow {
   const namespace = vm.metadata.namespace ?? '';
   const name = vm.metadata.name ?? '';
   const vmi = cache.get('VirtualMachineInstance', namespace, name);
   const spec = asDict(vm.spec);
   return {
+    context,
     name,
     namespace,
     status: printableStatus(vm),
@@ -77,7 +79,7 @@ export function buildVmRow(vm: KObject, cache: ClusterCache, vmid: number): VmRo
   };
 }
 
-export function buildNodeRow(node: KObject, cache: ClusterCache): NodeRow {
+export function buildNodeRow(node: KObject, cache: ClusterCache, context = ''): NodeRow {
   const labels = node.metadata.labels ?? {};
   const status = asDict(node.status);
   const info = asDict(status.nodeInfo);
@@ -92,6 +94,7 @@ export function buildNodeRow(node: KObject, cache: ClusterCache): NodeRow {
     .map(asDict)
     .find((a) => a.type === 'InternalIP');
   return {
+    context,
     name,
     ready,
     roles: roles.join(','),
@@ -263,7 +266,7 @@ export class FleetView {
     const id = this.isRetired(vm)
       ? (before?.vmid ?? labelVmid(source.label) ?? fallbackVmid(source.name))
       : this.index.upsert(source);
-    return buildVmRow(vm, this.cluster.cache, id);
+    return buildVmRow(vm, this.cluster.cache, id, this.cluster.info.context);
   }
 
   private isRetired(vm: KObject): boolean {
@@ -281,7 +284,7 @@ export class FleetView {
     if (!this.nodes) {
       const entries = this.cluster.cache
         .list('Node')
-        .map((n) => buildNodeRow(n, this.cluster.cache))
+        .map((n) => buildNodeRow(n, this.cluster.cache, this.cluster.info.context))
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((row) => [row.name, { row, json: JSON.stringify(row) }] as const);
       this.nodes = new Map(entries);
@@ -341,7 +344,7 @@ export class FleetView {
       }
       return;
     }
-    const row = buildNodeRow(node, this.cluster.cache);
+    const row = buildNodeRow(node, this.cluster.cache, this.cluster.info.context);
     const json = JSON.stringify(row);
     if (before?.json === json) return;
     map.set(name, { row, json });

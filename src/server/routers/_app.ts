@@ -4,7 +4,15 @@
  */
 import { router } from '../trpc';
 import { bulkRouter } from './bulk';
-import { capabilities, imagesRouter, instancetypesRouter, nodesRouter, tasksRouter, whoami } from './cluster';
+import {
+  capabilities,
+  contextsRouter,
+  imagesRouter,
+  instancetypesRouter,
+  nodesRouter,
+  tasksRouter,
+  whoami,
+} from './cluster';
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
 import { doctorRouter } from './doctor';
@@ -17,8 +25,6 @@ import { poolsRouter } from './pools';
 import { proxmoxRouter } from './proxmox';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
-import { cloudInitRouter } from './vm-cloudinit';
-import { diskMoveRouter } from './vm-disk-move';
 import { vmObserveRouter } from './vm-observe';
 import { snapshotsRouter } from './vm-snapshots';
 import { vmsRouter } from './vms';
@@ -29,8 +35,6 @@ export const appRouter = router({
   clones: clonesRouter,
   templates: templatesRouter,
   hardware: hardwareRouter,
-  cloudInit: cloudInitRouter,
-  disks: diskMoveRouter,
   metrics: metricsRouter,
   observe: vmObserveRouter,
   vms: vmsRouter,
@@ -42,6 +46,7 @@ export const appRouter = router({
   dataVolumes: dataVolumesRouter,
   tasks: tasksRouter,
   nodes: nodesRouter,
+  contexts: contextsRouter,
   instancetypes: instancetypesRouter,
   nads: nadsRouter,
   whoami,

@@ -5,6 +5,8 @@ import { CatalogImage } from '../schemas/images';
 import { NodeDetail, NodeNameInput, NodeRow } from '../schemas/nodes';
 import { Capabilities, InstanceTypes, WhoAmI } from '../schemas/system';
 import { Task, TaskIdInput, TaskListInput } from '../schemas/tasks';
+import { registryOf } from '../domain/registry';
+import { ClusterStatus } from '../schemas/contexts';
 import { publicProcedure, router } from '../trpc';
 
 export const nodesRouter = router({
@@ -19,7 +21,7 @@ export const nodesRouter = router({
     })
     .input(NoInput)
     .output(z.array(NodeRow))
-    .query(({ ctx }) => ctx.services.nodes.list()),
+    .query(({ ctx, input }) => registryOf(ctx.services).rows(input?.context, (s) => s.nodes.list())),
   get: publicProcedure
     .meta({
       openapi: {
@@ -64,12 +66,12 @@ export const tasksRouter = router({
     .meta({ openapi: { method: 'GET', path: '/tasks', tags: ['tasks'], summary: 'Recent tasks, newest first' } })
     .input(TaskListInput)
     .output(z.array(Task))
-    .query(({ ctx, input }) => ctx.services.tasks.list(input?.limit)),
+    .query(({ ctx, input }) => registryOf(ctx.services).tasks(input?.limit, input?.context)),
   get: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags: ['tasks'], summary: 'Poll one task' } })
     .input(TaskIdInput)
     .output(Task)
-    .query(({ ctx, input }) => ctx.services.tasks.get(input.id)),
+    .query(({ ctx, input }) => registryOf(ctx.services).task(input.id, input.context)),
 });
 
 export const whoami = publicProcedure
@@ -96,3 +98,18 @@ export const capabilities = publicProcedure
   .input(NoInput)
   .output(Capabilities)
   .query(({ ctx }) => ctx.services.capabilities());
+
+export const contextsRouter = router({
+  list: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/contexts',
+        tags: ['cluster'],
+        summary: 'The clusters (kube contexts) Corral serves, the default first, with their health',
+      },
+    })
+    .input(NoInput)
+    .output(z.array(ClusterStatus))
+    .query(({ ctx }) => registryOf(ctx.services).status()),
+});

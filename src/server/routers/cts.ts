@@ -19,6 +19,7 @@ import {
   CtScaleInput,
   CtScaleOutput,
 } from '../schemas/cts';
+import { registryOf } from '../domain/registry';
 import { adminProcedure, publicProcedure, router } from '../trpc';
 
 const tags = ['containers'];
@@ -30,7 +31,7 @@ export const ctsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/cts', tags, summary: 'List all containers across namespaces' } })
     .input(CtListInput)
     .output(z.array(CtRow))
-    .query(({ ctx, input }) => listCts(ctx.services.deps, input?.namespace)),
+    .query(({ ctx, input }) => registryOf(ctx.services).rows(input?.context, (s) => listCts(s.deps, input?.namespace))),
 
   create: adminProcedure
     .meta({

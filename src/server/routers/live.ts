@@ -8,12 +8,15 @@
 import { tracked } from '@trpc/server';
 import { coalesceFrame, LIVE_FRAME_MS } from '../domain/live-coalesce';
 import type { NumberedEvent } from '../domain/live-feed';
+import { registryOf } from '../domain/registry';
 import { LiveFleetInput } from '../schemas/live';
 import { publicProcedure, router } from '../trpc';
 
 export const liveRouter = router({
   fleet: publicProcedure.input(LiveFleetInput).subscription(async function* ({ ctx, input, signal }) {
-    const live = ctx.services.live;
+    // With several clusters one stream carries them all (domain/live-clusters.ts).
+    const clusters = registryOf(ctx.services);
+    const live = clusters.feed();
     const queue: NumberedEvent[] = [];
     let wake: (() => void) | undefined;
     const unsubscribe = live.subscribe((e) => {
@@ -31,7 +34,7 @@ export const liveRouter = router({
         const frame = coalesceFrame(missed);
         if (frame) yield tracked(frame.id, frame.event);
       } else if (missed) for (const e of missed) yield tracked(e.id, e.event);
-      else yield tracked(live.currentId(), ctx.services.snapshot());
+      else yield tracked(live.currentId(), clusters.snapshot());
       let lastFrame = 0;
       while (!signal?.aborted) {
         if (frames && queue.length > 0) {

@@ -17,6 +17,7 @@ import {
   VmTagInput,
   VmTagOutput,
 } from '../schemas/vms';
+import { registryOf } from '../domain/registry';
 import { adminProcedure, publicProcedure, router } from '../trpc';
 
 const tags = ['vms'];
@@ -28,12 +29,12 @@ export const vmsRouter = router({
         method: 'GET',
         path: '/vms',
         tags,
-        summary: 'List all VMs across namespaces, merged with live VMI data',
+        summary: 'List all VMs across namespaces (and clusters), merged with live VMI data',
       },
     })
     .input(VmListInput)
     .output(z.array(VmRow))
-    .query(({ ctx, input }) => ctx.services.vms.list(input)),
+    .query(({ ctx, input }) => registryOf(ctx.services).rows(input?.context, (s) => s.vms.list(input))),
 
   create: adminProcedure
     .meta({

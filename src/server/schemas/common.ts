@@ -97,11 +97,22 @@ export function textUpTo(maxBytes: number) {
     .refine((v) => v.length <= maxBytes && utf8.encode(v).length <= maxBytes, `must be at most ${maxBytes} bytes`);
 }
 
-/** The input of a procedure that takes none: no body fields, no query parameters. */
-export const NoInput = z.strictObject({}).optional();
+/**
+ * Which served cluster (kube context) a request is about; absent means the first configured one, so single-cluster
+ * clients never send it. An unknown name is a 404 naming it (trpc.ts selects the cluster before the procedure runs).
+ */
+export const ContextName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(253, 'must be at most 253 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be a kube context name: printable characters, no spaces')
+  .describe('the kube context (cluster) to act on; default: the first one Corral serves');
 
-/** Path parameters identifying one VM. */
-export const VmRef = z.strictObject({ namespace: Namespace, name: K8sName });
+/** The input of a procedure that takes nothing but the optional cluster: no other body fields or query parameters. */
+export const NoInput = z.strictObject({ context: ContextName.optional() }).optional();
+
+/** Path parameters identifying one VM, and the cluster it is on (default: the first). */
+export const VmRef = z.strictObject({ namespace: Namespace, name: K8sName, context: ContextName.optional() });
 export type VmRef = z.infer<typeof VmRef>;
 
 export const StatusOk = z.object({ status: z.literal('ok') });

@@ -3,7 +3,7 @@
  * strict objects, DNS-1123 names, bounded sizes, image references checked against the registry grammar.
  */
 import { z } from 'zod';
-import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, VmRef } from './common';
+import { ContextName, CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, VmRef } from './common';
 
 const TaskId = z.string().describe('task id; poll GET /api/tasks/{id}');
 
@@ -30,6 +30,7 @@ const CtMemory = MemorySize.describe('memory limit (and request), e.g. 2Gi; 64Mi
 export const CtRef = VmRef;
 
 export const CtRow = z.object({
+  context: z.string().describe('the kube context (cluster) the CT is on'),
   name: z.string(),
   namespace: z.string(),
   node: z.string().describe('"" when stopped or not scheduled'),
@@ -56,7 +57,10 @@ export const CtRow = z.object({
 export type CtRow = z.infer<typeof CtRow>;
 
 export const CtListInput = z
-  .strictObject({ namespace: Namespace.optional().describe('only this namespace') })
+  .strictObject({
+    namespace: Namespace.optional().describe('only this namespace'),
+    context: ContextName.optional().describe('only this cluster (default: every cluster Corral serves)'),
+  })
   .optional();
 
 export const CtDetail = CtRow.extend({
@@ -67,6 +71,7 @@ export const CtDetail = CtRow.extend({
 export const CtCreateInput = z.strictObject({
   name: K8sName,
   namespace: Namespace.optional().describe('defaults to tailvm (CORRAL_NAMESPACE)'),
+  context: ContextName.optional(),
   image: ImageReference,
   cpu: CpuCount.optional().describe('CPU cores, default 1'),
   mem: CtMemory.optional(),

@@ -3,6 +3,7 @@
  * (not REST outputs) because subscriptions are tRPC-only and travel with superjson.
  */
 import { z } from 'zod';
+import type { ClusterStatus } from './contexts';
 import type { CtRow } from './cts';
 import type { MetricsTick } from './metrics';
 import type { NodeRow } from './nodes';
@@ -29,16 +30,20 @@ export type FleetEvent =
       demo: boolean;
       cluster: string;
       ready: boolean;
+      /** With several clusters: each one's health (registry.ts); the rows carry their `context`. */
+      clusters?: ClusterStatus[];
     }
   | { type: 'vm'; op: 'upsert'; vm: VmRow }
-  | { type: 'vm'; op: 'delete'; namespace: string; name: string }
+  /** `context` names the cluster when Corral serves several (absent: the only one). */
+  | { type: 'vm'; op: 'delete'; namespace: string; name: string; context?: string }
   /** A container (CT) row changed (its pod or data volume, or the volume's measured usage) or the CT is gone. */
   | { type: 'ct'; op: 'upsert'; ct: CtRow }
-  | { type: 'ct'; op: 'delete'; namespace: string; name: string }
+  | { type: 'ct'; op: 'delete'; namespace: string; name: string; context?: string }
   | { type: 'node'; op: 'upsert'; node: NodeRow }
-  | { type: 'node'; op: 'delete'; name: string }
+  | { type: 'node'; op: 'delete'; name: string; context?: string }
   | { type: 'task'; task: Task }
-  | { type: 'ready'; ready: boolean }
+  /** With several clusters `context` says whose readiness changed and `clusters` holds every one's. */
+  | { type: 'ready'; ready: boolean; context?: string; clusters?: ClusterStatus[] }
   /** After each sampling round: fleet and per-node sums of the newest sample (see schemas/metrics.ts). */
   | MetricsTick
   /** With `coalesce`: the newest change per row since the last frame, in order (domain/live-coalesce.ts). */

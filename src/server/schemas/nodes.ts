@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { K8sSubdomain } from './common';
+import { ContextName, K8sSubdomain } from './common';
 import { VmRow } from './vms';
 
 export const NodeRow = z.object({
+  context: z.string().describe('the kube context (cluster) the node belongs to'),
   name: z.string(),
   ready: z.boolean(),
   roles: z.string().describe('comma-separated node-role.kubernetes.io/<role> labels'),
@@ -18,4 +19,4 @@ export const NodeRow = z.object({
 export type NodeRow = z.infer<typeof NodeRow>;
 
 export const NodeDetail = NodeRow.extend({ vmRows: z.array(VmRow) });
-export const NodeNameInput = z.strictObject({ name: K8sSubdomain });
+export const NodeNameInput = z.strictObject({ name: K8sSubdomain, context: ContextName.optional() });

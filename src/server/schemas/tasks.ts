@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryInt } from './common';
+import { ContextName, queryInt } from './common';
 
 export const TaskStatus = z.enum(['running', 'done', 'error']);
 
@@ -17,7 +17,10 @@ export const Task = z.object({
 });
 export type Task = z.infer<typeof Task>;
 
-export const TaskIdInput = z.strictObject({ id: z.string().min(1).max(200) });
+export const TaskIdInput = z.strictObject({ id: z.string().min(1).max(200), context: ContextName.optional() });
 export const TaskListInput = z
-  .strictObject({ limit: queryInt(1, 1000).optional().describe('newest first; default 100') })
+  .strictObject({
+    limit: queryInt(1, 1000).optional().describe('newest first; default 100'),
+    context: ContextName.optional().describe("only this cluster's tasks (default: every cluster's)"),
+  })
   .optional();

@@ -1,9 +1,20 @@
 /** DTOs of the VM lifecycle API (api.md "VM lifecycle"). Outputs are plain JSON: REST ignores superjson. */
 import { z } from 'zod';
 import { HttpUrl } from './images';
-import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, textUpTo, VmRef } from './common';
+import {
+  ContextName,
+  CpuCount,
+  DiskSize,
+  K8sName,
+  K8sSubdomain,
+  MemorySize,
+  Namespace,
+  textUpTo,
+  VmRef,
+} from './common';
 
 export const VmRow = z.object({
+  context: z.string().describe('the kube context (cluster) the VM is on'),
   name: z.string(),
   namespace: z.string(),
   status: z.string().describe("KubeVirt's status.printableStatus as is (Running, Stopped, Starting, Paused, ...)"),
@@ -41,6 +52,7 @@ export const VmListInput = z
     namespace: Namespace.optional().describe('only this namespace'),
     tag: z.string().max(63).optional().describe('only VMs carrying this tag'),
     node: K8sSubdomain.optional().describe('only VMs placed on this node'),
+    context: ContextName.optional().describe('only this cluster (default: every cluster Corral serves)'),
   })
   .optional();
 
@@ -68,6 +80,7 @@ export const VmCreateInput = z
   .strictObject({
     name: K8sName,
     namespace: Namespace.optional().describe('defaults to tailvm (CORRAL_NAMESPACE)'),
+    context: ContextName.optional(),
     cpu: CpuCount.optional().describe('default 2'),
     mem: MemorySize.optional().describe('default 4G; 64Mi – 4Ti'),
     disk: DiskSize.optional().describe('default 20G; 1Gi – 64Ti'),

@@ -1,5 +1,0 @@
-import { SchedulesView } from '../components/schedules/SchedulesView';
-
-export default function SchedulesPage() {
-  return <SchedulesView />;
-}

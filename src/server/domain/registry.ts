@@ -1,0 +1,169 @@
+/**
+ * Several clusters at once: one `CorralServices` (watch cache, fleet view, journal, live feed, ...) per served kube
+ * context, keyed by the context's name, in configured order; the first is the default every request without a
+ * `context` acts on, so single-cluster clients see no difference. Built in the composition root (start.ts).
+ *
+ * Procedures find the registry from the services they were given (`registryOf`), so the tRPC context, the REST
+ * handler and every test that builds services directly keep their shape: lone services form a registry of one.
+ */
+import { CorralError } from '../errors';
+import type { ClusterStatus } from '../schemas/contexts';
+import type { FleetEvent } from '../schemas/live';
+import type { Task } from '../schemas/tasks';
+import { ClustersFeed, type FleetFeed } from './live-clusters';
+import type { DomainDeps } from './deps';
+import type { CorralServices } from './services';
+
+const registries = new WeakMap<CorralServices, ClusterRegistry>();
+
+export class ClusterRegistry {
+  private readonly byContext = new Map<string, CorralServices>();
+  private merged: ClustersFeed | undefined;
+
+  constructor(private readonly entries: readonly CorralServices[]) {
+    if (entries.length === 0) throw new Error('a cluster registry needs at least one cluster');
+    for (const s of entries) {
+      const context = s.cluster.info.context;
+      if (this.byContext.has(context)) throw new CorralError('BAD_REQUEST', `context ${context} is configured twice`);
+      this.byContext.set(context, s);
+      registries.set(s, this);
+    }
+    if (entries.length > 1) {
+      const peers = {
+        get: (context: string): DomainDeps | undefined => this.byContext.get(context)?.deps,
+        all: (): DomainDeps[] => this.entries.map((e) => e.deps),
+      };
+      for (const s of entries) s.deps.peers = peers;
+    }
+  }
+
+  get default(): CorralServices {
+    return this.entries[0]!;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  contexts(): string[] {
+    return this.entries.map((s) => s.cluster.info.context);
+  }
+
+  all(): readonly CorralServices[] {
+    return this.entries;
+  }
+
+  /** The services of `context` (the default when absent); an unknown context is a 404 naming it and the known ones. */
+  get(context?: string): CorralServices {
+    if (context === undefined) return this.default;
+    const found = this.byContext.get(context);
+    if (!found)
+      throw new CorralError(
+        'NOT_FOUND',
+        `context ${context} is not served by this Corral (contexts: ${this.contexts().join(', ')})`,
+      );
+    return found;
+  }
+
+  /** Rows of one cluster when `context` is given, else of every cluster in configured order. */
+  rows<T>(context: string | undefined, read: (services: CorralServices) => T[]): T[] {
+    if (context !== undefined) return read(this.get(context));
+    if (this.entries.length === 1) return read(this.default);
+    return this.entries.flatMap(read);
+  }
+
+  /** Tasks newest first: one cluster's, or every cluster's merged (each journal is its own cluster's). */
+  tasks(limit = 100, context?: string): Task[] {
+    if (context !== undefined || this.entries.length === 1) return this.get(context).tasks.list(limit);
+    return this.entries
+      .flatMap((s) => s.tasks.list(limit))
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0))
+      .slice(0, limit);
+  }
+
+  /** One task by id: in `context`'s journal, or without a context in whichever cluster's journal holds it. */
+  task(id: string, context?: string): Task {
+    if (context !== undefined || this.entries.length === 1) return this.get(context).tasks.get(id);
+    for (const s of this.entries) {
+      const found = s.journal.get(id);
+      if (found) return found;
+    }
+    return this.default.tasks.get(id); // its NOT_FOUND message
+  }
+
+  /**
+   * `GET /api/vms` for every cluster: each fleet view keeps its list as ready JSON, so the union is a join of those
+   * buffers (no parse, no re-serialisation).
+   */
+  vmListJson(): Buffer {
+    if (this.entries.length === 1) return this.default.vms.listJson();
+    const parts: Buffer[] = [];
+    for (const s of this.entries) {
+      const json = s.vms.listJson();
+      if (json.length <= 2) continue; // "[]"
+      if (parts.length > 0) parts.push(COMMA);
+      parts.push(json.subarray(1, json.length - 1));
+    }
+    return Buffer.concat([OPEN, ...parts, CLOSE]);
+  }
+
+  status(): ClusterStatus[] {
+    return this.entries.map((s, i) => {
+      const ready = s.cluster.isReady();
+      return {
+        context: s.cluster.info.context,
+        name: s.cluster.info.name,
+        server: s.cluster.info.server,
+        demo: s.cluster.info.demo,
+        default: i === 0,
+        ready,
+        problems: ready ? [] : (s.cluster.readinessProblems?.() ?? ['the cluster does not answer']),
+      };
+    });
+  }
+
+  /** One snapshot over every cluster (the live feed's first event); `ready` is the default cluster's. */
+  snapshot(): FleetEvent {
+    if (this.entries.length === 1) return this.default.snapshot();
+    const shots = this.entries.map((s) => s.snapshot());
+    const first = shots[0]!;
+    if (first.type !== 'snapshot') return first;
+    const merged = {
+      ...first,
+      vms: [...first.vms],
+      cts: [...first.cts],
+      nodes: [...first.nodes],
+      tasks: [...first.tasks],
+    };
+    for (const shot of shots.slice(1)) {
+      if (shot.type !== 'snapshot') continue;
+      merged.vms.push(...shot.vms);
+      merged.cts.push(...shot.cts);
+      merged.nodes.push(...shot.nodes);
+      merged.tasks.push(...shot.tasks);
+    }
+    merged.tasks.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+    return { ...merged, clusters: this.status() };
+  }
+
+  /** The live feed: the one cluster's own, or one stream over every cluster's (live-clusters.ts). */
+  feed(): FleetFeed {
+    if (this.entries.length === 1) return this.default.live;
+    this.merged ??= new ClustersFeed(this);
+    return this.merged;
+  }
+
+  close(): void {
+    this.merged?.close();
+    for (const s of this.entries) registries.delete(s);
+  }
+}
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const COMMA = Buffer.from(',');
+
+/** The registry `services` belong to; services created on their own are a registry of one. */
+export function registryOf(services: CorralServices): ClusterRegistry {
+  return registries.get(services) ?? new ClusterRegistry([services]);
+}

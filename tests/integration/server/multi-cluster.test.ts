@@ -1,0 +1,225 @@
+/**
+ * Several clusters in one Corral: two embedded clusters (`home`, `lab`) served at once. Rows of both with their
+ * `context`, routing by `context` (default: the first), an unknown context is a 404 naming it, tasks and pool
+ * members resolve across clusters, the live feed and /metrics carry both, and one cluster that stops answering is
+ * marked stale while the other keeps serving.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import { startCorral, type RunningCorral } from '@/server/start';
+import type { NumberedEvent } from '@/server/domain/live-feed';
+import type { FleetEvent } from '@/server/schemas/live';
+import { eventually, taskEnd, type Reply } from './harness';
+
+let home: EmbeddedCluster;
+let lab: EmbeddedCluster;
+let corral: RunningCorral;
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+const get = async (path: string) => reply(await fetch(corral.url + path));
+const post = async (path: string, body: unknown) =>
+  reply(
+    await fetch(corral.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+
+interface Row {
+  context: string;
+  namespace: string;
+  name: string;
+  status: string;
+}
+
+beforeAll(async () => {
+  [home, lab] = await Promise.all([
+    startEmbeddedCluster({ port: 0, fleet: 2, speed: 50, contextName: 'home' }),
+    startEmbeddedCluster({ port: 0, fleet: 3, speed: 50, contextName: 'lab' }),
+  ]);
+  corral = await startCorral({
+    kube: { yaml: home.kubeconfig },
+    moreClusters: [{ kube: { yaml: lab.kubeconfig }, demo: true }],
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+    requestTimeoutMs: 800,
+    unreachableAfterMs: 1000,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+    prometheus: { intervalMs: 200 },
+  });
+  await eventually(() => corral.registry.status().every((c) => c.ready), 20_000, 'both clusters synced');
+});
+
+afterAll(async () => {
+  await corral?.close();
+  await Promise.all([home?.close(), lab?.close()]);
+});
+
+describe('several clusters', () => {
+  it('lists the rows of both clusters, each with its context; ?context= narrows to one', async () => {
+    const all = (await get('/api/vms')).body as Row[];
+    expect(all.filter((r) => r.context === 'home').map((r) => r.name)).toEqual(['vm-00001', 'vm-00002']);
+    expect(all.filter((r) => r.context === 'lab').map((r) => r.name)).toEqual(['vm-00001', 'vm-00002', 'vm-00003']);
+    expect(all).toHaveLength(5);
+    const onlyLab = (await get('/api/vms?context=lab')).body as Row[];
+    expect(onlyLab.map((r) => r.context)).toEqual(['lab', 'lab', 'lab']);
+    const nodes = (await get('/api/nodes')).body as { context: string }[];
+    expect(new Set(nodes.map((n) => n.context))).toEqual(new Set(['home', 'lab']));
+    const contexts = (await get('/api/contexts')).body as { context: string; default: boolean; ready: boolean }[];
+    expect(contexts.map((c) => [c.context, c.default, c.ready])).toEqual([
+      ['home', true, true],
+      ['lab', false, true],
+    ]);
+  });
+
+  it('routes by context, defaulting to the first; an unknown context is a 404 naming it', async () => {
+    // The same namespace/name exists in both: the default answers from home, context=lab from lab.
+    const ns = ((await get('/api/vms?context=lab')).body as Row[])[2]!.namespace;
+    expect((await get(`/api/vms/${ns}/vm-00003/row`)).status).toBe(404);
+    const labRow = await get(`/api/vms/${ns}/vm-00003/row?context=lab`);
+    expect(labRow.status).toBe(200);
+    expect((labRow.body as Row).context).toBe('lab');
+
+    const unknown = await get(`/api/vms/${ns}/vm-00003/row?context=mars`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'context mars is not served by this Corral (contexts: home, lab)' });
+    expect((await get('/api/vms?context=mars')).status).toBe(404);
+    const blank = await get('/api/vms?context=has%20space');
+    expect(blank.status).toBe(400);
+    expect((blank.body as { error: string }).error).toContain('context');
+
+    // A body field on a state change acts on that cluster only.
+    const tagged = await post(`/api/vms/${ns}/vm-00003/tags`, { tag: 'far', on: true, context: 'lab' });
+    expect(tagged.status).toBe(200);
+    await eventually(
+      async () =>
+        ((await get('/api/vms?context=lab')).body as (Row & { tags: string[] })[]).some((r) => r.tags.includes('far')),
+      10_000,
+      'lab row tagged',
+    );
+    const homeRows = (await get('/api/vms?context=home')).body as (Row & { tags: string[] })[];
+    expect(homeRows.some((r) => r.tags.includes('far'))).toBe(false);
+  });
+
+  it("finds a task of the second cluster without its context, and keeps each cluster's tasks in its journal", async () => {
+    const ns = ((await get('/api/vms?context=lab')).body as Row[])[0]!.namespace;
+    const created = await post('/api/vms', { name: 'far-away', image: 'fedora', namespace: ns, context: 'lab' });
+    expect(created.status).toBe(201);
+    const task = (created.body as { task: string }).task;
+    expect((await taskEnd({ get }, task)).status).toBe('done');
+    expect((await get(`/api/tasks/${task}?context=home`)).status).toBe(404);
+    const tasks = (await get('/api/tasks')).body as { id: string }[];
+    expect(tasks.map((t) => t.id)).toContain(task);
+    const rows = (await get('/api/vms')).body as Row[];
+    expect(rows.filter((r) => r.name === 'far-away').map((r) => r.context)).toEqual(['lab']);
+  });
+
+  it('pool members of both clusters resolve; a context Corral does not serve is refused', async () => {
+    const homeRow = ((await get('/api/vms?context=home')).body as Row[])[0]!;
+    const labRow = ((await get('/api/vms?context=lab')).body as Row[])[0]!;
+    expect((await post('/api/folders', { path: 'span' })).status).toBeLessThan(300);
+    for (const r of [homeRow, labRow]) {
+      const added = await post('/api/folders/members', {
+        path: 'span',
+        ref: `kubevirt/${r.context}/${r.namespace}/${r.name}`,
+      });
+      expect(added.status).toBeLessThan(300);
+    }
+    const listing = await eventually(async () => {
+      const l = (await get('/api/folders')).body as {
+        folders: { path: string; members: { ref: string; context: string; missing: boolean; status: string }[] }[];
+      };
+      const span = l.folders.find((f) => f.path === 'span');
+      return span && span.members.length === 2 ? span : undefined;
+    });
+    expect(listing.members.map((m) => [m.context, m.missing])).toEqual([
+      ['home', false],
+      ['lab', false],
+    ]);
+    const refused = await post('/api/folders/members', { path: 'span', ref: `kubevirt/mars/${labRow.namespace}/x` });
+    expect(refused.status).toBe(404);
+    expect((refused.body as { error: string }).error).toContain("'home', 'lab'");
+  });
+
+  it('the live feed carries both clusters: a snapshot of every row, and deletions name their cluster', async () => {
+    const snap = corral.registry.snapshot();
+    expect(snap.type).toBe('snapshot');
+    if (snap.type !== 'snapshot') return;
+    expect(new Set(snap.vms.map((v) => v.context))).toEqual(new Set(['home', 'lab']));
+    expect(snap.clusters?.map((c) => c.context)).toEqual(['home', 'lab']);
+
+    const seen: FleetEvent[] = [];
+    const feed = corral.registry.feed();
+    const stop = feed.subscribe((e: NumberedEvent) => seen.push(e.event));
+    try {
+      const ns = ((await get('/api/vms?context=lab')).body as Row[]).find((r) => r.name === 'far-away')!.namespace;
+      const del = await fetch(`${corral.url}/api/vms/${ns}/far-away?context=lab`, { method: 'DELETE' });
+      expect(del.status).toBe(200);
+      await eventually(
+        () => seen.some((e) => e.type === 'vm' && e.op === 'delete' && e.name === 'far-away' && e.context === 'lab'),
+        15_000,
+        'delete event with context',
+      );
+    } finally {
+      stop();
+    }
+  });
+
+  it('/metrics labels each series with its cluster', async () => {
+    await corral.prometheus!.collectNow();
+    const text = await (await fetch(`${corral.url}/metrics`)).text();
+    expect(text).toContain('corral_backend_up{context="home",backend="kubevirt"} 1');
+    expect(text).toContain('corral_backend_up{context="lab",backend="kubevirt"} 1');
+    expect(text).toMatch(/corral_instance_running\{name="vm-00003",backend="kubevirt",context="lab",/);
+    expect(text).toMatch(/corral_instances\{backend="kubevirt",context="home",state="ready"\}/);
+  });
+
+  it('one cluster that stops answering is marked stale while the other keeps serving', async () => {
+    lab.faults.stopAnswering('refuse');
+    lab.faults.dropWatches();
+    try {
+      await eventually(
+        async () => ((await get('/api/contexts')).body as { context: string; ready: boolean }[])[1]?.ready === false,
+        15_000,
+        'lab marked not ready',
+      );
+      const contexts = (await get('/api/contexts')).body as { context: string; ready: boolean; problems: string[] }[];
+      expect(contexts[0]).toMatchObject({ context: 'home', ready: true });
+      expect(contexts[1]!.problems.length).toBeGreaterThan(0);
+      // Home answers as before; lab's rows are its last-known state, still listed.
+      expect((await get('/readyz')).status).toBe(200);
+      const rows = (await get('/api/vms')).body as Row[];
+      expect(rows.filter((r) => r.context === 'lab').length).toBeGreaterThanOrEqual(3);
+      expect(rows.filter((r) => r.context === 'home').length).toBeGreaterThanOrEqual(2);
+      const homeNs = rows.find((r) => r.context === 'home')!.namespace;
+      expect((await post(`/api/vms/${homeNs}/vm-00001/tags`, { tag: 'alive', on: true })).status).toBe(200);
+      const stale = await post(`/api/vms/${homeNs}/vm-00001/tags`, { tag: 'x', on: true, context: 'lab' });
+      expect(stale.status).toBe(503);
+      const snap = corral.registry.snapshot();
+      expect(snap.type === 'snapshot' && snap.clusters?.map((c) => c.ready)).toEqual([true, false]);
+      await corral.prometheus!.collectNow();
+      const text = await (await fetch(`${corral.url}/metrics`)).text();
+      expect(text).toContain('corral_backend_up{context="lab",backend="kubevirt"} 0');
+    } finally {
+      lab.faults.resumeAnswering();
+    }
+    await eventually(
+      async () => ((await get('/api/contexts')).body as { ready: boolean }[]).every((c) => c.ready),
+      20_000,
+      'lab ready again',
+    );
+  });
+});
