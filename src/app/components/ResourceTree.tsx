@@ -192,6 +192,19 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
           </li>
           <li>
             <Link
+              href="/schedules"
+              className="tree-item"
+              aria-current={pathname === '/schedules' ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <span className="icon" aria-hidden>
+                ◷
+              </span>
+              <span className="label">Schedules</span>
+            </Link>
+          </li>
+          <li>
+            <Link
               href="/proxmox"
               className="tree-item"
               aria-current={pathname === '/proxmox' ? 'page' : undefined}

@@ -8,6 +8,8 @@ import { type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type {
   AccessAnswer,
   AccessQuery,
+  ResourceRule,
+  RulesReview,
   ChangeEvent,
   ClusterInfo,
   ClusterPort,
@@ -320,5 +322,22 @@ export class KubeCluster implements ClusterPort {
     });
     const reason = review?.status?.reason || review?.status?.evaluationError;
     return { allowed: review?.status?.allowed === true, ...(reason ? { reason } : {}) };
+  }
+
+  async rulesReview(namespace: string): Promise<RulesReview> {
+    const review = await this.http.request<{
+      status?: { resourceRules?: ResourceRule[]; incomplete?: boolean; evaluationError?: string };
+    }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } },
+      what: "listing Corral's permissions",
+    });
+    const error = review?.status?.evaluationError;
+    return {
+      rules: review?.status?.resourceRules ?? [],
+      incomplete: review?.status?.incomplete === true,
+      ...(error ? { evaluationError: error } : {}),
+    };
   }
 }

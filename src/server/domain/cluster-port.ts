@@ -185,6 +185,21 @@ export interface AccessAnswer {
   reason?: string;
 }
 
+/** One rule of a SelfSubjectRulesReview (what the credentials may do in the namespace asked about). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface RulesReview {
+  rules: ResourceRule[];
+  /** The authorizers could not list everything (webhooks, ABAC): rules missing here may still be granted. */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
 export interface ClusterPort {
   readonly info: ClusterInfo;
   readonly cache: ClusterCache;
@@ -234,6 +249,8 @@ export interface ClusterPort {
   apiGroups(): Promise<string[]>;
   /** A SelfSubjectAccessReview: may the credentials Corral runs with do this? */
   canI(query: AccessQuery): Promise<AccessAnswer>;
+  /** A SelfSubjectRulesReview: every rule the credentials Corral runs with hold in `namespace` (absent in fakes). */
+  rulesReview?(namespace: string): Promise<RulesReview>;
   /** KubeVirt subresource verb: PUT /apis/subresources.kubevirt.io/v1/namespaces/{ns}/{target}/{name}/{verb}. */
   subresource(target: SubresourceTarget, namespace: string, name: string, verb: string, body?: unknown): Promise<void>;
 }

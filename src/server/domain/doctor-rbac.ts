@@ -1,10 +1,11 @@
 /**
- * Doctor check of Corral's own RBAC: one SelfSubjectAccessReview per verb Corral uses, asked for all namespaces
- * (Corral watches and acts across namespaces), and the row lists exactly the ones refused. Corral cannot grant
+ * Doctor check of Corral's own RBAC: every verb Corral uses, for all namespaces (Corral watches and acts across
+ * namespaces), checked against one SelfSubjectRulesReview (with a SelfSubjectAccessReview per verb where the rules
+ * review is not served or not complete), and the row lists exactly the ones refused. Corral cannot grant
  * itself permissions, so the row is not fixable: the message names what a cluster admin must bind.
  */
 import { describeError } from '../errors';
-import type { AccessQuery } from './cluster-port';
+import type { AccessQuery, ResourceRule } from './cluster-port';
 import type { DomainDeps } from './deps';
 import { finding, type Finding } from './doctor-types';
 
@@ -70,11 +71,13 @@ export const NEEDS: Need[] = [
   { group: '', resource: 'pods', verbs: [...WATCHED, 'create', 'delete'], sub: { exec: 'create' } },
   { group: '', resource: 'events', verbs: ['list', 'watch'] },
   { group: '', resource: 'namespaces', verbs: ['get', 'create'] },
-  { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
   { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
   { group: '', resource: 'services', verbs: ['get', 'list', 'delete'] },
   { group: 'batch', resource: 'jobs', verbs: ['get', 'list', 'create', 'delete'] },
+  // Snapshot and power schedules (schedules.ts): a CronJob each.
+  { group: 'batch', resource: 'cronjobs', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
   { group: 'snapshot.kubevirt.io', resource: 'virtualmachinesnapshots', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'snapshot.kubevirt.io', resource: 'virtualmachinerestores', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'clone.kubevirt.io', resource: 'virtualmachineclones', verbs: ['get', 'list', 'create', 'delete'] },
@@ -98,8 +101,18 @@ export const NEEDS: Need[] = [
     resource: 'rolebindings',
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
   },
-  // The Proxmox door's /access/users, /groups and /acl (rbac-bindings.ts).
-  { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', verbs: ['list'] },
+  // The schedule extensions' runners read VMs in every namespace: a ClusterRole and its binding. (list of
+  // clusterrolebindings is also the Proxmox door's /access/users, /groups and /acl, rbac-bindings.ts.)
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'clusterroles',
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'clusterrolebindings',
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
   // The bootc extension's Role lets its builder use OpenShift's privileged SCC; the apiserver lets Corral create
   // such a Role (and bind it) only if Corral holds that permission itself.
   { group: 'security.openshift.io', resource: 'securitycontextconstraints', verbs: ['use'], names: ['privileged'] },
@@ -129,12 +142,62 @@ export function permissionName(q: AccessQuery): string {
   return `${q.verb} ${resource}${q.group ? `.${q.group}` : ''}${q.name ? ` ${q.name}` : ''}`;
 }
 
+/**
+ * The namespace the rules review asks about: one no role is bound in, so the rules it returns are exactly those of
+ * Corral's ClusterRoleBindings — the grants that hold in all namespaces, which is what Corral needs. (The namespace
+ * need not exist; the apiserver only looks up RoleBindings in it.)
+ */
+export const RULES_PROBE_NAMESPACE = 'corral-rbac-probe';
+
+const has = (list: string[] | undefined, value: string) => !!list && (list.includes('*') || list.includes(value));
+
+/** Whether a rule grants the query, as RBAC's rule matcher reads it (wildcards, a `*` resource with a subresource, resourceNames). */
+export function ruleCovers(rule: ResourceRule, q: AccessQuery): boolean {
+  const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
+  const resourceMatch =
+    has(rule.resources, resource) || (!!q.subresource && !!rule.resources?.includes(`*/${q.subresource}`));
+  return (
+    has(rule.verbs, q.verb) &&
+    has(rule.apiGroups, q.group) &&
+    resourceMatch &&
+    (!rule.resourceNames?.length || (!!q.name && rule.resourceNames.includes(q.name)))
+  );
+}
+
+/**
+ * Which of `queries` are refused. One SelfSubjectRulesReview answers all of them when the apiserver serves it and
+ * its answer is complete; otherwise (not served, failed, or `incomplete` because another authorizer such as a
+ * webhook may grant more) the queries it does not cover are asked one SelfSubjectAccessReview each.
+ */
+export async function refusedQueries(
+  deps: DomainDeps,
+  queries: AccessQuery[],
+): Promise<{ refused: AccessQuery[]; via: string }> {
+  let unsure = queries;
+  if (deps.cluster.rulesReview) {
+    try {
+      const review = await deps.cluster.rulesReview(RULES_PROBE_NAMESPACE);
+      const uncovered = queries.filter((q) => !review.rules.some((r) => ruleCovers(r, q)));
+      if (!review.incomplete) return { refused: uncovered, via: 'one SelfSubjectRulesReview' };
+      unsure = uncovered;
+    } catch {
+      // Not served (older or restricted apiservers): ask per verb below.
+    }
+  }
+  const answers = await Promise.all(unsure.map((q) => deps.cluster.canI(q)));
+  const via =
+    unsure === queries
+      ? `${queries.length} SelfSubjectAccessReviews`
+      : `a SelfSubjectRulesReview and ${unsure.length} SelfSubjectAccessReviews`;
+  return { refused: unsure.filter((_, i) => !answers[i]!.allowed), via };
+}
+
 export async function rbacChecks(deps: DomainDeps): Promise<Finding[]> {
   const base = { name: 'rbac', area: 'access' as const, title: "Corral's permissions" };
   const queries = accessQueries();
-  let answers;
+  let result;
   try {
-    answers = await Promise.all(queries.map((q) => deps.cluster.canI(q)));
+    result = await refusedQueries(deps, queries);
   } catch (err) {
     return [
       finding({
@@ -144,14 +207,20 @@ export async function rbacChecks(deps: DomainDeps): Promise<Finding[]> {
       }),
     ];
   }
-  const missing = queries.filter((_, i) => !answers[i]!.allowed).map(permissionName);
+  const missing = result.refused.map(permissionName);
   if (missing.length === 0)
-    return [finding({ ...base, status: 'ok', message: `all ${queries.length} permissions Corral uses are granted` })];
+    return [
+      finding({
+        ...base,
+        status: 'ok',
+        message: `all ${queries.length} permissions Corral uses are granted (checked with ${result.via})`,
+      }),
+    ];
   return [
     finding({
       ...base,
       status: 'fail',
-      message: `${missing.length} of ${queries.length} permissions are missing in all namespaces: ${missing.join(', ')}. A cluster admin must grant them (Corral cannot grant itself)`,
+      message: `${missing.length} of ${queries.length} permissions are missing in all namespaces: ${missing.join(', ')}. A cluster admin must grant them (Corral cannot grant itself; checked with ${result.via})`,
       details: missing,
     }),
   ];

@@ -41,7 +41,7 @@ export interface ScheduleRun {
 
 const MAX_LINES = 200;
 
-function runId(schedule: string, at: Date): string {
+export function runId(schedule: string, at: Date): string {
   return `${schedule}-${at.getTime().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
 }
 
@@ -138,7 +138,14 @@ export async function runSchedule(
   cluster: ClusterPort,
   namespace: string,
   name: string,
-  options: { trigger: ScheduleRun['trigger']; by: string; log?: (line: string) => void; now?: () => Date },
+  options: {
+    trigger: ScheduleRun['trigger'];
+    by: string;
+    log?: (line: string) => void;
+    now?: () => Date;
+    /** The run's id, when the caller must know it before the run is recorded (runId). */
+    id?: string;
+  },
 ): Promise<ScheduleRun> {
   const now = options.now ?? (() => new Date());
   const cj = await cluster.fetch('CronJob', namespace, cronJobName(name));
@@ -171,7 +178,7 @@ export async function runSchedule(
     log(`error: ${describeError(err)}`);
   }
   const run: ScheduleRun = {
-    id: runId(name, started),
+    id: options.id ?? runId(name, started),
     schedule: name,
     trigger: options.trigger,
     by: options.by,

@@ -12,7 +12,7 @@ import { cronProblem, nextRun, parseCron } from '../../lib/cron';
 import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
-import { parseRuns, runSchedule, type ScheduleRun } from './schedules-runner';
+import { parseRuns, runId, runSchedule, type ScheduleRun } from './schedules-runner';
 import {
   cronJobName,
   definitionOf,
@@ -249,13 +249,16 @@ export class Schedules {
     const row = await this.get(name);
     await this.requireExtension(row.type);
     const task = this.deps.journal.start('schedule-run', `schedule/${name}`, caller.identity.login);
+    // Known before the run is recorded, so a sync reading the runs meanwhile does not copy it in a second time.
+    const id = runId(name, new Date());
+    this.journaled.add(id);
     try {
       const run = await runSchedule(this.deps.cluster, this.namespace, name, {
+        id,
         trigger: 'manual',
         by: caller.identity.login,
         log: (line) => task.log(line),
       });
-      this.journaled.add(run.id);
       if (run.status === 'ok') task.done(run.message);
       else task.fail(new CorralError('BAD_GATEWAY', run.message));
       return { task: task.id, run };

@@ -20,6 +20,7 @@ import { createRestHandler, sendJsonError } from '../rest';
 import { appRouter } from '../routers/_app';
 import { createContextInner } from '../trpc';
 import { API_DOCS_HTML, API_DOCS_SCRIPT } from './api-docs';
+import { compressLargeJson } from './compression';
 import { applyServerLimits, resolveLimits, serverOptions, type HttpLimits } from './limits';
 import { frontDoor, refuseUpgrade } from './front-door';
 import { serveMetrics } from './metrics-route';
@@ -107,6 +108,8 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       await serveMetrics(req, res, options.prometheus);
       return;
     }
+    // Large JSON answers of the APIs go out gzip/brotli-compressed when the client accepts it (compression.ts).
+    if (path.startsWith('/api') || path.startsWith('/trpc/')) compressLargeJson(req, res);
     if (path === '/api/openapi.json') {
       openapi ??= JSON.stringify(buildOpenApiDocument(), null, 2);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(openapi);

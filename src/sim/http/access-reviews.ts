@@ -1,13 +1,14 @@
 /**
- * `authorization.k8s.io/v1 selfsubjectaccessreviews` (kubectl auth can-i) and `authentication.k8s.io/v1
- * selfsubjectreviews` (kubectl auth whoami): create-only virtual resources. The kubeconfig's admin may do anything;
+ * `authorization.k8s.io/v1 selfsubjectaccessreviews` (kubectl auth can-i), `selfsubjectrulesreviews` (kubectl auth
+ * can-i --list: every rule the caller holds in a namespace) and `authentication.k8s.io/v1 selfsubjectreviews`
+ * (kubectl auth whoami): create-only virtual resources. The kubeconfig's admin may do anything;
  * a ServiceAccount token is answered from the cluster's RBAC objects, the same rules its requests are held to
  * (rbac.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from '../store/errors.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { allowed, type ResourceAttributes, type SimUser } from './rbac.js';
+import { allowed, rulesFor, type ResourceAttributes, type SimUser } from './rbac.js';
 import { decodeObject } from '../proto/envelope.js';
 import { MESSAGES } from '../proto/schema.js';
 import { ProtoError } from '../proto/wire.js';
@@ -46,6 +47,9 @@ export const REVIEW_RESOURCES: Record<string, { plural: string; kind: string }> 
   [AUTHENTICATION_GROUP]: { plural: 'selfsubjectreviews', kind: 'SelfSubjectReview' },
 };
 
+/** The second review of the authorization group (served beside REVIEW_RESOURCES' access review). */
+export const RULES_REVIEW = { plural: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview' };
+
 export async function serveReview(
   req: IncomingMessage,
   res: ServerResponse,
@@ -54,7 +58,8 @@ export async function serveReview(
   rest: string[],
   who: { store: ObjectStore; user: SimUser },
 ): Promise<void> {
-  const resource = REVIEW_RESOURCES[group];
+  const rulesReview = group === AUTHORIZATION_GROUP && rest.length === 1 && rest[0] === RULES_REVIEW.plural;
+  const resource = rulesReview ? RULES_REVIEW : REVIEW_RESOURCES[group];
   if (!resource || version !== 'v1' || rest.length !== 1 || rest[0] !== resource.plural) throw notFoundPath();
   if (req.method !== 'POST')
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -64,6 +69,7 @@ export async function serveReview(
   let body: unknown;
   if (!isProtobufBody(req)) body = bytes.toString('utf8').trim() ? parseJson(bytes.toString('utf8')) : undefined;
   else if (group !== AUTHORIZATION_GROUP) body = {};
+  else if (rulesReview) throw badRequest('SelfSubjectRulesReview: send JSON (protobuf is not decoded here)');
   else {
     try {
       body = decodeObject(bytes, MESSAGES.get('SelfSubjectAccessReview')!);
@@ -74,6 +80,32 @@ export async function serveReview(
   }
   if (!isPlainObject(body)) throw badRequest(`${resource.kind} body must be a JSON object`);
   const meta = { creationTimestamp: null };
+  if (rulesReview) {
+    const spec = isPlainObject(body.spec) ? body.spec : {};
+    const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+    return sendJson(res, 201, {
+      kind: resource.kind,
+      apiVersion: `${group}/v1`,
+      metadata: meta,
+      spec: { namespace },
+      status: {
+        resourceRules: rulesFor(who.store, who.user, namespace).map((r) => ({
+          verbs: r.verbs ?? [],
+          ...(r.apiGroups ? { apiGroups: r.apiGroups } : {}),
+          ...(r.resources ? { resources: r.resources } : {}),
+          ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+        })),
+        // Discovery, /version and health are open to every caller here (rbac.ts).
+        nonResourceRules: [
+          {
+            verbs: ['get'],
+            nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/version', '/healthz', '/livez', '/readyz'],
+          },
+        ],
+        incomplete: false,
+      },
+    });
+  }
   if (group === AUTHORIZATION_GROUP) {
     if (
       !isPlainObject(body.spec) ||

@@ -6,7 +6,7 @@
 import type { KindSpec } from '../resources/kinds.js';
 import { STREAMING_SUBRESOURCES } from '../resources/kinds.js';
 import type { SubresourceRoute } from '../module.js';
-import { REVIEW_RESOURCES } from './access-reviews.js';
+import { AUTHORIZATION_GROUP, REVIEW_RESOURCES, RULES_REVIEW } from './access-reviews.js';
 
 export const SUBRESOURCES_GROUP = 'subresources.kubevirt.io';
 export const METRICS_GROUP = 'metrics.k8s.io';
@@ -138,6 +138,17 @@ export function apiResourceList(
   if (review)
     return resourceList(gv, [
       { name: review.plural, singularName: '', namespaced: false, kind: review.kind, verbs: ['create'] },
+      ...(group === AUTHORIZATION_GROUP
+        ? [
+            {
+              name: RULES_REVIEW.plural,
+              singularName: '',
+              namespaced: false,
+              kind: RULES_REVIEW.kind,
+              verbs: ['create'],
+            },
+          ]
+        : []),
     ]);
   if (group === METRICS_GROUP) {
     return resourceList(gv, [

@@ -40,7 +40,7 @@ export interface ResourceAttributes {
   name?: string;
 }
 
-interface PolicyRule {
+export interface PolicyRule {
   verbs?: string[];
   apiGroups?: string[];
   resources?: string[];
@@ -133,6 +133,20 @@ export function allowed(store: ObjectStore, user: SimUser, a: ResourceAttributes
     }
   }
   return false;
+}
+
+/**
+ * The rules `user` holds in `namespace` (a SelfSubjectRulesReview): those of its ClusterRoleBindings plus its
+ * RoleBindings there, as the bound roles spell them. The admin holds `*` on everything.
+ */
+export function rulesFor(store: ObjectStore, user: SimUser, namespace: string): PolicyRule[] {
+  if (user.admin) return [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+  const out: PolicyRule[] = [];
+  for (const crb of store.list(CLUSTER_ROLE_BINDINGS)) if (boundTo(crb, user)) out.push(...roleRefRules(store, crb));
+  if (namespace)
+    for (const rb of store.list(ROLE_BINDINGS, namespace))
+      if (boundTo(rb, user)) out.push(...roleRefRules(store, rb, namespace));
+  return out;
 }
 
 /** Throws the apiserver's 403 when RBAC refuses `a` to `user`. */

@@ -8,6 +8,9 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import type { Caller } from '@/server/domain/services';
 import { taskConfigMapName } from '@/server/domain/task-store';
+import { createProxmoxHandler } from '@/proxmox/handler';
+import { parseGrants } from '@/proxmox/auth/tokens';
+import { ADMIN_SECRET, TOKEN_CONFIG, px } from '../proxmox/harness';
 
 let sim: EmbeddedCluster;
 const running: RunningCorral[] = [];
@@ -135,6 +138,82 @@ describe('durable shared task journal', () => {
     await stop(c);
     await stop(d);
   }, 60_000);
+});
+
+describe('the Proxmox door across replicas and restarts', () => {
+  it('a ticket from A is valid on B, and a UPID minted on A resolves on B and after A is gone', async () => {
+    const mount = (c: RunningCorral) => {
+      const handler = createProxmoxHandler({
+        services: c.services,
+        grants: parseGrants(TOKEN_CONFIG),
+        log: () => undefined,
+      });
+      c.http.mountProxmox((req, res) => handler.handle(req, res));
+      return handler;
+    };
+    const a = await replica('px-a');
+    const b = await replica('px-b');
+    const handlers = [mount(a), mount(b)];
+    const login = await px(a.url).post('/access/ticket', { username: 'root@pam', password: ADMIN_SECRET });
+    const { ticket } = login.body.data as { ticket: string };
+    expect((await px(b.url, { cookie: ticket }).get('/nodes')).status).toBe(200);
+
+    const task = a.services.journal.start('test-op', 'tailvm/web', 'root@pam');
+    task.log('step one');
+    task.done('finished');
+    await a.services.replicas.store.flush();
+    const listed = (await px(a.url, { cookie: ticket }).get('/cluster/tasks')).body.data as { upid: string }[];
+    const upid = listed.find((t) => t.upid.includes(':test-op:'))?.upid;
+    expect(upid).toBeDefined();
+    const node = upid!.split(':')[1]!;
+    await until('the task on B', () => b.services.journal.get(task.id));
+    const status = await px(b.url, { cookie: ticket }).get(`/nodes/${node}/tasks/${encodeURIComponent(upid!)}/status`);
+    expect(status.body.data).toMatchObject({ upid, status: 'stopped', exitstatus: 'OK' });
+    for (const h of handlers) h.close();
+    await stop(a);
+    await stop(b);
+    // A new replica (a restart) resolves the same UPID from the durable journal.
+    const c = await replica('px-c');
+    const handler = mount(c);
+    const log = await px(c.url, { token: `root@pam!ci=${ADMIN_SECRET}` }).get(
+      `/nodes/${node}/tasks/${encodeURIComponent(upid!)}/log`,
+    );
+    expect((log.body.data as { t: string }[]).map((l) => l.t)).toEqual([
+      expect.stringMatching(/step one$/),
+      expect.stringMatching(/finished$/),
+      'TASK OK',
+    ]);
+    handler.close();
+    await stop(c);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('/readyz says 503 first while requests are still served, then the listener closes', async () => {
+    const a = await replica('drain-a');
+    expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
+    running.splice(running.indexOf(a), 1);
+    const task = a.services.journal.start('long-op', 'tailvm/web', 'alice@github');
+    const done = a.shutdown({ drainDelayMs: 400, graceMs: 1500 });
+    await new Promise((r) => setTimeout(r, 100));
+    const ready = await fetch(`${a.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ error: 'shutting down' });
+    expect((await fetch(`${a.url}/api/vms`)).status).toBe(200);
+    await done;
+    await expect(fetch(`${a.url}/readyz`)).rejects.toThrow();
+    // A task still running at the end of the grace period is ended, in the journal too, with the reason.
+    expect(a.services.journal.get(task.id)).toMatchObject({
+      status: 'error',
+      error: 'interrupted (replica shut down)',
+    });
+    const b = await replica('drain-b');
+    expect(b.services.journal.get(task.id)).toMatchObject({
+      status: 'error',
+      error: 'interrupted (replica shut down)',
+    });
+    await stop(b);
+  });
 });
 
 describe('leader election', () => {

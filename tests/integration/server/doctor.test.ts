@@ -301,6 +301,7 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
             'instancetype.kubevirt.io',
             'k8s.cni.cncf.io',
             'metrics.k8s.io',
+            'coordination.k8s.io',
           ],
           resources: [
             'virtualmachineinstances',
@@ -316,6 +317,8 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
             'csistoragecapacities',
             'virtualmachineinstances/pause',
             'virtualmachineinstances/unpause',
+            'virtualmachineinstances/freeze',
+            'virtualmachineinstances/unfreeze',
             'virtualmachineinstances/vnc',
             'virtualmachineinstances/console',
             'virtualmachineinstances/guestosinfo',
@@ -341,10 +344,16 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
             'kubevirts',
             'cdis',
             'serviceaccounts',
+            'cronjobs',
+            'leases',
           ],
           verbs: ['*'],
         },
-        { apiGroups: [rbac], resources: ['roles', 'rolebindings'], verbs: ['*'] },
+        {
+          apiGroups: [rbac],
+          resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+          verbs: ['*'],
+        },
         {
           apiGroups: ['security.openshift.io'],
           resources: ['securitycontextconstraints'],
@@ -371,6 +380,8 @@ describe('doctor running as a ServiceAccount that lacks verbs', () => {
       'create virtualmachinesnapshots.snapshot.kubevirt.io',
     ]);
     expect(row?.message).toMatch(/^3 of \d+ permissions are missing in all namespaces: delete virtualmachines/);
+    // One SelfSubjectRulesReview answered it (the embedded apiserver serves it, complete).
+    expect(row?.message).toContain('checked with one SelfSubjectRulesReview');
     // What the review says is what the cluster does: the same delete is refused with 403 through the API.
     const refused = await fetch(`${sim.url}/apis/kubevirt.io/v1/namespaces/tailvm/virtualmachines/x`, {
       method: 'DELETE',

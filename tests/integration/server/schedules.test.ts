@@ -179,6 +179,12 @@ describe('schedules', () => {
     const task = (await call('GET', `/api/tasks/${String(now.body.task)}`)).body as { status: string; log: string };
     expect(task.status).toBe('done');
     expect(task.log).toContain('alpha: created snapshot nightly-');
+    // Copied into the task log once: run now's own task, not a second one from the runs ConfigMap.
+    await corral.services.schedules.runs('nightly');
+    const manualRuns = (
+      (await call('GET', '/api/tasks')).body as unknown as { caller: string; target: string }[]
+    ).filter((t) => t.target === 'schedule/nightly' && !t.caller.startsWith('cronjob/'));
+    expect(manualRuns.filter((t) => (t as { action?: string }).action === 'schedule-run')).toHaveLength(1);
 
     // A VM's own view lists the schedule through its tag.
     const forVm = (await call('GET', `/api/schedules?namespace=${NS}&vm=alpha`)).body as unknown as ScheduleRow[];

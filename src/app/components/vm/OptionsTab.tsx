@@ -1,7 +1,8 @@
 'use client';
 // Options, as Proxmox lays them out: start on boot (KubeVirt's run strategy), firmware and secure boot, boot order
 // and description, each with Edit. Firmware and boot order of a running VM are saved and pending (orange) until
-// its next restart; the run strategy and description apply at once.
+// its next restart; the run strategy and description apply at once. Under them, this VM's snapshot and power
+// schedules (VmSchedules).
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { HardwareView, VmRow } from '../../lib/model';
@@ -15,6 +16,7 @@ import {
   runStrategyProblem,
   sameOrder,
 } from '../../lib/vm-hardware';
+import { VmSchedules } from '../schedules/VmSchedules';
 import { ActionDialog } from './ActionDialog';
 import { ControlButton, PanelError, PendingNote, useHardware } from './HardwareTab';
 import { WhyHint } from './SnapshotsTab';
@@ -57,62 +59,65 @@ export function OptionsTab({ vm, readOnly }: VmTabProps) {
     );
 
   return (
-    <section className="panel" aria-labelledby="options-title">
-      <div className="panel-head">
-        <h2 id="options-title">Options</h2>
-        <span className="page-sub">
-          {firmwarePending || bootPending ? 'pending changes apply at the next restart' : ''}
-        </span>
-      </div>
-      <div className="table-scroll">
-        <table className="data-table hw-table" data-testid="options-table">
-          <tbody>
-            <tr data-testid="opt-start">
-              <th scope="row">Start on boot</th>
-              <td className="hw-value">
-                {options.startOnBoot ? 'Yes' : 'No'}{' '}
-                <span className="page-sub">
-                  (run strategy <span className="mono">{options.runStrategy}</span>)
-                </span>
-              </td>
-              {edit('start', always, `Change the run strategy of ${vm.name}`)}
-            </tr>
-            <tr data-testid="opt-firmware" className={firmwarePending ? 'row-pending' : undefined}>
-              <th scope="row">Firmware</th>
-              <td className="hw-value">
-                {options.firmware === 'uefi' ? 'UEFI (OVMF)' : 'BIOS (SeaBIOS)'}
-                {options.firmware === 'uefi' && (
-                  <span className="page-sub"> · secure boot {options.secureBoot ? 'on' : 'off'}</span>
-                )}
-                <PendingNote change={firmwarePending} testId="opt-firmware-pending" />
-              </td>
-              {edit('firmware', firmware, `Change the firmware of ${vm.name}`)}
-            </tr>
-            <tr data-testid="opt-boot" className={bootPending ? 'row-pending' : undefined}>
-              <th scope="row">Boot order</th>
-              <td className="hw-value mono">
-                {options.bootOrder.length ? options.bootOrder.join(', ') : <span className="page-sub">default</span>}
-                <PendingNote change={bootPending} testId="opt-boot-pending" />
-              </td>
-              {edit('boot', boot, `Change the boot order of ${vm.name}`)}
-            </tr>
-            <tr data-testid="opt-description">
-              <th scope="row">Description</th>
-              <td className="hw-value hw-desc">{options.description || <span className="page-sub">none</span>}</td>
-              {edit('description', always, `Change the description of ${vm.name}`)}
-            </tr>
-          </tbody>
-        </table>
-      </div>
-      {!readOnly && (
-        <>
-          <StartDialog vm={vm} hw={data} open={dialog === 'start'} onClose={close} />
-          <FirmwareDialog vm={vm} hw={data} open={dialog === 'firmware'} onClose={close} />
-          <BootOrderDialog vm={vm} hw={data} open={dialog === 'boot'} onClose={close} />
-          <DescriptionDialog vm={vm} hw={data} open={dialog === 'description'} onClose={close} />
-        </>
-      )}
-    </section>
+    <>
+      <section className="panel" aria-labelledby="options-title">
+        <div className="panel-head">
+          <h2 id="options-title">Options</h2>
+          <span className="page-sub">
+            {firmwarePending || bootPending ? 'pending changes apply at the next restart' : ''}
+          </span>
+        </div>
+        <div className="table-scroll">
+          <table className="data-table hw-table" data-testid="options-table">
+            <tbody>
+              <tr data-testid="opt-start">
+                <th scope="row">Start on boot</th>
+                <td className="hw-value">
+                  {options.startOnBoot ? 'Yes' : 'No'}{' '}
+                  <span className="page-sub">
+                    (run strategy <span className="mono">{options.runStrategy}</span>)
+                  </span>
+                </td>
+                {edit('start', always, `Change the run strategy of ${vm.name}`)}
+              </tr>
+              <tr data-testid="opt-firmware" className={firmwarePending ? 'row-pending' : undefined}>
+                <th scope="row">Firmware</th>
+                <td className="hw-value">
+                  {options.firmware === 'uefi' ? 'UEFI (OVMF)' : 'BIOS (SeaBIOS)'}
+                  {options.firmware === 'uefi' && (
+                    <span className="page-sub"> · secure boot {options.secureBoot ? 'on' : 'off'}</span>
+                  )}
+                  <PendingNote change={firmwarePending} testId="opt-firmware-pending" />
+                </td>
+                {edit('firmware', firmware, `Change the firmware of ${vm.name}`)}
+              </tr>
+              <tr data-testid="opt-boot" className={bootPending ? 'row-pending' : undefined}>
+                <th scope="row">Boot order</th>
+                <td className="hw-value mono">
+                  {options.bootOrder.length ? options.bootOrder.join(', ') : <span className="page-sub">default</span>}
+                  <PendingNote change={bootPending} testId="opt-boot-pending" />
+                </td>
+                {edit('boot', boot, `Change the boot order of ${vm.name}`)}
+              </tr>
+              <tr data-testid="opt-description">
+                <th scope="row">Description</th>
+                <td className="hw-value hw-desc">{options.description || <span className="page-sub">none</span>}</td>
+                {edit('description', always, `Change the description of ${vm.name}`)}
+              </tr>
+            </tbody>
+          </table>
+        </div>
+        {!readOnly && (
+          <>
+            <StartDialog vm={vm} hw={data} open={dialog === 'start'} onClose={close} />
+            <FirmwareDialog vm={vm} hw={data} open={dialog === 'firmware'} onClose={close} />
+            <BootOrderDialog vm={vm} hw={data} open={dialog === 'boot'} onClose={close} />
+            <DescriptionDialog vm={vm} hw={data} open={dialog === 'description'} onClose={close} />
+          </>
+        )}
+      </section>
+      <VmSchedules vm={vm} readOnly={readOnly} />
+    </>
   );
 }
 

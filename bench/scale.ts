@@ -1,0 +1,188 @@
+/**
+ * `npm run bench:scale` — the figures of issue 17 that Corral can measure today (see docs/scale.md for what is
+ * still open). Corral runs as its own process (`server.ts --no-ui`) against an embedded cluster in this process.
+ *
+ * 1. Bulk stop of every running VM of a generated fleet (default 1,000 VMs, controllers on): requests per second
+ *    as they arrive at the apiserver (peak over any one-second window, and over any two seconds) against the
+ *    configured limit (--kube-qps/--kube-burst, default 50/100), and the total time.
+ * 2. Bytes per live change at 1,000 and 10,000 VMs (SCALE_SIZES): one VM's label changes on the apiserver and a
+ *    `live.fleet` subscriber (in frames, as the UI subscribes) receives it; the SSE bytes of that change.
+ * 3. GET /api/vms at the same sizes, identity vs gzip vs brotli: bytes and request → body time on loopback.
+ * Prints the machine's core count; results go in the README's benchmark table.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'node:http';
+import { startEmbeddedCluster } from '../src/sim/index';
+import { resourceKey } from '../src/sim/store/types';
+import { percentile, seedBenchFleet } from './lib/fleet';
+import { startCorralProcess } from './lib/corral-process';
+
+const BULK_VMS = Number(process.env.SCALE_BULK_VMS ?? 1000);
+const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
+const QPS = Number(process.env.CORRAL_KUBE_QPS ?? 50);
+const BURST = Number(process.env.CORRAL_KUBE_BURST ?? 100);
+
+async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function peak(times: number[], windowMs: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+const lines: string[] = [`cores: ${availableParallelism()}`];
+const say = (line: string) => {
+  lines.push(line);
+  console.log(line);
+};
+
+// 1. Bulk stop under the rate limiter.
+{
+  const dir = mkdtempSync(join(tmpdir(), 'corral-scale-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sim = await startEmbeddedCluster({ port: 0, fleet: BULK_VMS, speed: 50, kubeconfigPath });
+  const arrivals: number[] = [];
+  const decide = sim.faults.decide.bind(sim.faults);
+  sim.faults.decide = (path, req) => {
+    arrivals.push(performance.now());
+    return decide(path, req);
+  };
+  const { child, url } = await startCorralProcess(kubeconfigPath, [
+    '--kube-qps',
+    String(QPS),
+    '--kube-burst',
+    String(BURST),
+  ]);
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
+    const rows = (await (await fetch(`${url}/api/vms`)).json()) as {
+      namespace: string;
+      name: string;
+      status: string;
+    }[];
+    const targets = rows
+      .filter((r) => r.status === 'Running')
+      .map((r) => ({ type: 'vm', namespace: r.namespace, name: r.name }));
+    await new Promise((r) => setTimeout(r, 3000)); // let the start-up lists and watches pass
+    const from = performance.now();
+    const res = await fetch(`${url}/api/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'stop', targets }),
+    });
+    const out = (await res.json()) as { ok: number; failed: number };
+    const to = performance.now();
+    const during = arrivals.filter((t) => t >= from && t <= to);
+    say(
+      `bulk stop of ${targets.length} running VMs (of ${BULK_VMS}): ${out.ok} ok, ${out.failed} failed in ${((to - from) / 1000).toFixed(1)} s; ` +
+        `${during.length} apiserver requests, peak ${peak(during, 1000)}/s (limit ${QPS} QPS + burst ${BURST} = ${QPS + BURST} in any second), ` +
+        `peak ${peak(during, 2000)} in 2 s (limit ${2 * QPS + BURST})`,
+    );
+  } finally {
+    await stopProcess(child);
+    await sim.close();
+  }
+}
+
+/** A raw GET: body bytes as sent and the time from request to the last byte. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ bytes: number; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () => resolve({ bytes, ms: performance.now() - t0 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+for (const n of SIZES) {
+  const dir = mkdtempSync(join(tmpdir(), 'corral-scale-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
+  seedBenchFleet(sim.store, n);
+  const { child, url } = await startCorralProcess(kubeconfigPath);
+  const abort = new AbortController();
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
+    await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);
+
+    // 2. Bytes per live change.
+    let received = 0;
+    let snapshot = false;
+    const input = encodeURIComponent(JSON.stringify({ json: { coalesce: true } }));
+    const sse = await fetch(`${url}/trpc/live.fleet?input=${input}`, {
+      signal: abort.signal,
+      headers: { accept: 'text/event-stream' },
+    });
+    const pump = (async () => {
+      const reader = sse.body!.getReader();
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        received += value.length;
+        if (new TextDecoder().decode(value).includes('"snapshot"')) snapshot = true;
+      }
+    })();
+    await waitFor(() => Promise.resolve(snapshot), 'snapshot');
+    await new Promise((r) => setTimeout(r, 1000));
+    const perChange: number[] = [];
+    const vms = resourceKey('kubevirt.io', 'virtualmachines');
+    for (let i = 0; i < 20; i++) {
+      const before = received;
+      sim.store.mutate(vms, 'bench', `vm-${String(i * 7).padStart(5, '0')}`, (o) => {
+        o.metadata.labels = { ...o.metadata.labels, 'corral.dev/tag.bench': String(i) };
+      });
+      await waitFor(() => Promise.resolve(received > before), 'the change on the feed', 10_000);
+      await new Promise((r) => setTimeout(r, 300)); // anything else this change causes
+      perChange.push(received - before);
+    }
+    perChange.sort((a, b) => a - b);
+    say(
+      `${n.toLocaleString('en')} VMs: bytes per live change (frames) p50 ${percentile(perChange, 50)} B, max ${perChange.at(-1)} B`,
+    );
+
+    // 3. GET /api/vms compressed or not.
+    for (const coding of ['identity', 'gzip', 'br']) {
+      const samples: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < 10; i++) {
+        const r = await rawGet(`${url}/api/vms`, { 'accept-encoding': coding });
+        samples.push(r.ms);
+        bytes = r.bytes;
+      }
+      samples.sort((a, b) => a - b);
+      say(
+        `${n.toLocaleString('en')} VMs: GET /api/vms ${coding}: ${(bytes / 1024).toFixed(0)} KiB, loopback p50 ${percentile(samples, 50).toFixed(1)} ms`,
+      );
+    }
+    abort.abort();
+    await pump;
+  } finally {
+    abort.abort();
+    await stopProcess(child);
+    await sim.close();
+  }
+}
+
+console.log(`\n${lines.join('\n')}`);

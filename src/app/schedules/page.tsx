@@ -1,0 +1,5 @@
+import { SchedulesView } from '../components/schedules/SchedulesView';
+
+export default function SchedulesPage() {
+  return <SchedulesView />;
+}

@@ -1,0 +1,155 @@
+/**
+ * gzip/brotli for large JSON answers of /api, /api2/json and /trpc. Over Tailscale or a LAN the 3 MB of
+ * `GET /api/vms` at 10,000 VMs is the whole first-paint budget; compressed it is a tenth of that.
+ *
+ * Negotiated from Accept-Encoding (brotli preferred, then gzip; `q=0` refuses a coding) and applied only when the
+ * answer is JSON, not already encoded, and at least `COMPRESS_MIN_BYTES` long — small answers are sent as they are
+ * (compressing a 300-byte error costs more than it saves). The answer is collected and compressed off the event
+ * loop (zlib's thread pool) when it ends, so this is for one-shot answers: anything else (SSE, VM exports, uploads)
+ * is recognised by its content type at the first write and passes straight through. `Vary: Accept-Encoding` goes
+ * on every answer that could have been compressed.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+/** Below this many bytes an answer is sent uncompressed. */
+export const COMPRESS_MIN_BYTES = 4096;
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+export type Coding = 'br' | 'gzip';
+
+/** The coding to use for `header` (Accept-Encoding), or undefined for identity. */
+export function negotiateCoding(header: string | string[] | undefined): Coding | undefined {
+  const raw = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const q = new Map<string, number>();
+  for (const part of raw.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qParam ? Number(qParam.slice(2)) : 1;
+    q.set(name, Number.isFinite(value) ? value : 0);
+  }
+  const accepts = (coding: Coding) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+  if (accepts('br')) return 'br';
+  if (accepts('gzip')) return 'gzip';
+  return undefined;
+}
+
+export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
+  return coding === 'br'
+    ? // Quality 4: most of brotli's gain on JSON at a small fraction of the default (11) cost.
+      brotli(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 4,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      })
+    : gzipAsync(body, { level: 6 });
+}
+
+const isJson = (type: unknown) => typeof type === 'string' && /^application\/json\b/i.test(type);
+
+function headerOf(headers: OutgoingHttpHeaders | undefined, name: string): unknown {
+  if (!headers) return undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/**
+ * Makes `res` compress its answer when it turns out to be large JSON and the client accepts a coding. Call before
+ * the handler writes anything.
+ */
+export function compressLargeJson(req: IncomingMessage, res: ServerResponse, minBytes = COMPRESS_MIN_BYTES): void {
+  // Event streams (tRPC subscriptions) are long-lived: never held back.
+  if (req.method === 'HEAD' || /text\/event-stream/i.test(req.headers.accept ?? '')) return;
+  const coding = negotiateCoding(req.headers['accept-encoding']);
+  const vary = () => {
+    if (!res.headersSent) res.setHeader('Vary', 'Accept-Encoding');
+  };
+  if (!coding) {
+    vary();
+    return;
+  }
+  const original = { writeHead: res.writeHead.bind(res), write: res.write.bind(res), end: res.end.bind(res) };
+  let held: { status: number; headers?: OutgoingHttpHeaders } | undefined;
+  let mode: 'undecided' | 'collect' | 'pass' = 'undecided';
+  const chunks: Buffer[] = [];
+  const toBuffer = (chunk: unknown, encoding?: unknown) =>
+    Buffer.isBuffer(chunk)
+      ? chunk
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk)
+        : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+
+  const flushHead = () => {
+    if (held) original.writeHead(held.status, held.headers);
+    held = undefined;
+  };
+  const decide = () => {
+    if (mode !== 'undecided') return;
+    const type = headerOf(held?.headers, 'content-type') ?? res.getHeader('content-type');
+    const encoded = headerOf(held?.headers, 'content-encoding') ?? res.getHeader('content-encoding');
+    const status = held?.status ?? res.statusCode;
+    mode = isJson(type) && !encoded && status !== 204 && status !== 304 ? 'collect' : 'pass';
+    if (mode === 'pass') {
+      restore();
+      flushHead();
+    }
+  };
+  const restore = () => {
+    res.writeHead = original.writeHead;
+    res.write = original.write;
+    res.end = original.end;
+  };
+
+  vary();
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const headers = rest.find((r) => r && typeof r === 'object') as OutgoingHttpHeaders | undefined;
+    held = { status, ...(headers ? { headers } : {}) };
+    // A non-JSON answer declared here (a download, a stream) goes out at once, headers included.
+    if (headerOf(headers, 'content-type') !== undefined && !isJson(headerOf(headers, 'content-type'))) decide();
+    return res;
+  }) as typeof res.writeHead;
+  res.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
+    decide();
+    if (mode === 'pass') return (original.write as (...a: unknown[]) => boolean)(chunk, encoding, cb);
+    chunks.push(toBuffer(chunk, encoding));
+    if (typeof encoding === 'function') (encoding as () => void)();
+    else if (typeof cb === 'function') (cb as () => void)();
+    return true;
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, encoding?: unknown, cb?: unknown) => {
+    decide();
+    if (mode === 'pass') return (original.end as (...a: unknown[]) => ServerResponse)(chunk, encoding, cb);
+    if (typeof chunk === 'function') cb = chunk;
+    else if (chunk !== undefined && chunk !== null) chunks.push(toBuffer(chunk, encoding));
+    if (typeof encoding === 'function') cb = encoding;
+    restore();
+    const body = Buffer.concat(chunks);
+    const send = (out: Buffer, encoded: boolean) => {
+      const headers = { ...(held?.headers ?? {}) };
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-length') delete headers[k];
+      if (encoded) {
+        res.setHeader('Content-Encoding', coding);
+        // Proxies must not hand the compressed answer to a client that did not ask for it.
+        res.setHeader('Vary', 'Accept-Encoding');
+      }
+      res.setHeader('Content-Length', out.length);
+      original.writeHead(held?.status ?? res.statusCode, headers);
+      original.end(out, typeof cb === 'function' ? (cb as () => void) : undefined);
+    };
+    if (body.length < minBytes) {
+      send(body, false);
+      return res;
+    }
+    compress(body, coding).then(
+      (out) => send(out, true),
+      () => send(body, false),
+    );
+    return res;
+  }) as typeof res.end;
+}
