@@ -57,7 +57,8 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
     trustForwardedHost: true,
   });
   host.http.registerUpgrade(CT_CONSOLE_PREFIX, (req, socket, head) => ctConsole.handleUpgrade(req, socket, head));
-  host.http.server.once('close', () => {
+  // Before the server destroys the sockets, so every browser gets the close frame with the reason.
+  host.http.onClose(() => {
     gateway.close();
     ctConsole.close();
   });

@@ -39,6 +39,11 @@ export interface CorralHttpServer {
   mountProxmox(handler: RequestHandler): void;
   /** Everything no other route claims (Next.js). */
   setFallback(handler: RequestHandler, upgrade?: UpgradeHandler): void;
+  /**
+   * Runs `hook` when close() begins, before any socket is destroyed: what must say goodbye on an open connection
+   * (console bridges closing with a reason) does it here.
+   */
+  onClose(hook: () => void): void;
   /** Closes SSE streams and upgraded sockets too (server.close alone waits for them forever). */
   close(): Promise<void>;
 }
@@ -67,6 +72,7 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
   const rest = createRestHandler(services, { maxBodyBytes: limits.maxBodyBytes });
   const upgrades: { prefix: string; handler: UpgradeHandler }[] = [];
   const sockets = new Set<Duplex>();
+  const closeHooks: (() => void)[] = [];
   let proxmox: RequestHandler | undefined;
   let fallback: RequestHandler | undefined;
   let fallbackUpgrade: UpgradeHandler | undefined;
@@ -215,7 +221,11 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
       fallback = handler;
       fallbackUpgrade = upgrade;
     },
+    onClose(hook) {
+      closeHooks.push(hook);
+    },
     close() {
+      for (const hook of closeHooks.splice(0)) hook();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -155,4 +155,12 @@ describe('consoles through Corral to the embedded cluster', () => {
     expect(sessions.status).toBe(200);
     expect(await sessions.json()).toEqual({ vnc: null, serial: null });
   });
+
+  // Last: it shuts this Corral down (afterAll's close is then a no-op).
+  it('a graceful shutdown closes an open console with 1001 and a reason before the sockets go', async () => {
+    const p = connect(`${ws}/api/tty/${running}`, { origin: corral.url });
+    await p.opened;
+    await corral.shutdown({ drainDelayMs: 0, graceMs: 2000 });
+    expect(await p.closed).toEqual({ code: 1001, reason: 'Corral is shutting down' });
+  });
 });
