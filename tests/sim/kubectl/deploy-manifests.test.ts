@@ -119,6 +119,8 @@ describe.skipIf(!hasKubectl)('deploy/ kustomize manifests', () => {
       minAvailable: 1,
       selector: { matchLabels: { 'app.kubernetes.io/name': 'corral' } },
     });
+    // Console sessions live in the replica that bridges them: clients stick to one replica.
+    expect(find(objects, 'Service').spec).toMatchObject({ sessionAffinity: 'ClientIP' });
   });
 
   it('the dry run applies the apiserver validation of those kinds', async () => {
