@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Task } from '../schemas/tasks';
 import { runAsTask, TaskJournal } from './tasks';
 
 describe('TaskJournal', () => {
@@ -37,5 +38,85 @@ describe('TaskJournal', () => {
     t.fail(new Error('boom'));
     t.done();
     expect(j.get(t.id)?.status).toBe('error');
+  });
+});
+
+describe('TaskJournal as the view of the cluster journal', () => {
+  const remote = (over: Partial<Task> = {}): Task => ({
+    id: 'start-web-100-ab.1',
+    action: 'start',
+    target: 'tailvm/web',
+    caller: 'bob',
+    status: 'running',
+    progress: 10,
+    log: '10:00:00 start requested',
+    error: '',
+    startedAt: '2026-12-01T10:00:00.000Z',
+    endedAt: null,
+    ...over,
+  });
+
+  it('tags ids so two replicas never mint the same one', () => {
+    const a = new TaskJournal({ idTag: 'aaaa.' });
+    const b = new TaskJournal({ idTag: 'bbbb.' });
+    expect(a.start('x', 'ns/y', 'z').id).not.toBe(b.start('x', 'ns/y', 'z').id);
+    expect(a.start('x', 'ns/y', 'z').id).toMatch(/^x-y-\d+-aaaa\.2$/);
+  });
+
+  it('adopts other replicas’ tasks in age order, publishes them, but never to the local writers', () => {
+    const j = new TaskJournal();
+    const seen: string[] = [];
+    const local: string[] = [];
+    j.subscribe((t) => seen.push(`${t.id}:${t.status}`));
+    j.subscribeLocal((t) => local.push(t.id));
+    j.adopt(remote({ id: 'newer', startedAt: '2026-12-01T11:00:00.000Z' }));
+    j.adopt(remote({ id: 'older', startedAt: '2026-12-01T09:00:00.000Z' }));
+    expect(j.list().map((t) => t.id)).toEqual(['newer', 'older']);
+    j.adopt(remote({ id: 'older', status: 'done', progress: 100, endedAt: '2026-12-01T09:01:00.000Z' }));
+    // An ended task is not revived by a late running copy.
+    j.adopt(remote({ id: 'older' }));
+    expect(j.get('older')?.status).toBe('done');
+    expect(seen).toEqual(['newer:running', 'older:running', 'older:done']);
+    expect(local).toEqual([]);
+    expect(j.isLocal('older')).toBe(false);
+  });
+
+  it('keeps its own running task over a trailing cluster copy, but takes a survivor’s interruption', () => {
+    const j = new TaskJournal();
+    const t = j.start('import', 'tailvm/disk', 'alice');
+    t.log('step one');
+    t.log('step two');
+    j.adopt({ ...j.get(t.id)!, log: 'step one' });
+    expect(j.get(t.id)?.log).toMatch(/step two$/);
+    j.adopt({ ...j.get(t.id)!, status: 'error', error: 'interrupted (replica gone)' });
+    expect(j.get(t.id)?.status).toBe('error');
+    t.done('late');
+    expect(j.get(t.id)).toMatchObject({ status: 'error', error: 'interrupted (replica gone)' });
+  });
+
+  it('bounds a task’s log by lines and characters, saying how many were dropped', () => {
+    const j = new TaskJournal({ maxLogLines: 3, maxLogChars: 1000 });
+    const t = j.start('x', 'ns/y', 'z');
+    for (let i = 0; i < 10; i++) t.log(`line ${i}`);
+    const lines = j.get(t.id)!.log.split('\n');
+    expect(lines[0]).toBe('… 7 earlier line(s) dropped');
+    expect(lines.slice(1).map((l) => l.slice(9))).toEqual(['line 7', 'line 8', 'line 9']);
+    const k = new TaskJournal({ maxLogChars: 50 });
+    const u = k.start('x', 'ns/y', 'z');
+    for (let i = 0; i < 10; i++) u.log('y'.repeat(20));
+    expect(k.get(u.id)!.log.length).toBeLessThan(100);
+  });
+
+  it('interruptLocal ends only this process’s running tasks, with the reason', () => {
+    const j = new TaskJournal();
+    const mine = j.start('x', 'ns/a', 'z');
+    const finished = j.start('x', 'ns/b', 'z');
+    finished.done();
+    j.adopt(remote({ id: 'theirs' }));
+    expect(j.runningLocal().map((t) => t.id)).toEqual([mine.id]);
+    expect(j.interruptLocal('interrupted (replica shut down)')).toBe(1);
+    expect(j.get(mine.id)).toMatchObject({ status: 'error', error: 'interrupted (replica shut down)' });
+    expect(j.get(finished.id)?.status).toBe('done');
+    expect(j.get('theirs')?.status).toBe('running');
   });
 });
