@@ -46,6 +46,8 @@ export const TYPES: ResourceType[] = [
   type('clone.kubevirt.io', 'v1beta1', 'VirtualMachineClone', 'virtualmachineclones'),
   type('export.kubevirt.io', 'v1', 'VirtualMachineExport', 'virtualmachineexports'),
   type('batch', 'v1', 'Job', 'jobs'),
+  type('batch', 'v1', 'CronJob', 'cronjobs'),
+  type('', 'v1', 'ServiceAccount', 'serviceaccounts'),
 ];
 
 export const NS = 'tailvm';
