@@ -5,6 +5,8 @@
  * key and static address — logged in on the serial console, the address in the guest agent's interfaces — and the
  * password is in no answer, no VM object and no log line.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamSocket, wsUrl } from '../../sim/consoles/harness';
 import { ADMIN_SECRET, VIEWER_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
@@ -14,6 +16,7 @@ const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBd7m1s0yq3Qw0cXkqf5JtY0m2QmYq1
 const FEDORA =
   'https://download.fedoraproject.org/pub/fedora/linux/releases/42/Cloud/x86_64/images/Fedora-Cloud-Base-Generic-42-1.1.x86_64.qcow2';
 const VMID = 720;
+const PLAYBOOK = fileURLToPath(new URL('./ansible_cloudinit.yml', import.meta.url));
 const NODE = 'corral-1';
 const VM = `/nodes/${NODE}/qemu/${VMID}`;
 
@@ -346,4 +349,42 @@ describe('cloud-init on REST (/api/vms/{ns}/{name}/cloudinit), the same settings
     expect(regen.status).toBe(409);
     expect(String(regen.body.error)).toContain('no cloud-init drive');
   });
+});
+
+describe('cloud-init through Ansible community.general.proxmox_kvm (ciuser, sshkeys, ipconfig)', () => {
+  it('creates and updates a VM with cloud-init keys; the config and the generated image follow', async () => {
+    const vars = { api_host: `127.0.0.1:${h.port}`, api_token_secret: ADMIN_SECRET, vmid: 740, sshkey: KEY };
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'ansible-playbook',
+        [PLAYBOOK, '-e', JSON.stringify(vars)],
+        {
+          timeout: 180_000,
+          maxBuffer: 16 * 1024 * 1024,
+          env: { ...process.env, ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_LOCALHOST_WARNING: 'false' },
+        },
+        (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${out}\n${stderr}`)) : resolve(out)),
+      ),
+    );
+    const tasks = (JSON.parse(stdout) as { plays: { tasks: { hosts: { localhost: { changed?: boolean } } }[] }[] })
+      .plays[0]!.tasks;
+    expect(tasks.map((t) => t.hosts.localhost.changed)).toEqual([true, true]);
+    const config = (await api.get('/nodes/corral-1/qemu/740/config')).body.data as Record<string, string>;
+    expect(config).toMatchObject({
+      ide2: 'local-lvm:vm-740-cloudinit,media=cdrom',
+      ciuser: 'ops',
+      cipassword: '**********',
+      ipconfig0: 'ip=dhcp',
+      nameserver: '10.40.0.1',
+      searchdomain: 'lab.internal',
+    });
+    expect(decodeURIComponent(config.sshkeys!).trim()).toBe(KEY);
+    // Stopped, so the update regenerated the image at once.
+    const user = (await api.get('/nodes/corral-1/qemu/740/cloudinit/dump', { type: 'user' })).body.data as string;
+    expect(user).toContain('user: ops\n');
+    expect(user).toContain(`  - ${KEY}\n`);
+    expect(user).not.toContain('Ansible-Pass-7');
+    const network = (await api.get('/nodes/corral-1/qemu/740/cloudinit/dump', { type: 'network' })).body.data;
+    expect(network).toContain('- type: dhcp4\n');
+  }, 200_000);
 });
