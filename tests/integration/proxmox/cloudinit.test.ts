@@ -17,6 +17,7 @@ const FEDORA =
   'https://download.fedoraproject.org/pub/fedora/linux/releases/42/Cloud/x86_64/images/Fedora-Cloud-Base-Generic-42-1.1.x86_64.qcow2';
 const VMID = 720;
 const PLAYBOOK = fileURLToPath(new URL('./ansible_cloudinit.yml', import.meta.url));
+const PROXMOXER = fileURLToPath(new URL('./proxmoxer_cloudinit.py', import.meta.url));
 const NODE = 'corral-1';
 const VM = `/nodes/${NODE}/qemu/${VMID}`;
 
@@ -387,4 +388,39 @@ describe('cloud-init through Ansible community.general.proxmox_kvm (ciuser, sshk
     const network = (await api.get('/nodes/corral-1/qemu/740/cloudinit/dump', { type: 'network' })).body.data;
     expect(network).toContain('- type: dhcp4\n');
   }, 200_000);
+});
+
+describe('cloud-init through proxmoxer 1.2', () => {
+  it('creates with ciuser, a quoted key and ipconfig0, changes the address and regenerates', async () => {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        '/usr/bin/python3',
+        [PROXMOXER, `127.0.0.1:${h.port}`, ADMIN_SECRET, '750', KEY],
+        { timeout: 120_000 },
+        (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${out}\n${stderr}`)) : resolve(out)),
+      ),
+    );
+    const steps = Object.fromEntries(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { step: string } & Record<string, unknown>)
+        .map((s) => [s.step, s]),
+    );
+    expect(steps.create).toMatchObject({ exitstatus: 'OK' });
+    expect((steps.config as { config: Record<string, string> }).config).toMatchObject({
+      ciuser: 'pyuser',
+      cipassword: '**********',
+      ipconfig0: 'ip=10.50.0.9/24,gw=10.50.0.1',
+    });
+    expect((steps.cloudinit as { items: unknown[] }).items).toContainEqual({
+      key: 'ipconfig0',
+      value: 'ip=10.50.0.10/24,gw=10.50.0.1',
+    });
+    const dump = steps.dump as { user: string; network: string };
+    expect(dump.user).toContain('user: pyuser\n');
+    expect(dump.user).toContain(`  - ${KEY}\n`);
+    expect(dump.network).toContain("address: '10.50.0.10'");
+    expect(stdout).not.toContain('Py-Secret-9');
+  }, 150_000);
 });
