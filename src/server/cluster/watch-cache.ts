@@ -96,6 +96,12 @@ export interface WatchCacheOptions {
   watchConnectTimeoutMs?: number;
   /** Time-out of each list request (default 60 s). */
   listTimeoutMs?: number;
+  /**
+   * Initial lists and relists are read in pages of this many objects (`limit`/`continue`, default 500; 0 = one
+   * request): each page is decoded and applied as it arrives, so a 50,000-VM list never sits in memory as one
+   * body, and a slow page times out alone.
+   */
+  listPageSize?: number;
   log?: (line: string) => void;
   /** Random source for jitter (tests). */
   random?: () => number;
@@ -126,6 +132,7 @@ export class WatchCache implements ClusterCache {
   private readonly watchIdleSlackMs: number;
   private readonly watchConnectTimeoutMs: number;
   private readonly listTimeoutMs: number;
+  private readonly listPageSize: number;
   private readonly log: (line: string) => void;
   private readonly random: () => number;
   private heartbeat: ReturnType<typeof setTimeout> | undefined;
@@ -145,6 +152,7 @@ export class WatchCache implements ClusterCache {
     this.watchIdleSlackMs = options.watchIdleSlackMs ?? 30_000;
     this.watchConnectTimeoutMs = options.watchConnectTimeoutMs ?? 10_000;
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.listPageSize = options.listPageSize ?? 500;
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
     this.random = options.random ?? Math.random;
   }
@@ -451,25 +459,40 @@ export class WatchCache implements ClusterCache {
   private async relist(state: InformerState, signal: AbortSignal): Promise<void> {
     const r = RESOURCES[state.kind];
     state.stats.lists++;
-    const list = await this.http.request<{ metadata?: { resourceVersion?: string }; items?: KObject[] }>({
-      method: 'GET',
-      path: `${state.path}${state.selector ? `?labelSelector=${state.selector}` : ''}`,
-      what: `listing ${r.plural}`,
-      timeoutMs: this.listTimeoutMs,
-      signal,
-    });
-    if (signal.aborted) return;
-    if (state.absent) this.log(`${state.kind} is served by the cluster now`);
-    state.absent = false;
     const idx = this.index(state.kind);
     const seen = new Set<Key>();
-    for (const item of list?.items ?? []) {
-      seen.add(keyOf(item));
-      this.apply(state, 'ADDED', item);
-    }
+    let resourceVersion = '';
+    let token = '';
+    do {
+      const query = [
+        ...(state.selector ? [`labelSelector=${state.selector}`] : []),
+        ...(this.listPageSize > 0 ? [`limit=${this.listPageSize}`] : []),
+        ...(token ? [`continue=${encodeURIComponent(token)}`] : []),
+      ].join('&');
+      const page = await this.http.request<{
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KObject[];
+      }>({
+        method: 'GET',
+        path: `${state.path}${query ? `?${query}` : ''}`,
+        what: `listing ${r.plural}`,
+        timeoutMs: this.listTimeoutMs,
+        signal,
+      });
+      if (signal.aborted) return;
+      if (state.absent) this.log(`${state.kind} is served by the cluster now`);
+      state.absent = false;
+      // Every page carries the first page's resourceVersion: the watch resumes from there.
+      resourceVersion ||= page?.metadata?.resourceVersion ?? '';
+      for (const item of page?.items ?? []) {
+        seen.add(keyOf(item));
+        this.apply(state, 'ADDED', item);
+      }
+      token = page?.metadata?.continue ?? '';
+    } while (token);
     for (const [key, old] of [...idx.objects])
       if (!seen.has(key) && selects(state.rawSelector, old)) this.apply(state, 'DELETED', old);
-    state.resourceVersion = list?.metadata?.resourceVersion ?? '';
+    state.resourceVersion = resourceVersion;
     state.synced = true;
   }
 

@@ -13,6 +13,7 @@ import { resourceKey } from '../store/types.js';
 import type { KindSpec } from '../resources/kinds.js';
 import { applyPatch, jsonPatch, mergePatch, PATCH_TYPES, strategicMerge } from './patch.js';
 import type { ListCache } from './list-cache.js';
+import { pageOf, parsePaging } from './list-pages.js';
 import { parseSelectors, validKey, validValue } from './selectors.js';
 import { TABLE_CONTENT_TYPE, table, wantsTable } from './table.js';
 import { serveWatch, type WatchRegistry, type WatchSettings } from './watch.js';
@@ -245,6 +246,13 @@ export function handleList(ctx: ApiContext, call: ResourceCall): void {
   if (listMessage) {
     const list = { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: rv } };
     if (sendProtobuf(call.res, 200, { ...list, items: selected().map((e) => e.object) }, listMessage)) return;
+  }
+  const paging = parsePaging(query, rv);
+  if (paging) {
+    const { items, metadata } = pageOf(selected(), paging);
+    const head = `{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":${JSON.stringify(metadata)},"items":[`;
+    sendJsonText(call.res, 200, `${head}${items.map((e) => listItemJson(type, e.object, e.json)).join(',')}]}`);
+    return;
   }
   const cacheKey = `${call.namespace ?? ''}\u0000${query.get('labelSelector') ?? ''}\u0000${query.get('fieldSelector') ?? ''}`;
   const items = ctx.lists.items(keyOf(type), cacheKey, () =>
