@@ -400,7 +400,7 @@ describe('cloud-init through proxmoxer 1.2', () => {
         (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${out}\n${stderr}`)) : resolve(out)),
       ),
     );
-    const steps = Object.fromEntries(
+    const steps: Record<string, Record<string, unknown>> = Object.fromEntries(
       stdout
         .split('\n')
         .filter(Boolean)
@@ -408,16 +408,16 @@ describe('cloud-init through proxmoxer 1.2', () => {
         .map((s) => [s.step, s]),
     );
     expect(steps.create).toMatchObject({ exitstatus: 'OK' });
-    expect((steps.config as { config: Record<string, string> }).config).toMatchObject({
+    expect(steps.config!.config as Record<string, string>).toMatchObject({
       ciuser: 'pyuser',
       cipassword: '**********',
       ipconfig0: 'ip=10.50.0.9/24,gw=10.50.0.1',
     });
-    expect((steps.cloudinit as { items: unknown[] }).items).toContainEqual({
+    expect(steps.cloudinit!.items as unknown[]).toContainEqual({
       key: 'ipconfig0',
       value: 'ip=10.50.0.10/24,gw=10.50.0.1',
     });
-    const dump = steps.dump as { user: string; network: string };
+    const dump = steps.dump as unknown as { user: string; network: string };
     expect(dump.user).toContain('user: pyuser\n');
     expect(dump.user).toContain(`  - ${KEY}\n`);
     expect(dump.network).toContain("address: '10.50.0.10'");
