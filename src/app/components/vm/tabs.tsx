@@ -4,6 +4,7 @@
 import type { ComponentType } from 'react';
 import type { VmRow } from '../../lib/model';
 import { ConsoleTab } from '../console/ConsoleTab';
+import { CloudInitTab } from './CloudInitTab';
 import { TerminalTab } from '../console/TerminalTab';
 import { HardwareTab } from './HardwareTab';
 import { EventsTab } from './observe/EventsTab';
@@ -33,6 +34,7 @@ export const VM_TABS: VmTab[] = [
   { id: 'terminal', label: 'Terminal', Component: TerminalTab },
   { id: 'hardware', label: 'Hardware', Component: HardwareTab },
   { id: 'options', label: 'Options', Component: OptionsTab },
+  { id: 'cloudinit', label: 'Cloud-Init', Component: CloudInitTab },
   { id: 'snapshots', label: 'Snapshots', Component: SnapshotsTab },
   { id: 'events', label: 'Events', Component: EventsTab },
 ];
