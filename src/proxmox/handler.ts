@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { asKubeCaller } from '@/server/cluster/rate-limiter';
 import type { CorralServices } from '@/server/domain/services';
 import { trustOf } from '@/server/http/trust';
 import {
@@ -195,7 +196,8 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
         throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
       const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
-      const result = await endpoint.handle(ctx);
+      // Cluster requests queue as this Proxmox user's in the cluster's fair rate limiter (cluster/rate-limiter.ts).
+      const result = await asKubeCaller(principal.tokenId ?? principal.userid, () => endpoint.handle(ctx));
       if (result instanceof RawJson) sendRawData(res, result);
       else sendData(res, result);
     } catch (err) {
