@@ -6,6 +6,8 @@
  *   node --import tsx tests/e2e/serve.ts --port 18106 --sim-port 18108 --kubeconfig-out /tmp/k.yaml [--speed 10] [--fleet demo|empty|N] [--build]
  *   node --import tsx tests/e2e/serve.ts --port 18107 --kubeconfig /tmp/k.yaml        (a second Corral on the same cluster)
  *   [--unreachable-ms 6000]  how long the cluster must fail before Corral reports it unreachable
+ *   [--lab-sim-port P]  also serve a second embedded cluster, context `lab` with 3 VMs, its fault control on port P
+ *                       (the multi-cluster spec starts such a Corral of its own; the shared servers serve one cluster)
  *
  * --build builds the UI first (the tests must exercise the current UI, not a stale .next); see build-ui.ts.
  */
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     'wait-kubeconfig-ms': { type: 'string', default: '300000' },
     // How long the cluster must fail before Corral calls it unreachable (server default 30 s; tests want it quick).
     'unreachable-ms': { type: 'string', default: '6000' },
+    'lab-sim-port': { type: 'string' },
   },
   strict: true,
 });
@@ -73,9 +76,23 @@ async function main(): Promise<void> {
     console.log(`[serve] embedded cluster at ${cluster.url}`);
     kube = { yaml: cluster.kubeconfig };
   }
+  const moreClusters: { kube: { yaml: string }; demo: boolean }[] = [];
+  if (values['lab-sim-port']) {
+    const sim = await import('../../src/sim/index.js');
+    const lab = await sim.startEmbeddedCluster({
+      port: Number(values['lab-sim-port']),
+      fleet: 3,
+      speed: Number(values.speed),
+      contextName: 'lab',
+    });
+    closers.push(() => lab.close());
+    console.log(`[serve] embedded cluster lab at ${lab.url}`);
+    moreClusters.push({ kube: { yaml: lab.kubeconfig }, demo: true });
+  }
   const { startCorral } = await import('../../src/server/start.js');
   const corral = await startCorral({
     kube,
+    moreClusters,
     demo: true,
     port: Number(values.port),
     host: '127.0.0.1',

@@ -2,29 +2,29 @@
 // The left resource tree, Proxmox style: Server view (nodes → their VMs, unplaced VMs apart), Namespace view, or
 // Pool view (pools/PoolTree.tsx: pools nested by path, drag-and-drop onto them).
 // Groups render at most GROUP_CAP VMs: at thousands of VMs the tree is for navigation, the table for browsing.
+// With several clusters each gets a top level (its health, and when it does not answer its error and a "stale" mark
+// over its last-known rows); the VM and CT pages serve the default cluster, so other clusters' guests are not links.
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { ctFilterable, isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
-import type { CtRow, VmRow } from '../lib/model';
+import type { ClusterStatus, CtRow, VmRow } from '../lib/model';
+import { groupsOf, type Group, type View } from '../lib/tree-groups';
 import { compareNames } from '../lib/sort';
 import { ctHref, ctStatus, useCts } from './ct/use-cts';
 import { PoolTree } from './pools/PoolTree';
 import { NodeDot, StatusDot } from './StatusDot';
+import { ClusterSection, TreeLink } from './ClusterSection';
 
 const GROUP_CAP = 100;
 const AUTO_EXPAND_LIMIT = 300;
-type View = 'server' | 'namespace' | 'pool';
 
-interface Group {
-  key: string;
-  label: string;
-  href?: string;
-  ready?: boolean;
-  vms: VmRow[];
-  /** Containers (CTs) in this group: under their node, or "not running". */
-  cts: CtRow[];
+interface Section {
+  /** Absent with one cluster: its groups are the top level, as before. */
+  cluster?: ClusterStatus;
+  groups: Group[];
+  count: number;
 }
 
 /** The first `n` VMs in name order. Only open groups pay for it: a collapsed one shows just its count. */
@@ -50,50 +50,21 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
   const filter = useMemo(() => parseFilter(query), [query]);
   const allCts = useCts();
 
-  const groups = useMemo<Group[]>(() => {
+  const sections = useMemo<Section[]>(() => {
     void version; // the collections mutate in place; the version says when
     const vms = isEmptyFilter(filter) ? state.vms.list() : state.vms.list().filter((v) => matchesFilter(filter, v));
-    const byKey = new Map<string, VmRow[]>();
-    for (const vm of vms) {
-      const key = view === 'server' ? vm.node : vm.namespace;
-      let list = byKey.get(key);
-      if (!list) byKey.set(key, (list = []));
-      list.push(vm);
-    }
     const cts = isEmptyFilter(filter) ? allCts : allCts.filter((c) => matchesFilter(filter, ctFilterable(c)));
-    const ctsBy = new Map<string, CtRow[]>();
-    for (const ct of cts) {
-      const key = view === 'server' ? ct.node : ct.namespace;
-      let list = ctsBy.get(key);
-      if (!list) ctsBy.set(key, (list = []));
-      list.push(ct);
-      if (!byKey.has(key)) byKey.set(key, []);
-    }
-    if (view === 'namespace') {
-      return [...byKey.keys()]
-        .sort(compareNames)
-        .map((ns) => ({ key: `ns:${ns}`, label: ns, vms: byKey.get(ns) ?? [], cts: ctsBy.get(ns) ?? [] }));
-    }
-    const nodes = [...state.nodes.list()].sort((a, b) => compareNames(a.name, b.name));
-    const out: Group[] = nodes.map((n) => ({
-      key: `node:${n.name}`,
-      label: n.name,
-      href: `/nodes/${encodeURIComponent(n.name)}`,
-      ready: n.ready,
-      vms: byKey.get(n.name) ?? [],
-      cts: ctsBy.get(n.name) ?? [],
-    }));
-    // VMs on a node the cache no longer lists still deserve a place.
-    for (const [node, list] of byKey) {
-      if (node !== '' && !state.nodes.get(node))
-        out.push({ key: `node:${node}`, label: node, ready: false, vms: list, cts: ctsBy.get(node) ?? [] });
-    }
-    const unplaced = byKey.get('') ?? [];
-    const idle = ctsBy.get('') ?? [];
-    if (unplaced.length || idle.length)
-      out.push({ key: 'unplaced', label: 'Not running / unplaced', vms: unplaced, cts: idle });
-    return out;
+    const nodes = state.nodes.list();
+    if (state.clusters.length < 2) return [{ groups: groupsOf(view, vms, cts, nodes, ''), count: vms.length }];
+    return state.clusters.map((cluster) => {
+      const mine = <T extends { context: string }>(rows: readonly T[]) =>
+        rows.filter((r) => r.context === cluster.context);
+      const own = mine(vms);
+      return { cluster, groups: groupsOf(view, own, mine(cts), mine(nodes), cluster.context), count: own.length };
+    });
   }, [state, version, view, filter, allCts]);
+  const groups = sections.flatMap((x) => x.groups);
+  const defaultContext = state.clusters[0]?.context ?? '';
 
   const selected = selectedVm(pathname);
   const total = state.vms.size;
@@ -102,6 +73,103 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
     toggled[g.key] ??
     (expandedByDefault ||
       (selected !== null && g.vms.some((v) => v.name === selected.name && v.namespace === selected.ns)));
+
+  /** One node or namespace group; `linked`: its guests open their pages (the default cluster's). */
+  const renderGroup = (g: Group, linked: boolean) => {
+    const open = isOpen(g);
+    return (
+      <li key={g.key}>
+        <div style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}>
+          <button
+            type="button"
+            className="tree-toggle"
+            aria-expanded={open}
+            aria-label={`${open ? 'Collapse' : 'Expand'} ${g.label}`}
+            onClick={() => setToggled((t) => ({ ...t, [g.key]: !open }))}
+          >
+            {open ? '▾' : '▸'}
+          </button>
+          {g.href && linked ? (
+            <Link
+              href={g.href}
+              className="tree-item"
+              style={{ flex: 1, paddingLeft: 4 }}
+              aria-current={pathname === g.href ? 'page' : undefined}
+              onClick={onNavigate}
+            >
+              <NodeDot ready={g.ready ?? false} />
+              <span className="label">{g.label}</span>
+              <span className="count">{g.vms.length + g.cts.length}</span>
+            </Link>
+          ) : (
+            <span className="tree-item" style={{ flex: 1, paddingLeft: 4 }}>
+              {g.ready !== undefined ? (
+                <NodeDot ready={g.ready} />
+              ) : (
+                <span className="icon" aria-hidden>
+                  {view === 'namespace' ? '◫' : '○'}
+                </span>
+              )}
+              <span className="label">{g.label}</span>
+              <span className="count">{g.vms.length + g.cts.length}</span>
+            </span>
+          )}
+        </div>
+        {open && (
+          <ul>
+            {firstByName(g.vms, GROUP_CAP).map((vm) => {
+              const href = `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`;
+              const current = linked && selected?.name === vm.name && selected.ns === vm.namespace;
+              return (
+                <li key={`${vm.namespace}/${vm.name}`}>
+                  <TreeLink
+                    linked={linked}
+                    href={href}
+                    className="tree-item"
+                    style={{ paddingLeft: 38 }}
+                    aria-current={current ? 'page' : undefined}
+                    title={`${vm.namespace}/${vm.name} — ${vm.status}`}
+                    onClick={onNavigate}
+                  >
+                    <StatusDot status={vm.status} />
+                    <span className="label">{vm.name}</span>
+                    {view === 'server' && <span className="count">{vm.namespace}</span>}
+                  </TreeLink>
+                </li>
+              );
+            })}
+            {firstCtsByName(g.cts, GROUP_CAP).map((ct) => {
+              const current = linked && selected?.name === ct.name && selected.ns === ct.namespace;
+              return (
+                <li key={`ct:${ct.namespace}/${ct.name}`}>
+                  <TreeLink
+                    linked={linked}
+                    href={ctHref(ct.namespace, ct.name)}
+                    className="tree-item"
+                    style={{ paddingLeft: 38 }}
+                    aria-current={current ? 'page' : undefined}
+                    title={`CT ${ct.namespace}/${ct.name} — ${ct.phase}`}
+                    data-testid="tree-ct"
+                    onClick={onNavigate}
+                  >
+                    <StatusDot status={ctStatus(ct)} />
+                    <span className="icon" aria-label="Container" role="img">
+                      ⬡
+                    </span>
+                    <span className="label">{ct.name}</span>
+                    {view === 'server' && <span className="count">{ct.namespace}</span>}
+                  </TreeLink>
+                </li>
+              );
+            })}
+            {g.vms.length > GROUP_CAP && (
+              <li className="tree-more">+{g.vms.length - GROUP_CAP} more — narrow with the filter</li>
+            )}
+          </ul>
+        )}
+      </li>
+    );
+  };
 
   return (
     <nav className="tree-pane" id="resource-tree" aria-label="Resource tree">
@@ -225,95 +293,21 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
           <div className="tree-more">{total === 0 ? 'No VMs yet' : 'Nothing matches the filter'}</div>
         )}
         <ul hidden={view === 'pool'}>
-          {groups.map((g) => {
-            const open = isOpen(g);
-            return (
-              <li key={g.key}>
-                <div style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}>
-                  <button
-                    type="button"
-                    className="tree-toggle"
-                    aria-expanded={open}
-                    aria-label={`${open ? 'Collapse' : 'Expand'} ${g.label}`}
-                    onClick={() => setToggled((t) => ({ ...t, [g.key]: !open }))}
-                  >
-                    {open ? '▾' : '▸'}
-                  </button>
-                  {g.href ? (
-                    <Link
-                      href={g.href}
-                      className="tree-item"
-                      style={{ flex: 1, paddingLeft: 4 }}
-                      aria-current={pathname === g.href ? 'page' : undefined}
-                      onClick={onNavigate}
-                    >
-                      <NodeDot ready={g.ready ?? false} />
-                      <span className="label">{g.label}</span>
-                      <span className="count">{g.vms.length + g.cts.length}</span>
-                    </Link>
-                  ) : (
-                    <span className="tree-item" style={{ flex: 1, paddingLeft: 4 }}>
-                      <span className="icon" aria-hidden>
-                        {view === 'namespace' ? '◫' : '○'}
-                      </span>
-                      <span className="label">{g.label}</span>
-                      <span className="count">{g.vms.length + g.cts.length}</span>
-                    </span>
-                  )}
-                </div>
-                {open && (
-                  <ul>
-                    {firstByName(g.vms, GROUP_CAP).map((vm) => {
-                      const href = `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`;
-                      const current = selected?.name === vm.name && selected.ns === vm.namespace;
-                      return (
-                        <li key={`${vm.namespace}/${vm.name}`}>
-                          <Link
-                            href={href}
-                            className="tree-item"
-                            style={{ paddingLeft: 38 }}
-                            aria-current={current ? 'page' : undefined}
-                            title={`${vm.namespace}/${vm.name} — ${vm.status}`}
-                            onClick={onNavigate}
-                          >
-                            <StatusDot status={vm.status} />
-                            <span className="label">{vm.name}</span>
-                            {view === 'server' && <span className="count">{vm.namespace}</span>}
-                          </Link>
-                        </li>
-                      );
-                    })}
-                    {firstCtsByName(g.cts, GROUP_CAP).map((ct) => {
-                      const current = selected?.name === ct.name && selected.ns === ct.namespace;
-                      return (
-                        <li key={`ct:${ct.namespace}/${ct.name}`}>
-                          <Link
-                            href={ctHref(ct.namespace, ct.name)}
-                            className="tree-item"
-                            style={{ paddingLeft: 38 }}
-                            aria-current={current ? 'page' : undefined}
-                            title={`CT ${ct.namespace}/${ct.name} — ${ct.phase}`}
-                            data-testid="tree-ct"
-                            onClick={onNavigate}
-                          >
-                            <StatusDot status={ctStatus(ct)} />
-                            <span className="icon" aria-label="Container" role="img">
-                              ⬡
-                            </span>
-                            <span className="label">{ct.name}</span>
-                            {view === 'server' && <span className="count">{ct.namespace}</span>}
-                          </Link>
-                        </li>
-                      );
-                    })}
-                    {g.vms.length > GROUP_CAP && (
-                      <li className="tree-more">+{g.vms.length - GROUP_CAP} more — narrow with the filter</li>
-                    )}
-                  </ul>
-                )}
-              </li>
-            );
-          })}
+          {sections.map((section) =>
+            section.cluster ? (
+              <ClusterSection
+                key={`cluster:${section.cluster.context}`}
+                cluster={section.cluster}
+                count={section.count}
+                open={toggled[`cluster:${section.cluster.context}`] ?? true}
+                onToggle={(open) => setToggled((t) => ({ ...t, [`cluster:${section.cluster!.context}`]: open }))}
+              >
+                {section.groups.map((g) => renderGroup(g, section.cluster!.context === defaultContext))}
+              </ClusterSection>
+            ) : (
+              section.groups.map((g) => renderGroup(g, true))
+            ),
+          )}
         </ul>
       </div>
     </nav>

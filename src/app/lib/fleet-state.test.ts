@@ -192,6 +192,47 @@ describe('FleetState', () => {
     expect(s.clusterReady).toBe(false);
   });
 
+  it('keeps rows of several clusters apart: the same namespace/name and node names on two clusters', () => {
+    const s = new FleetState();
+    const status = (context: string, ready: boolean, isDefault: boolean) => ({
+      context,
+      name: context,
+      server: '',
+      demo: true,
+      default: isDefault,
+      ready,
+      problems: ready ? [] : ['watch failing'],
+    });
+    s.apply({
+      type: 'snapshot',
+      cts: [],
+      vms: [vm('a'), vm('a', { context: 'lab' })],
+      nodes: [node('n1'), { ...node('n1'), context: 'lab' }],
+      tasks: [],
+      demo: true,
+      cluster: 'home',
+      ready: true,
+      clusters: [status('home', true, true), status('lab', true, false)],
+    });
+    expect(s.vms.size).toBe(2);
+    expect(s.nodes.size).toBe(2);
+    // The default cluster's rows keep their plain keys, so pages addressed by namespace/name find them.
+    expect(s.vms.get('tailvm/a')?.context).toBe('home');
+    s.apply({ type: 'vm', op: 'delete', namespace: 'tailvm', name: 'a', context: 'lab' });
+    expect(s.vms.list().map((v) => v.context)).toEqual(['home']);
+    s.apply({ type: 'node', op: 'delete', name: 'n1', context: 'lab' });
+    expect(s.nodes.list().map((n) => n.context)).toEqual(['home']);
+    // Another cluster going stale is shown on its own subtree; the banner stays about the default one.
+    s.apply({
+      type: 'ready',
+      ready: false,
+      context: 'lab',
+      clusters: [status('home', true, true), status('lab', false, false)],
+    });
+    expect(s.clusterReady).toBe(true);
+    expect(s.clusters.map((c) => c.ready)).toEqual([true, false]);
+  });
+
   it('tracks cluster readiness', () => {
     const s = new FleetState();
     s.apply({ type: 'ready', ready: false });

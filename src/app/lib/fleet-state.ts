@@ -1,16 +1,21 @@
 // Applies the `live.fleet` events (docs/server.md) to the browser's copy of the fleet. A snapshot replaces
 // everything — that is how a reconnect resyncs — and each later event changes one row.
-import { ChangeNotifier, KeyedCollection, vmKey } from './fleet-store';
-import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
+import { ChangeNotifier, KeyedCollection, rowKey, type Keyed } from './fleet-store';
+import type { ClusterStatus, CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 
 /** Newest first; the journal is bounded server-side, and this mirrors that bound. */
 const MAX_TASKS = 500;
 
 export class FleetState {
-  readonly vms = new KeyedCollection<VmRow>();
+  /** The cluster requests without a context act on; its rows keep plain keys (fleet-store.ts rowKey). */
+  defaultContext = '';
+  private readonly key = (row: Keyed) => rowKey(row, this.defaultContext);
+  readonly vms = new KeyedCollection<VmRow>(this.key);
   /** Containers (CTs), keyed `namespace/name` like VMs. */
-  readonly cts = new KeyedCollection<CtRow>();
-  readonly nodes = new KeyedCollection<NodeRow>();
+  readonly cts = new KeyedCollection<CtRow>(this.key);
+  readonly nodes = new KeyedCollection<NodeRow>(this.key);
+  /** With several clusters: each one's health, the default first (empty when Corral serves one). */
+  clusters: ClusterStatus[] = [];
   private tasksById = new Map<string, TaskRow>();
   private taskList: TaskRow[] | null = null;
   readonly notifier = new ChangeNotifier();
@@ -24,6 +29,8 @@ export class FleetState {
   apply(event: FleetEvent): void {
     switch (event.type) {
       case 'snapshot':
+        this.clusters = event.clusters ?? [];
+        this.defaultContext = this.clusters[0]?.context ?? '';
         this.vms.replaceAll(event.vms);
         this.cts.replaceAll(event.cts);
         this.nodes.replaceAll(event.nodes);
@@ -36,22 +43,24 @@ export class FleetState {
         break;
       case 'vm':
         if (event.op === 'upsert') this.vms.upsert(event.vm);
-        else this.vms.remove(vmKey(event.namespace, event.name));
+        else this.vms.remove(this.key(event));
         break;
       case 'ct':
         if (event.op === 'upsert') this.cts.upsert(event.ct);
-        else this.cts.remove(vmKey(event.namespace, event.name));
+        else this.cts.remove(this.key(event));
         break;
       case 'node':
         if (event.op === 'upsert') this.nodes.upsert(event.node);
-        else this.nodes.remove(event.name);
+        else this.nodes.remove(this.key(event));
         break;
       case 'task':
         this.tasksById.set(event.task.id, event.task);
         this.taskList = null;
         break;
       case 'ready':
-        this.clusterReady = event.ready;
+        // With several clusters the banner is about the default one; the tree marks any other that is stale.
+        if (event.clusters) this.clusters = event.clusters;
+        if (!event.context || event.context === this.defaultContext) this.clusterReady = event.ready;
         break;
     }
     this.notifier.changed();
@@ -64,6 +73,9 @@ export class FleetState {
    */
   prefill(vms: VmRow[], nodes: NodeRow[], cts: CtRow[] = []): boolean {
     if (this.synced) return false;
+    // The REST lists put the default cluster's rows first; one context among them means one cluster (plain keys).
+    const contexts = new Set([...vms, ...nodes].map((r) => r.context));
+    this.defaultContext = contexts.size > 1 ? (vms[0]?.context ?? nodes[0]?.context ?? '') : '';
     this.vms.replaceAll(vms);
     this.nodes.replaceAll(nodes);
     this.cts.replaceAll(cts);

@@ -5,6 +5,8 @@
 export interface Keyed {
   name: string;
   namespace?: string;
+  /** The kube context (cluster) of the row; rows of the default cluster keep their plain keys. */
+  context?: string;
 }
 
 export function vmKey(namespace: string, name: string): string {
@@ -13,9 +15,22 @@ export function vmKey(namespace: string, name: string): string {
 
 export type Listener = () => void;
 
+/**
+ * A row's key: `namespace/name` (or `name`) on the default cluster, so every page that looks a row up by its path
+ * finds it; rows of the other clusters Corral serves are prefixed with their context (`lab//tailvm/web`), since
+ * the same namespace/name (and node names) often exist in several clusters.
+ */
+export function rowKey(row: Keyed, defaultContext: string): string {
+  const plain = row.namespace === undefined ? row.name : vmKey(row.namespace, row.name);
+  // '' = one cluster (the snapshot lists no clusters): every key is plain.
+  return defaultContext && row.context && row.context !== defaultContext ? `${row.context}//${plain}` : plain;
+}
+
 export class KeyedCollection<T extends Keyed> {
   readonly byKey = new Map<string, T>();
   private cachedList: T[] | null = null;
+
+  constructor(private readonly keyFn: (row: Keyed) => string = KeyedCollection.keyOf) {}
 
   static keyOf(row: Keyed): string {
     return row.namespace === undefined ? row.name : vmKey(row.namespace, row.name);
@@ -23,12 +38,12 @@ export class KeyedCollection<T extends Keyed> {
 
   replaceAll(rows: readonly T[]): void {
     this.byKey.clear();
-    for (const row of rows) this.byKey.set(KeyedCollection.keyOf(row), row);
+    for (const row of rows) this.byKey.set(this.keyFn(row), row);
     this.cachedList = null;
   }
 
   upsert(row: T): void {
-    this.byKey.set(KeyedCollection.keyOf(row), row);
+    this.byKey.set(this.keyFn(row), row);
     this.cachedList = null;
   }
 

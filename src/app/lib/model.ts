@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { HardwareOutput, NadRow as NadRowSchema } from '@/server/schemas/vm-hardware';
 export type { VmRow, DeletionPlan, VmCreateInput } from '@/server/schemas/vms';
 export type { NodeRow } from '@/server/schemas/nodes';
+export type { ClusterStatus } from '@/server/schemas/contexts';
 export type { CtRow } from '@/server/schemas/cts';
 export type { Task as TaskRow } from '@/server/schemas/tasks';
 export type { CatalogImage } from '@/server/schemas/images';
