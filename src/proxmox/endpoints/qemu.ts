@@ -4,7 +4,7 @@ import { composeVm, setTemplateFlag, vmHardware, type VmBlueprint } from '@/serv
 import { powerAction, type PowerAction } from '@/server/domain/vm-power';
 import { startOnBoot } from '@/server/domain/vm-hw-options';
 import { cloneVm } from '@/server/domain/vm-clone';
-import { cloudInitForCreate } from '@/server/domain/vm-cloudinit';
+import { cloudInitForCreate, refreshCloudInit } from '@/server/domain/vm-cloudinit';
 import type { NicPlan } from '@/server/domain/vm-hardware';
 import { cloudInitChange, cloudInitError } from '../cloudinit-params';
 import { corral, corralSync } from '../errors';
@@ -176,6 +176,9 @@ async function power(ctx: EndpointContext): Promise<string> {
   if (['shutdown', 'restart', 'reset', 'pause'].includes(action) && state.status !== 'running')
     throw new ProxmoxError(500, `VM ${vm.vmid} not running`);
   if (action === 'unpause' && state.qmpstatus !== 'paused') throw new ProxmoxError(500, `VM ${vm.vmid} is not paused`);
+  // PVE generates the cloud-init image when it starts a VM (a reboot is a stop and a start): pending changes go in.
+  if (action === 'start' || action === 'restart')
+    await corral(refreshCloudInit(services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name));
   const taskId = await corral(
     powerAction(services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, action),
   );

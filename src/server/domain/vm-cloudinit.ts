@@ -591,3 +591,15 @@ export async function regenerateCloudInit(
     );
   return setCloudInit(deps, caller, namespace, name, {}, { regenerate: true });
 }
+
+/** Regenerates the image when settings are pending (what PVE does at every start); nothing otherwise. */
+export async function refreshCloudInit(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  const state = await readCloudInit(deps, namespace, name);
+  if (state.drive && !state.handWritten && state.pending.length)
+    await setCloudInit(deps, caller, namespace, name, {}, { regenerate: true });
+}
