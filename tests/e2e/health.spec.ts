@@ -155,3 +155,36 @@ test('a failing feature gate: Health shows it, the VM links to it, Fix enables s
     await apiDelete(request, baseURL, name);
   }
 });
+
+test("the HotplugVolumes gate off: a running VM's Add disk links to the gate's row", async ({ page, request }) => {
+  test.skip(!SIM_URL, 'needs the embedded cluster (E2E_SIM_URL) to switch a gate off behind Corral');
+  const vms = (await (await request.get('/api/vms')).json()) as { namespace: string; name: string; status: string }[];
+  const vm = vms.find((v) => v.status === 'Running');
+  expect(vm, 'a running demo VM').toBeDefined();
+  const before = await featureGates(request);
+  const errors = watchErrors(page);
+  try {
+    await setFeatureGates(
+      request,
+      before.gates.filter((g) => g !== 'HotplugVolumes'),
+    );
+    await page.goto('/health');
+    await expect(row(page, 'gate-hotplugvolumes')).toHaveAttribute('data-status', 'fail');
+    await page.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
+    await expect(page.getByRole('button', { name: 'Add disk' })).toBeDisabled();
+    const blocked = page.getByTestId('blocked-hotplug');
+    await expect(blocked).toContainText('Disk hot-plugs are off: the KubeVirt HotplugVolumes feature gate is off');
+    await blocked.getByRole('link', { name: 'fix' }).click();
+    await expect(page).toHaveURL(/\/health#check-gate-hotplugvolumes$/);
+    await setFeatureGates(request, before.gates);
+    await page.goto('/health');
+    await expect(row(page, 'gate-hotplugvolumes')).toHaveAttribute('data-status', 'ok');
+    await page.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
+    await expect(page.getByRole('button', { name: 'Add disk' })).toBeEnabled();
+    await expect(page.getByTestId('blocked-hotplug')).toHaveCount(0);
+    expect(errors).toEqual([]);
+  } finally {
+    const now = await featureGates(request);
+    if (!now.gates.includes('HotplugVolumes')) await setFeatureGates(request, [...now.gates, 'HotplugVolumes']);
+  }
+});

@@ -56,7 +56,9 @@ export const schedulesRouter = router({
     })
     .input(ScheduleCreate)
     .output(ScheduleRow)
-    .mutation(({ ctx, input }) => ctx.services.schedules.create({ identity: ctx.identity }, input)),
+    .mutation(({ ctx, input: { context: _cluster, ...schedule } }) =>
+      ctx.services.schedules.create({ identity: ctx.identity }, schedule),
+    ),
   run: adminProcedure
     .meta({
       openapi: {
@@ -74,7 +76,7 @@ export const schedulesRouter = router({
     .input(ScheduleUpdate)
     .output(ScheduleRow)
     .mutation(({ ctx, input }) => {
-      const { name, ...change } = input;
+      const { name, context: _cluster, ...change } = input;
       return ctx.services.schedules.update({ identity: ctx.identity }, name, change);
     }),
   delete: adminProcedure

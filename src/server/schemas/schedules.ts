@@ -1,6 +1,6 @@
 /** Snapshot and power schedules (extensions snapshot-schedules, power-schedules): docs/schedules.md. */
 import { z } from 'zod';
-import { K8sName, Namespace } from './common';
+import { ContextName, K8sName, Namespace } from './common';
 
 export const ScheduleName = z
   .string()
@@ -9,7 +9,8 @@ export const ScheduleName = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be lower-case letters, digits and "-" (at most 40), e.g. nightly')
   .describe('schedule name (its CronJob is corral-sched-<name>)');
 
-export const ScheduleRef = z.strictObject({ name: ScheduleName });
+/** `context` picks the cluster when Corral serves several (trpc.ts); absent: the first. */
+export const ScheduleRef = z.strictObject({ name: ScheduleName, context: ContextName.optional() });
 
 const Cron = z
   .string()
@@ -43,6 +44,7 @@ export const ScheduleCreate = z.strictObject({
   keep: Keep.optional(),
   action: Action.optional(),
   description: Description.optional(),
+  context: ContextName.optional(),
 });
 
 export const ScheduleUpdate = z.strictObject({
@@ -53,12 +55,14 @@ export const ScheduleUpdate = z.strictObject({
   keep: Keep.optional(),
   action: Action.optional(),
   description: Description.optional(),
+  context: ContextName.optional(),
 });
 
 export const ScheduleListInput = z
   .strictObject({
     namespace: Namespace.optional().describe('with vm: only the schedules that take in this VM'),
     vm: K8sName.optional(),
+    context: ContextName.optional(),
   })
   .optional();
 

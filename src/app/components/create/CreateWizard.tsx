@@ -29,6 +29,7 @@ import type { DataVolumeRow } from '@/server/schemas/images';
 import { useSession } from '../../lib/session';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors } from '../../lib/validation';
+import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { StatusDot } from '../StatusDot';
 import { TaskLogDialog } from '../TasksPanel';
 import { TaskProgress } from '../vm/SnapshotsTab';
@@ -93,6 +94,10 @@ export function CreateWizard() {
   const trpc = useTRPC();
   const router = useRouter();
   const session = useSession();
+  // A failing doctor check that turns VM creation or disk imports off (KubeVirt/CDI missing, no namespace): the
+  // wizard says so and links to the row that fixes it.
+  const createBlocker = useBlocker('create');
+  const importBlocker = useBlocker('imports');
   const { state, version } = useFleet();
   const images = useQuery(trpc.images.list.queryOptions());
   const types = useQuery(trpc.instancetypes.list.queryOptions());
@@ -287,6 +292,8 @@ export function CreateWizard() {
             </div>
           </div>
           <div className="panel-body" style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
+            {createBlocker && <BlockedBy blocker={createBlocker} what="New VMs" />}
+            {importBlocker && <BlockedBy blocker={importBlocker} what="Disk imports and uploads" />}
             <span className="page-sub">{sourceMeta?.hint}</span>
             {form.source === 'template' ? (
               <div className="catalog" data-testid="templates">
@@ -678,10 +685,17 @@ export function CreateWizard() {
               <button type="button" onClick={() => setStep('source')}>
                 ← Back
               </button>
+              {createBlocker && <BlockedBy blocker={createBlocker} what="New VMs" />}
               <button
                 type="submit"
                 className="btn-primary"
-                disabled={create.isPending || clone.isPending || (clone.isSuccess && cloneTask?.status !== 'error')}
+                disabled={
+                  !!createBlocker ||
+                  create.isPending ||
+                  clone.isPending ||
+                  (clone.isSuccess && cloneTask?.status !== 'error')
+                }
+                title={createBlocker ? `Create VM: ${createBlocker.reason}` : undefined}
                 data-testid="create-submit"
               >
                 {create.isPending || clone.isPending || (clone.isSuccess && cloneTask?.status === 'running')

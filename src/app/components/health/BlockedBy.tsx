@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import type { z } from 'zod';
 import type { Blocker, Feature } from '@/server/schemas/doctor';
+import type { ActionState } from '../../lib/status';
 import { useSession } from '../../lib/session';
 import './health.css';
 
@@ -22,4 +23,24 @@ export function BlockedBy({ blocker, what, id }: { blocker: BlockerRow; what: st
       </Link>
     </span>
   );
+}
+
+/** An enabled control a failing doctor check turns off: disabled with the check's reason (the hint links to its row). */
+export function gated(state: ActionState, blocker: BlockerRow | undefined): ActionState {
+  return blocker && state.enabled ? { enabled: false, reason: blocker.reason } : state;
+}
+
+/** The hint under a disabled control: the doctor's "… are off: reason — fix" when a check explains it. */
+export function WhyOrBlocked({
+  state,
+  blocker,
+  what,
+}: {
+  state: ActionState;
+  blocker: BlockerRow | undefined;
+  what: string;
+}) {
+  if (state.enabled) return null;
+  // The plain hint is WhyHint's (vm/SnapshotsTab), spelled here so the two files do not import each other.
+  return blocker ? <BlockedBy blocker={blocker} what={what} /> : <span className="why-hint">{state.reason}</span>;
 }

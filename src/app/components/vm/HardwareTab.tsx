@@ -20,7 +20,7 @@ import {
 import { ScaleDialog } from './hardware/CpuMemoryDialogs';
 import { AddDiskDialog, DetachDialog, ExpandDialog } from './hardware/DiskDialogs';
 import { AddNicDialog, RemoveNicDialog } from './hardware/NicDialogs';
-import { BlockedBy, useBlocker } from '../health/BlockedBy';
+import { gated, useBlocker, WhyOrBlocked as Why } from '../health/BlockedBy';
 import { WhyHint } from './SnapshotsTab';
 import type { VmTabProps } from './tabs';
 
@@ -146,22 +146,10 @@ function Row({
   );
 }
 
-/** A control a failing doctor check turns off: disabled with the check's reason (the hint then links to its row). */
-function gated(state: ActionState, blocker: ReturnType<typeof useBlocker>): ActionState {
-  return blocker ? { enabled: false, reason: blocker.reason } : state;
-}
-
-/** The hint under a disabled control: the doctor's "… are off: reason — fix" when a check explains it. */
-function Why({ state, blocker, what }: { state: ActionState; blocker: ReturnType<typeof useBlocker>; what: string }) {
-  if (state.enabled) return null;
-  return blocker ? <BlockedBy blocker={blocker} what={what} /> : <WhyHint state={state} />;
-}
-
 export function HardwareTab({ vm, readOnly }: VmTabProps) {
   const hw = useHardware(vm);
-  // The HotplugVolumes / ExpandDisks gates off, or storage that cannot grow: the doctor row explains and fixes it.
+  // The HotplugVolumes gate off: the doctor row that explains (and fixes) it.
   const hotplugBlocker = useBlocker('hotplug');
-  const expandBlocker = useBlocker('expand');
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const close = () => setDialog(null);
   const data = hw.data;
@@ -169,7 +157,9 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
   if (!data) return <div className="skeleton">Loading hardware…</div>;
 
   const scale = controlState(data.controls.scale);
-  const addDisk = gated(controlState(data.controls.addDisk), hotplugBlocker);
+  // Only a running VM hot-plugs; a stopped one takes the disk into its spec whatever the gate.
+  const diskBlocker = data.running ? hotplugBlocker : undefined;
+  const addDisk = gated(controlState(data.controls.addDisk), diskBlocker);
   const addNic = controlState(data.controls.addNic);
   const cpuPending = pendingFor(data.pending, 'cpu');
   const memPending = pendingFor(data.pending, 'memory');
@@ -197,7 +187,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
                 onClick={() => setDialog({ kind: 'add-disk' })}
                 className=""
               />
-              <Why state={addDisk} blocker={hotplugBlocker} what="Disk hot-plug" />
+              <Why state={addDisk} blocker={diskBlocker} what="Disk hot-plugs" />
             </span>
             <span className="control-with-why">
               <ControlButton
@@ -280,7 +270,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
             </Row>
             {data.disks.map((d) => {
               const change = pendingFor(data.pending, `disk ${d.name}`);
-              const expand = gated(controlState(d.expand), expandBlocker);
+              const expand = controlState(d.expand);
               const detach = controlState(d.detach);
               return (
                 <Row
@@ -304,11 +294,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
                           title={`Detach ${d.name} from ${vm.name}`}
                           onClick={() => setDialog({ kind: 'detach', disk: d })}
                         />
-                        {expand.enabled ? (
-                          <WhyHint state={detach} />
-                        ) : (
-                          <Why state={expand} blocker={expandBlocker} what="Disk expansion" />
-                        )}
+                        <WhyHint state={expand.enabled ? detach : expand} />
                       </>
                     ) : undefined
                   }
