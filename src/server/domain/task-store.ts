@@ -71,6 +71,8 @@ interface Writer {
   pending?: Task;
   timer?: NodeJS.Timeout;
   inFlight?: Promise<void>;
+  /** Failed attempts in a row (the retry backs off: an unreachable apiserver must not be hammered). */
+  failures: number;
 }
 
 interface Known {
@@ -110,12 +112,16 @@ export class TaskStore {
     return this.synced;
   }
 
-  /** Writes everything pending now and waits for it (shutdown, tests). */
+  /**
+   * Writes everything pending now and waits for it (shutdown, tests). Gives up on a task whose write just failed
+   * (its retry stays scheduled), so a shutdown with the apiserver gone is not held up.
+   */
   async flush(): Promise<void> {
-    for (;;) {
+    for (let pass = 0; pass < 10; pass++) {
       const busy = [...this.writers.values()].filter((w) => w.pending !== undefined || w.inFlight !== undefined);
       if (busy.length === 0) return;
       await Promise.all(busy.map((w) => this.write(w)));
+      if (busy.every((w) => w.failures > 0)) return;
     }
   }
 
@@ -125,6 +131,7 @@ export class TaskStore {
     this.unsubscribe?.();
     await this.flush().catch((err: unknown) => this.warn('final flush', err));
     this.abort.abort();
+    for (const w of this.writers.values()) clearTimeout(w.timer);
   }
 
   /** Tasks the cluster journal holds (what retention counts). */
@@ -139,7 +146,7 @@ export class TaskStore {
   private schedule(task: Task): void {
     const name = taskConfigMapName(task.id);
     let w = this.writers.get(name);
-    if (!w) this.writers.set(name, (w = { name }));
+    if (!w) this.writers.set(name, (w = { name, failures: 0 }));
     w.pending = task;
     if (task.status !== 'running') {
       clearTimeout(w.timer);
@@ -159,15 +166,19 @@ export class TaskStore {
     if (!task) return Promise.resolve();
     w.pending = undefined;
     w.inFlight = this.writeOnce(w, task)
+      .then(() => void (w.failures = 0))
       .catch((err: unknown) => {
         // Keep the newest state for the next attempt (a flaky apiserver must not lose the task's end).
         w.pending ??= task;
-        this.warn(`write of ${task.id}`, err);
+        w.failures++;
+        if (w.failures === 1 || w.failures % 10 === 0) this.warn(`write of ${task.id} (attempt ${w.failures})`, err);
       })
       .finally(() => {
         w.inFlight = undefined;
+        if (this.abort.signal.aborted && w.failures > 0) return; // closing: the final flush gave up on it
         if (w.pending) {
-          const later = w.pending.status === 'running' ? this.options.flushMs : 0;
+          const backoff = w.failures ? Math.min(30_000, 250 * 2 ** w.failures) : 0;
+          const later = Math.max(backoff, w.pending.status === 'running' ? this.options.flushMs : 0);
           w.timer = setTimeout(() => void this.write(w), later);
           w.timer.unref?.();
         } else if (task.status !== 'running') this.writers.delete(w.name);
@@ -200,6 +211,10 @@ export class TaskStore {
         w.rv = written.metadata.resourceVersion;
         return;
       } catch (err) {
+        if (w.rv && err instanceof CorralError && err.code === 'NOT_FOUND') {
+          w.rv = undefined; // deleted under us (by hand, or retention racing a long task): write it anew
+          continue;
+        }
         if (!isConflict(err)) throw err;
         // Someone else wrote it: a survivor that took us for gone. Its end stands; otherwise write over it.
         this.requests++;
