@@ -20,6 +20,7 @@ import {
 import { ScaleDialog } from './hardware/CpuMemoryDialogs';
 import { AddDiskDialog, DetachDialog, ExpandDialog } from './hardware/DiskDialogs';
 import { AddNicDialog, RemoveNicDialog } from './hardware/NicDialogs';
+import { MoveDiskDialog, moveDiskState } from './hardware/MoveDiskDialog';
 import { gated, useBlocker, WhyOrBlocked as Why } from '../health/BlockedBy';
 import { WhyHint } from './SnapshotsTab';
 import type { VmTabProps } from './tabs';
@@ -105,6 +106,7 @@ type Dialog =
   | { kind: 'add-nic' }
   | { kind: 'expand'; disk: HardwareView['disks'][number] }
   | { kind: 'detach'; disk: HardwareView['disks'][number] }
+  | { kind: 'move'; disk: HardwareView['disks'][number] }
   | { kind: 'remove-nic'; nic: HardwareView['nics'][number] };
 
 function diskLabel(d: HardwareView['disks'][number]): string {
@@ -294,6 +296,12 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
                           title={`Detach ${d.name} from ${vm.name}`}
                           onClick={() => setDialog({ kind: 'detach', disk: d })}
                         />
+                        <ControlButton
+                          label="Move"
+                          state={moveDiskState(d, data.running)}
+                          title={`Move ${d.claim || d.name} to another storage class`}
+                          onClick={() => setDialog({ kind: 'move', disk: d })}
+                        />
                         <WhyHint state={expand.enabled ? detach : expand} />
                       </>
                     ) : undefined
@@ -384,6 +392,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
           <AddNicDialog vm={vm} open={dialog?.kind === 'add-nic'} onClose={close} />
           <ExpandDialog vm={vm} disk={dialog?.kind === 'expand' ? dialog.disk : null} onClose={close} />
           <DetachDialog vm={vm} disk={dialog?.kind === 'detach' ? dialog.disk : null} onClose={close} />
+          <MoveDiskDialog vm={vm} hw={data} disk={dialog?.kind === 'move' ? dialog.disk : null} onClose={close} />
           <RemoveNicDialog vm={vm} nic={dialog?.kind === 'remove-nic' ? dialog.nic : null} onClose={close} />
         </>
       )}

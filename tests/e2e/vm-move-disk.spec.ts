@@ -1,0 +1,88 @@
+// Hardware tab → Move (issue 16): a stopped VM's disk moves to another StorageClass through its dialog and the row
+// then shows the new class; while the VM runs the button is disabled and says why. Screenshots of the dialog at
+// desktop and phone width in both themes.
+import { expect, test, type Page } from '@playwright/test';
+import { SCREENSHOT_DIR } from './env';
+import { apiAction, apiCreate, apiDelete, NS, origin, uniqueName, waitForStatus, waitLive } from './helpers';
+
+const DIR = SCREENSHOT_DIR;
+
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+test('move a stopped VM disk to another storage class from the Hardware tab', async ({
+  page,
+  browser,
+  request,
+  baseURL,
+}) => {
+  const name = uniqueName('mv');
+  const errors = watchErrors(page);
+  try {
+    await apiCreate(request, baseURL, name, true);
+    await waitForStatus(request, name, 'Running');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    // A volume to move (the cirros root disk is a containerDisk, which has no claim).
+    const added = await request.post(`/api/vms/${NS}/${name}/volumes`, {
+      headers: origin(baseURL),
+      data: { size: '1Gi' },
+    });
+    expect(added.status(), await added.text()).toBe(202);
+    await page.goto(`/vms/${NS}/${name}?tab=hardware`);
+    await waitLive(page);
+    const root = page.getByTestId('hardware-table').locator('[data-disk]', { hasText: `${name}-disk-` });
+    const move = root.getByRole('button', { name: 'Move' });
+    await expect(move).toBeDisabled();
+    await expect(move).toHaveAttribute('title', /Stop the VM first/);
+
+    await apiAction(request, baseURL, name, 'stop');
+    await waitForStatus(request, name, 'Stopped');
+    await expect(move).toBeEnabled();
+    await move.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Storage class').fill('longhorn');
+    await expect(dialog.getByText('the disk is already on longhorn')).toBeVisible();
+    await dialog.getByLabel('Storage class').fill('nfs');
+    await dialog.getByRole('button', { name: 'Move', exact: true }).click();
+    await expect(dialog).toBeHidden();
+    const moved = page.getByTestId('hardware-table').locator('[data-disk]', { hasText: 'storage=nfs' });
+    await expect(moved).toBeVisible({ timeout: 60_000 });
+    await expect(moved).toContainText(/-mv[0-9a-z]+/);
+
+    // The dialog (the modal blocks the theme toggle, so each picture is its own context).
+    for (const [size, theme] of [
+      ['desktop', 'dark'],
+      ['desktop', 'light'],
+      ['phone', 'dark'],
+      ['phone', 'light'],
+    ] as const) {
+      const ctx = await browser.newContext({
+        viewport: size === 'phone' ? { width: 390, height: 844 } : { width: 1440, height: 900 },
+        ...(size === 'phone' ? { isMobile: true, hasTouch: true } : {}),
+        baseURL,
+        colorScheme: theme,
+      });
+      const p = await ctx.newPage();
+      const pageErrors = watchErrors(p);
+      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await p.goto(`/vms/${NS}/${name}?tab=hardware`);
+      await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
+      const row = p.getByTestId('hardware-table').locator('[data-disk]', { hasText: 'storage=nfs' });
+      await row.getByRole('button', { name: 'Move' }).click();
+      await p.getByRole('dialog').getByLabel('Storage class').fill('longhorn');
+      const file = `vm-move-disk${size === 'phone' ? '-phone' : ''}${theme === 'light' ? '-light' : ''}.png`;
+      await p.screenshot({ path: `${DIR}/${file}` });
+      expect(pageErrors).toEqual([]);
+      await ctx.close();
+    }
+    expect(errors).toEqual([]);
+  } finally {
+    await apiDelete(request, baseURL, name);
+  }
+});
