@@ -106,13 +106,18 @@ export class LeaderElector {
   start(): void {
     if (this.timer || this.stopped) return;
     const period = Math.max(200, (this.options.leaseSeconds * 1000) / 3);
+    let busy = false;
     const tick = () => {
-      this.round = this.tryAcquireOrRenew().catch((err: unknown) => {
-        // Unreachable or refused: a leader that cannot renew within its lease steps down (another may take over).
-        if (this.leading && this.now().getTime() - this.lastRenew > this.options.leaseSeconds * 1000)
-          this.setLeading(false);
-        this.options.log?.(`leader election: ${err instanceof Error ? err.message : String(err)}`);
-      });
+      if (busy) return; // a slow apiserver: never two rounds at once
+      busy = true;
+      this.round = this.tryAcquireOrRenew()
+        .catch((err: unknown) => {
+          // Unreachable or refused: a leader that cannot renew within its lease steps down (another may take over).
+          if (this.leading && this.now().getTime() - this.lastRenew > this.options.leaseSeconds * 1000)
+            this.setLeading(false);
+          this.options.log?.(`leader election: ${err instanceof Error ? err.message : String(err)}`);
+        })
+        .finally(() => (busy = false));
     };
     tick();
     this.timer = setInterval(tick, period);
@@ -215,10 +220,15 @@ export class ReplicaHeartbeat {
 
   /** Resolves after the first heartbeat was written (or failed: it is retried on the timer). */
   start(): Promise<void> {
+    let busy = false;
     const beat = () => {
-      this.round = this.beat().catch((err: unknown) =>
-        this.options.log?.(`replica heartbeat: ${err instanceof Error ? err.message : String(err)}`),
-      );
+      if (busy) return this.round;
+      busy = true;
+      this.round = this.beat()
+        .catch((err: unknown) =>
+          this.options.log?.(`replica heartbeat: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => (busy = false));
       return this.round;
     };
     const first = beat();

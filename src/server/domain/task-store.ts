@@ -107,7 +107,14 @@ export class TaskStore {
     this.unsubscribe = this.journal.subscribeLocal((task) => this.schedule(task));
     this.synced = this.follow();
     const period = Math.max(200, (this.options.leaseSeconds * 1000) / 3);
-    this.reaperTimer = setInterval(() => void this.reap().catch((err: unknown) => this.warn('reaper', err)), period);
+    let reaping = false;
+    this.reaperTimer = setInterval(() => {
+      if (reaping) return;
+      reaping = true;
+      void this.reap()
+        .catch((err: unknown) => this.warn('reaper', err))
+        .finally(() => (reaping = false));
+    }, period);
     this.reaperTimer.unref?.();
     return this.synced;
   }
