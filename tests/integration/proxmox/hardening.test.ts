@@ -206,8 +206,8 @@ describe('gap log', () => {
     expect(h.gaps.length).toBe(before);
     const admin = px(h.url, { token: `root@pam!ci=${ADMIN_SECRET}` });
     for (const node of ['corral-1', 'corral-2', 'corral-3'])
-      for (const vmid of [100, 101]) expect((await admin.post(`/nodes/${node}/qemu/${vmid}/migrate`)).status).toBe(501);
-    expect(h.gaps.slice(before)).toEqual(['[proxmox-gap] POST /nodes/corral-1/qemu/100/migrate']);
+      for (const vmid of [100, 101]) expect((await admin.post(`/nodes/${node}/qemu/${vmid}/sendkey`)).status).toBe(501);
+    expect(h.gaps.slice(before)).toEqual(['[proxmox-gap] POST /nodes/corral-1/qemu/100/sendkey']);
   });
 });
 
