@@ -7,10 +7,15 @@ import { parseScheduleArgs, runScheduleCli } from './schedule-cli';
 async function run(cluster: FakeCluster, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runScheduleCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) }, {}, () => ({
-    cluster,
-    close: async () => undefined,
-  }));
+  const code = await runScheduleCli(
+    argv,
+    { out: (t) => out.push(t), err: (t) => err.push(t) },
+    {} as NodeJS.ProcessEnv,
+    () => ({
+      cluster,
+      close: async () => undefined,
+    }),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
