@@ -7,16 +7,23 @@
  * request → body received, same run; aim ≤ 0.25), the ratio to JSON.stringify of the same rows in-process (aim ≤ 3×) and Corral's RSS.
  * It also times the transport floor: a bare node:http process sending the very same bytes from memory, timed by
  * the same client — what no server can beat, so the ratio to it is Corral's own overhead.
+ * Then two clusters of 5,000 VMs each served by one Corral (`--all-contexts`): GET /api/vms over both (10,000 rows
+ * with their `context`) against the one-cluster 10,000 case above (aim ≤ 1.2×). `-- --two-clusters` runs only the
+ * 10,000 and the two-cluster cases.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mergedKubeconfig } from '../src/sim/cli';
 import { startEmbeddedCluster } from '../src/sim/index';
 import { percentile, seedBenchFleet } from './lib/fleet';
 import { rssMb, startCorralProcess } from './lib/corral-process';
 
-const SIZES = [1000, 10_000];
+const TWO_ONLY = process.argv.includes('--two-clusters');
+const SIZES = TWO_ONLY ? [10_000] : [1000, 10_000];
+/** GET /api/vms p50 at 10,000 VMs in one cluster, the yardstick of the two-cluster case. */
+let oneCluster10k = NaN;
 
 async function timed(
   iterations: number,
@@ -85,6 +92,7 @@ for (const n of SIZES) {
     const floor = await timed(iterations, async () => (await fetch(floorServer.url)).text(), 2 * iterations);
     floorServer.child.kill('SIGTERM');
     const rss = rssMb(child.pid!);
+    if (n === 10_000) oneCluster10k = api.p50;
     results.push(
       [
         `${n.toLocaleString('en')} VMs`,
@@ -100,6 +108,41 @@ for (const n of SIZES) {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     await sim.close();
+  }
+}
+{
+  // Two clusters of 5,000 VMs, one Corral serving both: the registry joins each fleet view's cached JSON.
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sims = await Promise.all(
+    ['one', 'two'].map((contextName) =>
+      startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], contextName }).then((sim) => {
+        seedBenchFleet(sim.store, 5000);
+        return sim;
+      }),
+    ),
+  );
+  writeFileSync(kubeconfigPath, mergedKubeconfig(sims.map((sim, i) => ({ url: sim.url, name: ['one', 'two'][i]! }))));
+  const { child, url } = await startCorralProcess(kubeconfigPath, ['--all-contexts']);
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
+    await waitFor(
+      async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === 10_000,
+      '2 × 5,000 rows',
+    );
+    const api = await timed(20, async () => (await fetch(`${url}/api/vms`)).text());
+    results.push(
+      [
+        '2 clusters × 5,000 VMs (--all-contexts)',
+        `GET /api/vms p50 ${api.p50.toFixed(1)} ms, p99 ${api.p99.toFixed(1)} ms → ratio to one cluster of 10,000 ${(api.p50 / oneCluster10k).toFixed(2)}× (aim ≤ 1.2×)`,
+        `Corral RSS ${rssMb(child.pid!)} MB`,
+      ].join('\n  '),
+    );
+    console.log(results.at(-1));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await Promise.all(sims.map((sim) => sim.close()));
   }
 }
 console.log(`\n${results.join('\n')}`);

@@ -19,6 +19,7 @@ const registries = new WeakMap<CorralServices, ClusterRegistry>();
 export class ClusterRegistry {
   private readonly byContext = new Map<string, CorralServices>();
   private merged: ClustersFeed | undefined;
+  private joined: { lists: Buffer[]; body: Buffer } | undefined;
 
   constructor(private readonly entries: readonly CorralServices[]) {
     if (entries.length === 0) throw new Error('a cluster registry needs at least one cluster');
@@ -97,14 +98,18 @@ export class ClusterRegistry {
    */
   vmListJson(): Buffer {
     if (this.entries.length === 1) return this.default.vms.listJson();
+    const lists = this.entries.map((s) => s.vms.listJson());
+    // Each fleet view hands out the same Buffer until its fleet changes: so can the union.
+    if (this.joined && lists.every((b, i) => b === this.joined!.lists[i])) return this.joined.body;
     const parts: Buffer[] = [];
-    for (const s of this.entries) {
-      const json = s.vms.listJson();
+    for (const json of lists) {
       if (json.length <= 2) continue; // "[]"
       if (parts.length > 0) parts.push(COMMA);
       parts.push(json.subarray(1, json.length - 1));
     }
-    return Buffer.concat([OPEN, ...parts, CLOSE]);
+    const body = Buffer.concat([OPEN, ...parts, CLOSE]);
+    this.joined = { lists, body };
+    return body;
   }
 
   status(): ClusterStatus[] {

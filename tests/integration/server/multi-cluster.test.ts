@@ -74,6 +74,10 @@ describe('several clusters', () => {
     expect(all.filter((r) => r.context === 'home').map((r) => r.name)).toEqual(['vm-00001', 'vm-00002']);
     expect(all.filter((r) => r.context === 'lab').map((r) => r.name)).toEqual(['vm-00001', 'vm-00002', 'vm-00003']);
     expect(all).toHaveLength(5);
+    // GET /api/vms joins each cluster's cached JSON, and hands out the same bytes until a fleet changes.
+    const joined = corral.registry.vmListJson();
+    expect(corral.registry.vmListJson()).toBe(joined);
+    expect(JSON.parse(joined.toString('utf8'))).toEqual(all);
     const onlyLab = (await get('/api/vms?context=lab')).body as Row[];
     expect(onlyLab.map((r) => r.context)).toEqual(['lab', 'lab', 'lab']);
     const nodes = (await get('/api/nodes')).body as { context: string }[];
