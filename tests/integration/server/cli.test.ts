@@ -44,6 +44,9 @@ describe('corral web', () => {
     [['--metrics', '--metrics-interval', '0'], /--metrics-interval: not a whole number of seconds/],
     [['--metrics', '--metrics-interval', '1.5'], /--metrics-interval: not a whole number of seconds/],
     [['--metrics=yes'], /--metrics/],
+    [['--demo-clusters', '0'], /--demo-clusters: not a whole number from 1 to 8/],
+    [['--all-contexts', '--context', 'a'], /--all-contexts and --context exclude each other/],
+    [['--kubeconfig-dir', '/nonexistent/corral-clusters'], /--kubeconfig-dir \/nonexistent\/corral-clusters: ENOENT/],
   ])('refuses %j with usage and exit 2', (args, message) => {
     const r = corral('web', ...args);
     expect(r.status).toBe(2);
@@ -106,9 +109,11 @@ describe('corral web --metrics', () => {
         text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       }
       expect(text).toMatch(/^corral_collection_success 1$/m);
-      expect(text).toMatch(/^corral_backend_up\{context="corral-sim",backend="kubevirt"\} 1$/m);
+      // --demo serves two embedded clusters, home (the demo fleet) and lab.
+      expect(text).toMatch(/^corral_backend_up\{context="home",backend="kubevirt"\} 1$/m);
+      expect(text).toMatch(/^corral_backend_up\{context="lab",backend="kubevirt"\} 1$/m);
       expect(text).toMatch(
-        /^corral_instance_info\{name="web",backend="kubevirt",context="corral-sim",namespace="tailvm",pool="",/m,
+        /^corral_instance_info\{name="web",backend="kubevirt",context="home",namespace="tailvm",pool="",/m,
       );
     } finally {
       child.kill('SIGTERM');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../../src/sim/faults/index.js';
-import { parseCli, UsageError } from '../../../src/sim/cli.js';
+import { mergedKubeconfig, parseCli, UsageError } from '../../../src/sim/cli.js';
 import { expectStatus, raw, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -99,6 +99,15 @@ describe('sim CLI', () => {
     expect(() => parseCli(['--kubeconfig', 'kc'])).toThrow(UsageError);
     expect(() => parseCli(['--port', '0', '--kubeconfig', 'kc', '--fleet', 'huge'])).toThrow(/--fleet/);
     expect(() => parseCli(['--port', '0', '--kubeconfig', 'kc', '--bogus'])).toThrow(UsageError);
+    expect(parseCli(['--port', '0', '--kubeconfig', 'kc', '--clusters', '3']).clusters).toBe(3);
+    expect(() => parseCli(['--port', '0', '--kubeconfig', 'kc', '--clusters', '0'])).toThrow(/--clusters/);
+    // --clusters N writes one kubeconfig naming each cluster by its own context.
+    const merged = mergedKubeconfig([
+      { url: 'http://127.0.0.1:1', name: 'sim1' },
+      { url: 'http://127.0.0.1:2', name: 'sim2' },
+    ]);
+    expect(merged).toContain('current-context: sim1');
+    expect(merged.match(/^- name: sim2$/gm)).toHaveLength(2); // the cluster and the context
   });
 
   it('starts, writes the kubeconfig, prints ready, serves, and exits 0 on SIGTERM; bad flags exit 2', async () => {
