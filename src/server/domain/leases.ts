@@ -257,7 +257,18 @@ export class ReplicaHeartbeat {
       if (!(err instanceof CorralError && err.code === 'NOT_FOUND')) throw err;
       const lease = leaseObject(this.leaseName, this.options.namespace, { ...spec, acquireTime: now });
       lease.metadata.labels = { ...lease.metadata.labels, [REPLICA_LABEL]: 'true' };
-      await this.cluster.create('Lease', lease);
+      try {
+        await this.cluster.create('Lease', lease);
+      } catch (createErr) {
+        if (!(createErr instanceof CorralError && createErr.code === 'NOT_FOUND')) throw createErr;
+        // A fresh cluster: Corral's namespace (which also holds the journal and pools) does not exist yet.
+        await this.cluster
+          .create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.options.namespace } })
+          .catch((nsErr: unknown) => {
+            if (!isConflict(nsErr)) throw nsErr;
+          });
+        await this.cluster.create('Lease', lease);
+      }
     }
   }
 }

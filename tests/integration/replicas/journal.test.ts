@@ -284,3 +284,29 @@ describe('concurrent writes through both replicas', () => {
     await stop(b);
   }, 90_000);
 });
+
+describe('a fresh cluster', () => {
+  it('creates Corral’s namespace for its heartbeat, so the journal is durable from the first task', async () => {
+    const other = 'corral-fresh';
+    expect((await fetch(`${sim.url}/api/v1/namespaces/${other}`)).status).toBe(404);
+    const d = await startCorral({
+      kube: { yaml: sim.kubeconfig },
+      demo: true,
+      port: 0,
+      host: '127.0.0.1',
+      next: false,
+      plugins: false,
+      config: { defaultNamespace: other },
+      replica: { identity: 'fresh-b', leaseSeconds: 1, flushMs: 50 },
+    });
+    running.push(d);
+    expect((await fetch(`${sim.url}/api/v1/namespaces/${other}`)).status).toBe(200);
+    const task = d.services.journal.start('first', `${other}/x`, 'alice');
+    task.done();
+    await d.services.replicas.store.flush();
+    expect((await fetch(`${sim.url}/api/v1/namespaces/${other}/configmaps/${taskConfigMapName(task.id)}`)).status).toBe(
+      200,
+    );
+    await stop(d);
+  });
+});
