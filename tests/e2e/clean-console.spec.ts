@@ -139,6 +139,13 @@ const ROUTES: Route[] = [
     },
   },
   {
+    name: 'Proxmox API',
+    path: () => '/proxmox',
+    ready: async (page) => {
+      await expect(page.getByTestId('gaps-table').or(page.getByTestId('gaps-empty'))).toBeAttached();
+    },
+  },
+  {
     name: 'not found',
     path: () => '/no-such-page',
     ready: async (page) => {
