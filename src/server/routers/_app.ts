@@ -25,6 +25,7 @@ import { poolsRouter } from './pools';
 import { proxmoxRouter } from './proxmox';
 import { clonesRouter, templatesRouter } from './vm-copy';
 import { hardwareRouter, nadsRouter } from './vm-hardware';
+import { cloudInitRouter } from './vm-cloudinit';
 import { diskMoveRouter } from './vm-disk-move';
 import { vmObserveRouter } from './vm-observe';
 import { snapshotsRouter } from './vm-snapshots';
@@ -36,6 +37,7 @@ export const appRouter = router({
   clones: clonesRouter,
   templates: templatesRouter,
   hardware: hardwareRouter,
+  cloudInit: cloudInitRouter,
   disks: diskMoveRouter,
   metrics: metricsRouter,
   observe: vmObserveRouter,
