@@ -147,6 +147,7 @@ async function groupRows(deps: DomainDeps): Promise<Finding[]> {
       finding({
         ...metricsBase,
         status: 'warn',
+        warnTurnsOff: true,
         message: 'metrics.k8s.io is not served (metrics-server is not installed): no CPU and memory usage or graphs',
       }),
     );
@@ -155,6 +156,7 @@ async function groupRows(deps: DomainDeps): Promise<Finding[]> {
       finding({
         ...multusBase,
         status: 'warn',
+        warnTurnsOff: true,
         message: 'Multus is not installed (no k8s.cni.cncf.io API): VMs get the pod network only, no bridged NICs',
       }),
     );
@@ -166,6 +168,7 @@ async function groupRows(deps: DomainDeps): Promise<Finding[]> {
       finding({
         ...multusBase,
         status: nads.length ? 'ok' : 'warn',
+        warnTurnsOff: true,
         message: nads.length
           ? `${nads.length} NetworkAttachmentDefinition(s): ${nads
               .slice(0, 5)

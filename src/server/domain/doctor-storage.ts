@@ -93,6 +93,7 @@ export async function storageChecks(deps: DomainDeps): Promise<Finding[]> {
       finding({
         ...expand,
         status: 'warn',
+        warnTurnsOff: true,
         message: `${scName} does not allow volume expansion: disks cannot be resized (set allowVolumeExpansion: true if its driver ${asString(chosen.provisioner)} supports it)`,
       }),
     );

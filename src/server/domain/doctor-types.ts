@@ -28,6 +28,12 @@ export interface CheckRow {
 /** A row plus the fix, when Corral can apply one: `apply` reports every change it makes through `changed`. */
 export interface Finding extends CheckRow {
   apply?: (changed: (line: string) => void) => Promise<void>;
+  /**
+   * This warning still turns `affects` off: Corral as a whole works, but that feature does not (no metrics-server:
+   * no charts; no NetworkAttachmentDefinition: no NIC to add; a class that cannot grow: no resize). Other warnings
+   * (a degraded operator, a check that could not read) leave their features on.
+   */
+  warnTurnsOff?: boolean;
 }
 
 export const DOCS = 'docs/doctor.md';

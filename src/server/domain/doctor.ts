@@ -38,7 +38,7 @@ export interface Blocker {
 }
 
 function row(f: Finding): CheckRow {
-  const { apply: _apply, ...rest } = f;
+  const { apply: _apply, warnTurnsOff: _warnTurnsOff, ...rest } = f;
   return rest;
 }
 
@@ -76,11 +76,14 @@ export class Doctor {
     return (await this.findings(options.refresh === true)).map(row);
   }
 
-  /** Corral features a failing check turns off (the UI disables their controls and links to the row). */
+  /**
+   * Corral features a failing check turns off, and those a warning leaves unusable (`warnTurnsOff`): the UI disables
+   * their controls and links to the row.
+   */
   async blockers(): Promise<Blocker[]> {
     const out: Blocker[] = [];
     for (const f of await this.findings(false)) {
-      if (f.status !== 'fail') continue;
+      if (f.status !== 'fail' && !(f.status === 'warn' && f.warnTurnsOff)) continue;
       for (const feature of f.affects ?? []) out.push({ feature, check: f.name, reason: f.message });
     }
     return out;

@@ -122,6 +122,22 @@ describe('doctor on a cluster with pieces missing', () => {
     );
   });
 
+  it('a warning that leaves a feature unusable turns it off too; other warnings do not', async () => {
+    const caps = (await call(corral, 'GET', '/api/capabilities')).body as {
+      blocked: { feature: string; check: string; reason: string }[];
+    };
+    // No metrics-server here: no charts, and the blocker names the row that explains it.
+    expect(caps.blocked).toContainEqual({
+      feature: 'metrics',
+      check: 'metrics-server',
+      reason: expect.stringContaining('metrics.k8s.io is not served') as unknown,
+    });
+    // The default class (longhorn) can grow: the volume-expansion row is ok and Expand is not blocked.
+    expect(caps.blocked.some((b) => b.feature === 'expand')).toBe(false);
+    // The rows' wire form carries no internal flag.
+    expect(Object.keys((await checks()).get('metrics-server')!)).not.toContain('warnTurnsOff');
+  });
+
   it('unknown check names are 404, ok checks 409, non-admins 403, unknown fields 400', async () => {
     const unknown = await call(corral, 'POST', '/api/doctor/fix', { name: 'no-such-check' });
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringContaining('no doctor check named') } });
@@ -180,7 +196,11 @@ describe('doctor on a cluster with pieces missing', () => {
     const rows = await checks();
     for (const name of ['namespace', 'volumesnapshotclass', 'gate-vmexport', 'gate-hotplugvolumes', 'gate-expanddisks'])
       expect(rows.get(name)?.status, name).toBe('ok');
-    expect((await call(corral, 'GET', '/api/capabilities')).body).toMatchObject({ canSnapshot: true, blocked: [] });
+    // Only the warning fix-all cannot repair still turns its feature off (metrics-server is not installed here).
+    const caps = (await call(corral, 'GET', '/api/capabilities')).body as { blocked: { feature: string }[] };
+    expect(caps).toMatchObject({ canSnapshot: true });
+    expect(caps.blocked.filter((b) => b.feature !== 'metrics' && b.feature !== 'networks')).toEqual([]);
+    expect(caps.blocked.map((b) => b.feature)).toContain('metrics');
     // Nothing left to fix: fix all is an empty answer, not an error.
     expect((await call(corral, 'POST', '/api/doctor/fix', {})).body).toMatchObject({ fixed: [], failed: [] });
   });
@@ -189,6 +209,8 @@ describe('doctor on a cluster with pieces missing', () => {
     sim.context.settings.metricsServer = true;
     try {
       expect((await checks()).get('metrics-server')).toMatchObject({ status: 'ok' });
+      const caps = (await call(corral, 'GET', '/api/capabilities')).body as { blocked: { feature: string }[] };
+      expect(caps.blocked.map((b) => b.feature)).not.toContain('metrics');
     } finally {
       sim.context.settings.metricsServer = false;
     }
