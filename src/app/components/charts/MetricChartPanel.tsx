@@ -6,6 +6,7 @@ import type { HistoryPoint } from '@/server/schemas/metrics';
 import { typicalStep, WINDOW_MS, WINDOW_STEP_MS } from '../../lib/chart-scale';
 import { formatMetric } from '../../lib/metric-format';
 import { chartNotice, type MetricsStatus } from '../../lib/metrics-live';
+import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { TimeChart, type TimeChartProps } from './TimeChart';
 
 interface Props extends Omit<TimeChartProps, 'title'> {
@@ -17,6 +18,8 @@ interface Props extends Omit<TimeChartProps, 'title'> {
 
 export function MetricChartPanel({ title, status, loading, ...chart }: Props) {
   const headId = useId();
+  // metrics-server missing (the doctor's metrics-server row): the empty chart names the row and links to it.
+  const metricsBlocker = useBlocker('metrics');
   const { points, series, unit, window, testId } = chart;
   // A cluster may measure CPU and memory but not network or disk (no kubelet stats): say so instead of an empty frame.
   const measured = points.some((p) => series.some((s) => s.value(p) !== undefined));
@@ -51,7 +54,7 @@ export function MetricChartPanel({ title, status, loading, ...chart }: Props) {
         )}
         {notice?.blocking ? (
           <div className="chart-notice" style={{ height }} data-testid={testId ? `${testId}-empty` : undefined}>
-            {notice.text}
+            {metricsBlocker && status.stale ? <BlockedBy blocker={metricsBlocker} what="Usage charts" /> : notice.text}
           </div>
         ) : (
           <TimeChart title={title} {...chart} />

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTasks } from '../../lib/live';
 import type { HardwareView, VmRow } from '../../lib/model';
 import { formatQuantity } from '../../lib/quantity';
+import { useSession } from '../../lib/session';
 import type { ActionState } from '../../lib/status';
 import { useTRPC } from '../../lib/trpc';
 import {
@@ -152,6 +153,10 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
   const hw = useHardware(vm);
   // The HotplugVolumes gate off: the doctor row that explains (and fixes) it.
   const hotplugBlocker = useBlocker('hotplug');
+  // No Multus/NAD: no NIC to add. The default class cannot grow: its disks' Expand names the row.
+  const nicBlocker = useBlocker('networks');
+  const growBlocker = useBlocker('expand');
+  const defaultClass = useSession().capabilities?.storageClass;
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const close = () => setDialog(null);
   const data = hw.data;
@@ -162,7 +167,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
   // Only a running VM hot-plugs; a stopped one takes the disk into its spec whatever the gate.
   const diskBlocker = data.running ? hotplugBlocker : undefined;
   const addDisk = gated(controlState(data.controls.addDisk), diskBlocker);
-  const addNic = controlState(data.controls.addNic);
+  const addNic = gated(controlState(data.controls.addNic), nicBlocker);
   const cpuPending = pendingFor(data.pending, 'cpu');
   const memPending = pendingFor(data.pending, 'memory');
   const { cpu, memory } = data;
@@ -199,7 +204,7 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
                 onClick={() => setDialog({ kind: 'add-nic' })}
                 className=""
               />
-              <WhyHint state={addNic} />
+              <Why state={addNic} blocker={nicBlocker} what="Bridged NICs" />
             </span>
           </>
         )}
@@ -302,7 +307,11 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
                           title={`Move ${d.claim || d.name} to another storage class`}
                           onClick={() => setDialog({ kind: 'move', disk: d })}
                         />
-                        <WhyHint state={expand.enabled ? detach : expand} />
+                        <Why
+                          state={expand.enabled ? detach : expand}
+                          blocker={!expand.enabled && d.storageClass === defaultClass ? growBlocker : undefined}
+                          what="Disk resizes"
+                        />
                       </>
                     ) : undefined
                   }

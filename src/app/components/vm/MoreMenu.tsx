@@ -49,6 +49,15 @@ function MenuItem({
   );
 }
 
+/** A menu item opening the Health page at the doctor row that explains a disabled item above it. */
+function FixLink({ check, feature, text }: { check: string; feature: string; text: string }) {
+  return (
+    <Link role="menuitem" className="menu-item" href={`/health#check-${check}`} data-testid={`blocked-${feature}`}>
+      <span>{text}</span>
+    </Link>
+  );
+}
+
 export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
   const [open, setOpen] = useState(false);
   const [dialog, setDialog] = useState<Dialog | null>(null);
@@ -83,7 +92,15 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
     setOpen(false);
     setDialog(d);
   };
-  const clone = cloneState(facts);
+  // A running VM clones through a snapshot: while a doctor check turns snapshots off, the item names it and links.
+  const snapshotBlocker = useBlocker('snapshots');
+  const cloneBlocker = facts.running && facts.agent ? snapshotBlocker : undefined;
+  const clone = cloneBlocker
+    ? {
+        enabled: false,
+        reason: `${cloneBlocker.reason.replace(/:.*$/, '')} (stop the VM to clone it into another namespace)`,
+      }
+    : cloneState(facts);
   const template = templateState(facts);
   // The VMExport gate off (a failing doctor check): the item says so, and a link opens the check's row.
   const exportBlocker = useBlocker('export');
@@ -109,6 +126,7 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
             title={`A full copy of ${vm.name}`}
             onSelect={() => choose('clone')}
           />
+          {cloneBlocker && <FixLink check={cloneBlocker.check} feature="clone" text="Fix cloning on the Health page" />}
           <MenuItem
             label={vm.template ? 'Unmark template' : 'Convert to template'}
             state={template}
@@ -122,14 +140,7 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
             onSelect={() => choose('export')}
           />
           {exportBlocker && (
-            <Link
-              role="menuitem"
-              className="menu-item"
-              href={`/health#check-${exportBlocker.check}`}
-              data-testid="blocked-export"
-            >
-              <span>Fix disk export on the Health page</span>
-            </Link>
+            <FixLink check={exportBlocker.check} feature="export" text="Fix disk export on the Health page" />
           )}
         </div>
       )}
