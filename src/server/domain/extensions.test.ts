@@ -28,7 +28,11 @@ describe('extensions', () => {
       metadata: { name: EXTENSIONS_CONFIGMAP, namespace: 'tailvm', resourceVersion: '2' },
       data: { 'installed.json': '{not json' },
     });
-    expect((await extensions.list()).map((r) => [r.name, r.installed])).toEqual([['bootc', false]]);
+    expect((await extensions.list()).map((r) => [r.name, r.installed])).toEqual([
+      ['bootc', false],
+      ['snapshot-schedules', false],
+      ['power-schedules', false],
+    ]);
     services.close();
   });
 
