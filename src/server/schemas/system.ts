@@ -25,7 +25,7 @@ export const Capabilities = z.object({
   blocked: z
     .array(Blocker)
     .describe(
-      'Corral features a failing doctor check turns off, each with the check that explains it (GET /api/doctor)',
+      'Corral features a failing doctor check (or a warning that leaves one unusable: metrics-server, multus, volume-expansion) turns off, each with the check that explains it (GET /api/doctor)',
     ),
   demo: z.boolean().describe('true: this is the embedded demo cluster, not a real one'),
   cluster: z.string(),
