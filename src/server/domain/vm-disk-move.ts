@@ -1,9 +1,9 @@
 /**
- * Moving a stopped VM's disk to another StorageClass (PVE `move_disk`): CDI clones the claim into a new DataVolume on
- * the target class, the task follows the clone's progress, then the VM's volume is switched to the copy under the
- * VM's resourceVersion (so a concurrent edit fails instead of being lost), and the old volume is deleted when asked.
- * A running VM is refused with the reason: KubeVirt moves a running VM's storage by a volume migration
- * (`updateVolumesStrategy: Migration`), which Corral does not drive yet — stop the VM, or migrate it first.
+ * Moving a VM's disk to another StorageClass (PVE `move_disk`). Stopped: CDI clones the claim into a new DataVolume
+ * on the target class, the task follows the clone's progress, then the VM's volume is switched to the copy under the
+ * VM's resourceVersion (so a concurrent edit fails instead of being lost). Running: a blank DataVolume on the target
+ * class and a KubeVirt volume migration copy the disk while the guest runs (vm-disk-move-live.ts). Either way the
+ * old volume is deleted only when asked.
  */
 import { CorralError } from '../errors';
 import type { ChangeEvent, KObject } from './cluster-port';
@@ -14,6 +14,7 @@ import { storageClasses } from './vm-hw-disks';
 import { liveVm, readHardware } from './vm-hw-facts';
 import { asArray, asDict, asString, printableStatus, vmiActive } from './vm-facts';
 import { buildDataVolume } from './vm-spec';
+import { gatesOffMessage, migrateVolume, volumeMigrationGatesOff } from './vm-disk-move-live';
 
 export interface DiskMoveInput {
   /** The disk's name in the VM spec. */
@@ -60,29 +61,54 @@ export async function moveDisk(
   if (current === input.storageClass)
     throw new CorralError('CONFLICT', `disk ${input.disk} is already on StorageClass ${input.storageClass}`);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
-  if (vmiActive(vmi))
-    throw new CorralError(
-      'CONFLICT',
-      `VM ${namespace}/${name} is ${printableStatus(vm)}: a running VM's disk moves by a KubeVirt volume migration, which Corral does not drive; stop the VM first`,
-    );
+  const running = vmiActive(vmi);
+  if (running) {
+    const phase = asString(asDict(vmi?.status).phase);
+    if (phase !== 'Running')
+      throw new CorralError(
+        'CONFLICT',
+        `VM ${namespace}/${name} is ${printableStatus(vm)}: its disk can move once it runs or is stopped`,
+      );
+    const off = await volumeMigrationGatesOff(deps);
+    if (off.length) throw new CorralError('CONFLICT', gatesOffMessage(off));
+    const inFlight = asArray(asDict(vmi?.status).migratedVolumes).length > 0;
+    if (inFlight)
+      throw new CorralError(
+        'CONFLICT',
+        `VM ${namespace}/${name} has a volume migration in progress; wait for it to end`,
+      );
+  }
   const pvc = deps.cluster.cache.get('PersistentVolumeClaim', namespace, disk.claim);
   const size =
     asString(asDict(asDict(pvc?.status).capacity).storage) ||
     asString(asDict(asDict(asDict(pvc?.spec).resources).requests).storage);
   if (!size) throw new CorralError('CONFLICT', `claim ${namespace}/${disk.claim} has no size yet (is it bound?)`);
   const copy = copyName(disk.claim, Date.now());
-  const dv = buildDataVolume(name, namespace, copy, size, { pvc: { namespace, name: disk.claim } });
+  // A running VM's copy starts blank: the volume migration writes the disk's content into it.
+  const dv = buildDataVolume(
+    name,
+    namespace,
+    copy,
+    size,
+    running ? { blank: {} } : { pvc: { namespace, name: disk.claim } },
+  );
   (asDict(dv.spec).storage as Record<string, unknown>).storageClassName = input.storageClass;
 
   const task = deps.journal.start('disk-move', `${namespace}/${name}`, caller.identity.login);
-  task.log(`cloning ${disk.claim} (${size}, ${current || 'default class'}) to ${copy} on ${input.storageClass}`);
+  task.log(
+    running
+      ? `VM is running: moving ${disk.claim} (${size}, ${current || 'default class'}) to ${copy} on ${input.storageClass} by a volume migration`
+      : `cloning ${disk.claim} (${size}, ${current || 'default class'}) to ${copy} on ${input.storageClass}`,
+  );
   try {
     await deps.cluster.create('DataVolume', dv);
   } catch (err) {
     task.fail(err);
     throw err;
   }
-  void finishMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
+  if (running)
+    void finishLiveMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
+  else void finishMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
   return task.id;
 }
 
@@ -117,13 +143,7 @@ async function finishMove(
         template: { spec: { volumes } },
       },
     });
-    task.log(`disk ${move.disk} now uses ${move.copy} on ${input.storageClass}`);
-    if (input.deleteSource) {
-      await deps.cluster.remove('DataVolume', namespace, move.from);
-      await deps.cluster.remove('PersistentVolumeClaim', namespace, move.from);
-      task.log(`deleted the old volume ${move.from}`);
-    } else task.log(`the old volume ${move.from} is kept, no longer attached`);
-    task.done(`moved ${move.disk} to ${input.storageClass}`);
+    await finishSource(deps, namespace, move, input, task);
   } catch (err) {
     task.fail(err);
     // The copy is not used by anything: remove it rather than leave a stray claim behind.
@@ -131,7 +151,50 @@ async function finishMove(
   }
 }
 
-function followClone(deps: DomainDeps, namespace: string, name: string, task: TaskHandle): Promise<void> {
+async function finishLiveMove(
+  deps: DomainDeps,
+  namespace: string,
+  name: string,
+  vm: KObject,
+  move: { disk: string; from: string; copy: string },
+  input: DiskMoveInput,
+  task: TaskHandle,
+): Promise<void> {
+  try {
+    await followClone(deps, namespace, move.copy, task, 10);
+    await migrateVolume(
+      deps,
+      namespace,
+      name,
+      vm,
+      { ...move, storageClass: input.storageClass, deleteSource: input.deleteSource, annotations: input.annotations },
+      task,
+    );
+    await finishSource(deps, namespace, move, input, task);
+  } catch (err) {
+    task.fail(err);
+    await deps.cluster.remove('DataVolume', namespace, move.copy).catch(() => false);
+  }
+}
+
+async function finishSource(
+  deps: DomainDeps,
+  namespace: string,
+  move: { disk: string; from: string; copy: string },
+  input: DiskMoveInput,
+  task: TaskHandle,
+): Promise<void> {
+  task.log(`disk ${move.disk} now uses ${move.copy} on ${input.storageClass}`);
+  if (input.deleteSource) {
+    await deps.cluster.remove('DataVolume', namespace, move.from);
+    await deps.cluster.remove('PersistentVolumeClaim', namespace, move.from);
+    task.log(`deleted the old volume ${move.from}`);
+  } else task.log(`the old volume ${move.from} is kept, no longer attached`);
+  task.done(`moved ${move.disk} to ${input.storageClass}`);
+}
+
+/** Wait for the copy's DataVolume to succeed, reporting its progress as up to `share` % of the task. */
+function followClone(deps: DomainDeps, namespace: string, name: string, task: TaskHandle, share = 95): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let lastPhase = '';
     const look = (dv: KObject | undefined): boolean => {
@@ -141,9 +204,9 @@ function followClone(deps: DomainDeps, namespace: string, name: string, task: Ta
       }
       const status = asDict(dv.status);
       const phase = asString(status.phase);
-      if (phase && phase !== lastPhase) task.log(`clone ${(lastPhase = phase)}`);
+      if (phase && phase !== lastPhase) task.log(`${share === 95 ? 'clone' : 'copy'} ${(lastPhase = phase)}`);
       const progress = parseProgress(status.progress);
-      if (progress !== null) task.progress(Math.min(95, progress * 0.95));
+      if (progress !== null) task.progress(Math.min(share, (progress * share) / 100));
       if (phase === 'Succeeded') {
         resolve();
         return true;

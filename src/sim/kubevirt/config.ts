@@ -15,7 +15,15 @@ export function kubevirtConfig(store: ObjectStore): KubevirtConfig {
   const disabled = dig(cr, 'spec', 'configuration', 'developerConfiguration', 'disabledFeatureGates');
   const enabled = new Set(Array.isArray(gates) ? gates.map(String) : []);
   // Beta gates are on unless explicitly disabled (KubeVirt's IsEnabled); HotplugVolumes is GA-equivalent here.
-  for (const beta of ['DeclarativeHotplugVolumes', 'HotplugVolumes', 'LiveMigration', 'Snapshot', 'VMExport']) {
+  for (const beta of [
+    'DeclarativeHotplugVolumes',
+    'HotplugVolumes',
+    'LiveMigration',
+    'Snapshot',
+    'VMExport',
+    'VolumeMigration',
+    'VolumesUpdateStrategy',
+  ]) {
     if (!(Array.isArray(disabled) && disabled.includes(beta))) enabled.add(beta);
   }
   return { rolloutStrategy: strategy === 'Stage' ? 'Stage' : 'LiveUpdate', featureGates: enabled };

@@ -13,6 +13,8 @@ import type { Json } from './objects.js';
 import { dig, digArray, digRecord, hash32, isConditionTrue, removeCondition, setCondition, status } from './objects.js';
 import { formatBytes, memoryBytes } from './quantity.js';
 import { sizingOf } from './sizing.js';
+import type { VolumeMigrator } from './volume-migration.js';
+import { claimSwaps, volumeMigrationGateOff, wantsVolumeMigration, withoutClaims } from './volume-migration.js';
 
 const HOTPLUG_BLOCK = 128 * 2 ** 20;
 const NON_LIVE = 'a non-live-updatable field was changed in the template spec';
@@ -50,7 +52,10 @@ function frozenPart(templateSpec: Json | undefined): string {
 export class LiveUpdater {
   private readonly baselines = new Map<string, Baseline>();
 
-  constructor(private readonly ctx: SimContext) {}
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly volumes: VolumeMigrator,
+  ) {}
 
   /** The template a new VMI was just created from (or that a verb applied live). */
   baseline(vm: KObject): void {
@@ -88,7 +93,21 @@ export class LiveUpdater {
       return;
     }
     const reasons: string[] = [];
-    if (kubevirtConfig(this.ctx.store).rolloutStrategy !== 'LiveUpdate' || frozenPart(before) !== frozenPart(after)) {
+    const onlyClaims =
+      frozenPart(before) !== frozenPart(after) &&
+      JSON.stringify(withoutClaims(before)) === JSON.stringify(withoutClaims(after));
+    if (onlyClaims && wantsVolumeMigration(vm)) {
+      // updateVolumesStrategy: Migration — the swapped claims are moved by a volume migration, no restart.
+      const why = volumeMigrationGateOff(this.ctx) ?? this.volumes.apply(vm, vmi, after, claimSwaps(vmi, after));
+      if (!why) {
+        this.baselines.set(vm.metadata.uid, { generation, template: JSON.stringify(after) });
+        return;
+      }
+      reasons.push(`${NON_LIVE}: volume migration refused, ${why}`);
+    } else if (
+      kubevirtConfig(this.ctx.store).rolloutStrategy !== 'LiveUpdate' ||
+      frozenPart(before) !== frozenPart(after)
+    ) {
       reasons.push(NON_LIVE);
     } else {
       let cpu: number | string | undefined;

@@ -14,6 +14,7 @@ import type { KObject, StoreEvent } from '../store/types.js';
 import { CPU_VENDOR_LABEL_PREFIX, K, VMIM_FINALIZER } from './keys.js';
 import { launcherPod, MIGRATION_JOB_LABEL } from './launcher-pod.js';
 import type { LauncherPods } from './launcher-pods.js';
+import type { VolumeMigrator } from './volume-migration.js';
 import type { Json } from './objects.js';
 import { digArray, digRecord, digString, findCondition, setCondition, status } from './objects.js';
 import { guestMemoryBytes, interfacesStatus, isFinal, vmiPhase } from './vmi-status.js';
@@ -68,6 +69,7 @@ export class MigrationController {
   constructor(
     private readonly ctx: SimContext,
     private readonly pods: LauncherPods,
+    private readonly volumes: VolumeMigrator,
   ) {
     this.timers = new StageTimers(ctx.clock);
     this.queue = new WorkQueue('migration-controller', (key) => this.reconcile(key));
@@ -299,6 +301,7 @@ export class MigrationController {
     this.setPhase(vmim, 'Succeeded', (m) => (status(m).migrationState = { ...state }));
     if (sourcePod && sourcePod.metadata.uid !== targetPod.metadata.uid)
       store.delete(K.pods, sourcePod.metadata.namespace, sourcePod.metadata.name);
+    if (moved) this.volumes.completed(moved);
     if (moved)
       recordEvent(store, moved, 'Migrated', `The VirtualMachineInstance migrated to node ${node}.`, {
         component: 'virt-handler',

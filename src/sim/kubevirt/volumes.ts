@@ -28,11 +28,15 @@ export interface Migratability {
   message?: string;
 }
 
-/** KubeVirt's LiveMigratable condition: every PVC must be shared (RWX). */
+/**
+ * KubeVirt's LiveMigratable condition: every PVC must be shared (RWX) — except the volumes a volume migration is
+ * moving (`status.migratedVolumes`), which the migration copies to their new claims.
+ */
 export function migratability(store: ObjectStore, vmi: KObject): Migratability {
+  const moving = new Set(digArray(vmi, 'status', 'migratedVolumes').map((m) => String(m.volumeName)));
   for (const volume of digArray(vmi, 'spec', 'volumes')) {
     const claim = claimOf(volume);
-    if (!claim) continue;
+    if (!claim || moving.has(String(volume.name))) continue;
     if (!accessModesOf(store, vmi.metadata.namespace, claim).includes('ReadWriteMany')) {
       return {
         migratable: false,
