@@ -10,6 +10,7 @@ import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { nameProblem } from '../../lib/validation';
 import { cloneTargetProblem, type OpsFacts } from '../../lib/vm-ops';
+import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { ActionDialog } from './ActionDialog';
 import { TaskProgress } from './SnapshotsTab';
 
@@ -57,6 +58,8 @@ export function CloneDialog({
     }
   }, [done]);
 
+  // A clone within the namespace is a snapshot: while a doctor check turns snapshots off, link to its row.
+  const snapshotBlocker = useBlocker('snapshots');
   const targetProblem = nameProblem(target);
   const nsProblem = namespace === '' ? 'Namespace is required' : nameProblem(namespace);
   const elsewhere = namespace !== vm.namespace;
@@ -141,6 +144,9 @@ export function CloneDialog({
               ? `must exist already; the copy's disks are DataVolumes cloned from ${vm.namespace}`
               : `default: the source namespace (${vm.namespace}); another one copies the disks with CDI`)}
         </span>
+        {(namespace === '' || !elsewhere) && snapshotBlocker && (
+          <BlockedBy blocker={snapshotBlocker} what="Clones within a namespace" />
+        )}
       </div>
       <label className="check">
         <input
