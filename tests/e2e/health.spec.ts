@@ -188,3 +188,91 @@ test("the HotplugVolumes gate off: a running VM's Add disk links to the gate's r
     if (!now.gates.includes('HotplugVolumes')) await setFeatureGates(request, [...now.gates, 'HotplugVolumes']);
   }
 });
+
+test("the Snapshot gate off: a running VM's Clone names it and links to the gate's row", async ({
+  page,
+  browser,
+  request,
+  baseURL,
+}) => {
+  test.skip(!SIM_URL, 'needs the embedded cluster (E2E_SIM_URL) to switch a gate off behind Corral');
+  // A running VM with a guest agent (it reports its OS) clones through a snapshot; without one it must stop first.
+  const vms = (await (await request.get('/api/vms')).json()) as {
+    namespace: string;
+    name: string;
+    status: string;
+    os: string;
+  }[];
+  const vm = vms.find((v) => v.status === 'Running' && v.os !== '');
+  expect(vm, 'a running demo VM with a guest agent').toBeDefined();
+  const url = `/vms/${vm!.namespace}/${vm!.name}`;
+  const before = await featureGates(request);
+  const errors = watchErrors(page);
+  const openMenu = async (p: Page) => {
+    await p.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+    await expect(p.getByRole('menuitem', { name: /^Clone…/ })).toBeDisabled();
+  };
+  try {
+    await setFeatureGates(
+      request,
+      before.gates.filter((g) => g !== 'Snapshot'),
+    );
+    await page.goto('/health');
+    await expect(row(page, 'gate-snapshot')).toHaveAttribute('data-status', 'fail');
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(url);
+    await openMenu(page);
+    await expect(page.getByRole('menuitem', { name: /^Clone…/ })).toContainText(
+      'the KubeVirt Snapshot feature gate is off (stop the VM to clone it into another namespace)',
+    );
+    const link = page.getByTestId('blocked-clone');
+    await expect(link).toHaveAttribute('href', '/health#check-gate-snapshot');
+    await page.screenshot({ path: `${DIR}/vm-clone-blocked.png` });
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+    await openMenu(page);
+    await page.screenshot({ path: `${DIR}/vm-clone-blocked-light.png` });
+    await page.getByTestId('theme-toggle').click();
+    for (const theme of ['dark', 'light'] as const) {
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        baseURL,
+        colorScheme: theme,
+      });
+      const p = await phone.newPage();
+      const phoneErrors = watchErrors(p);
+      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await p.goto(url);
+      await openMenu(p);
+      await p.getByTestId('blocked-clone').scrollIntoViewIfNeeded();
+      await p.screenshot({
+        path: `${DIR}/${theme === 'dark' ? 'vm-clone-blocked-phone.png' : 'vm-clone-blocked-phone-light.png'}`,
+      });
+      expect(phoneErrors).toEqual([]);
+      await phone.close();
+    }
+
+    // The theme toggle closed the desktop menu: open it again and follow the link.
+    await openMenu(page);
+    await link.click();
+    await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
+    await expect(row(page, 'gate-snapshot')).toHaveClass(/health-linked/);
+
+    await setFeatureGates(request, before.gates);
+    await expect(async () => {
+      await page.goto('/health');
+      await expect(row(page, 'gate-snapshot')).toHaveAttribute('data-status', 'ok', { timeout: 1000 });
+    }).toPass();
+    await page.goto(url);
+    await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+    await expect(page.getByRole('menuitem', { name: /^Clone…/ })).toBeEnabled();
+    await expect(page.getByTestId('blocked-clone')).toHaveCount(0);
+    expect(errors).toEqual([]);
+  } finally {
+    const now = await featureGates(request);
+    if (!now.gates.includes('Snapshot')) await setFeatureGates(request, [...now.gates, 'Snapshot']);
+  }
+});
