@@ -1,7 +1,7 @@
 /**
  * `POST /nodes/{node}/qemu/{vmid}/move_disk {disk, storage, delete}`: PVE's storage move, served by the domain's
  * `moveDisk` (a CDI clone of the claim onto the storage's StorageClass, then the VM uses the copy) as a `qmmove`
- * task. The slot (`scsi0`) is found as `GET …/config` shows it; a running VM is refused with the domain's reason.
+ * task. The slot (`scsi0`) is found as `GET …/config` shows it; a running VM's disk moves by a volume migration.
  */
 import { moveDisk } from '@/server/domain/vm-disk-move';
 import { corral } from '../errors';

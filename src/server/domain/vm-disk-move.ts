@@ -69,6 +69,11 @@ export async function moveDisk(
         'CONFLICT',
         `VM ${namespace}/${name} is ${printableStatus(vm)}: its disk can move once it runs or is stopped`,
       );
+    if (disk.volume?.hotpluggable)
+      throw new CorralError(
+        'CONFLICT',
+        `disk ${input.disk} is hot-plugged: a volume migration moves only the disks the VM started with; stop the VM first`,
+      );
     const off = await volumeMigrationGatesOff(deps);
     if (off.length) throw new CorralError('CONFLICT', gatesOffMessage(off));
     const inFlight = asArray(asDict(vmi?.status).migratedVolumes).length > 0;

@@ -12,7 +12,7 @@ export const diskMoveRouter = router({
         path: '/vms/{namespace}/{name}/disks/{disk}/move',
         tags: ['hardware'],
         summary:
-          "Move a stopped VM's disk to another StorageClass as a task (CDI clone, then the VM uses the copy); 409 while the VM runs",
+          "Move a VM's disk to another StorageClass as a task: stopped, a CDI clone the VM then uses; running, a KubeVirt volume migration (409 when its feature gates are off or the disk is hot-plugged)",
       },
       successStatus: 202,
     })

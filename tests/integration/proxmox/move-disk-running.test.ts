@@ -203,6 +203,33 @@ describe('move_disk of a running VM', () => {
     );
   });
 
+  it('a hot-plugged disk of a running VM is refused: the volume migration moves the disks the VM started with', async () => {
+    const added = await fetch(`${h.corral.url}/api/vms/${NS}/live-abort/volumes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ size: '1Gi' }),
+    });
+    const body = (await added.json()) as { task: string; disk?: string };
+    expect(added.status, JSON.stringify(body)).toBe(202);
+    let task: { status: string } = { status: 'running' };
+    await until(async () => {
+      task = (await (await fetch(`${h.corral.url}/api/tasks/${body.task}`)).json()) as typeof task;
+      return task.status !== 'running';
+    }, 60_000);
+    expect(task.status).toBe('done');
+    const hot = (await vm('live-abort')).body.spec.template?.spec.volumes.find(
+      (v) => (v.dataVolume as { hotpluggable?: boolean } | undefined)?.hotpluggable,
+    );
+    expect(hot).toBeDefined();
+    const res = await fetch(`${h.corral.url}/api/vms/${NS}/live-abort/disks/${hot!.name}/move`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ storageClass: 'nfs' }),
+    });
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain(`disk ${hot!.name} is hot-plugged`);
+  });
+
   it('with the VolumeMigration gate off the move is refused with the reason, before anything is created', async () => {
     await setDisabledGates(['VolumeMigration']);
     try {
