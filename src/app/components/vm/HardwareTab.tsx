@@ -401,7 +401,13 @@ export function HardwareTab({ vm, readOnly }: VmTabProps) {
           <AddNicDialog vm={vm} open={dialog?.kind === 'add-nic'} onClose={close} />
           <ExpandDialog vm={vm} disk={dialog?.kind === 'expand' ? dialog.disk : null} onClose={close} />
           <DetachDialog vm={vm} disk={dialog?.kind === 'detach' ? dialog.disk : null} onClose={close} />
-          <MoveDiskDialog vm={vm} hw={data} disk={dialog?.kind === 'move' ? dialog.disk : null} onClose={close} />
+          <MoveDiskDialog
+            vm={vm}
+            hw={data}
+            disk={dialog?.kind === 'move' ? dialog.disk : null}
+            running={data.running}
+            onClose={close}
+          />
           <RemoveNicDialog vm={vm} nic={dialog?.kind === 'remove-nic' ? dialog.nic : null} onClose={close} />
         </>
       )}

@@ -1,6 +1,7 @@
 'use client';
-// The Hardware tab's Move disk: a stopped VM's disk is cloned onto another StorageClass and the VM switched to the
-// copy (disks.move, a task in the Tasks panel); the old volume is kept unless asked to delete it.
+// The Hardware tab's Move disk (disks.move, a task in the Tasks panel): a stopped VM's disk is cloned onto another
+// StorageClass and the VM switched to the copy; a running VM's disk is copied by a KubeVirt volume migration while
+// the guest keeps running. The old volume is kept unless asked to delete it.
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { HardwareView, VmRow } from '../../../lib/model';
@@ -12,11 +13,15 @@ type Disk = HardwareView['disks'][number];
 
 const CLASS_NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 
-/** Whether a disk can move now: only a claim-backed disk of a stopped VM (the server says the same, as a 409/400). */
+/**
+ * Whether a disk can move now: a claim-backed disk, of a stopped VM or — by a volume migration — one the running VM
+ * started with (the server says the same, as a 409/400).
+ */
 export function moveDiskState(disk: Disk, running: boolean): ActionState {
   if (!disk.claim || disk.kind === 'containerDisk' || disk.kind === 'cloudInit' || disk.device === 'cdrom')
     return { enabled: false, reason: `${disk.name} is not on a volume that can move` };
-  if (running) return { enabled: false, reason: "Stop the VM first: a running VM's disk cannot move yet" };
+  if (running && disk.hotplugged)
+    return { enabled: false, reason: 'Stop the VM first: a hot-plugged disk cannot move while the VM runs' };
   return { enabled: true, reason: '' };
 }
 
@@ -24,11 +29,13 @@ export function MoveDiskDialog({
   vm,
   hw,
   disk,
+  running,
   onClose,
 }: {
   vm: VmRow;
   hw: HardwareView;
   disk: Disk | null;
+  running: boolean;
   onClose: () => void;
 }) {
   const trpc = useTRPC();
@@ -75,9 +82,9 @@ export function MoveDiskDialog({
       }}
     >
       <p className="page-sub" style={{ margin: 0 }}>
-        CDI copies <span className="mono">{disk?.claim}</span> ({disk?.size}, now on{' '}
-        {disk?.storageClass || 'the default class'}) to a new volume on the chosen class, then the VM uses the copy.
-        Progress shows in the Tasks panel.
+        {running ? 'The VM keeps running: KubeVirt migrates' : 'CDI copies'} <span className="mono">{disk?.claim}</span>{' '}
+        ({disk?.size}, now on {disk?.storageClass || 'the default class'}) to a new volume on the chosen class, then the
+        VM uses the copy. Progress shows in the Tasks panel.
       </p>
       <div className="field">
         <label htmlFor="move-class">Storage class</label>
