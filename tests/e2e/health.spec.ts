@@ -261,6 +261,19 @@ test("the Snapshot gate off: a running VM's Clone names it and links to the gate
     await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
     await expect(row(page, 'gate-snapshot')).toHaveClass(/health-linked/);
 
+    // A stopped VM still clones (into another namespace); the dialog's namespace field links to the same row.
+    const stopped = vms.find((v) => v.status === 'Stopped');
+    expect(stopped, 'a stopped demo VM').toBeDefined();
+    await page.goto(`/vms/${stopped!.namespace}/${stopped!.name}`);
+    await page.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+    await page.getByRole('menuitem', { name: /^(Clone|New VM from template)…/ }).click();
+    const dialog = page.getByRole('dialog');
+    const within = dialog.getByTestId('blocked-snapshots');
+    await expect(within).toContainText('Clones within a namespace are off: the KubeVirt Snapshot feature gate is off');
+    await page.screenshot({ path: `${DIR}/vm-clone-dialog-blocked.png` });
+    await within.getByRole('link', { name: 'fix' }).click();
+    await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
+
     await setFeatureGates(request, before.gates);
     await expect(async () => {
       await page.goto('/health');
