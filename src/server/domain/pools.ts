@@ -181,6 +181,35 @@ export function listFolders(deps: DomainDeps, doc: Readonly<FolderDoc>): FolderL
 
 const notFound = (path: string) => new CorralError('NOT_FOUND', `pool '${path}' does not exist`);
 
+/*
+ * Refusals are checked twice: against the current document before a task is started (so a refused request records
+ * no task and changes no cluster object), and again inside the update, where a concurrent writer may have changed it.
+ */
+function mustExist(doc: Readonly<FolderDoc>, path: string): void {
+  if (!doc[path]) throw notFound(path);
+}
+
+function mustNotExist(doc: Readonly<FolderDoc>, path: string): void {
+  if (doc[path]) throw new CorralError('CONFLICT', `pool '${path}' already exists`);
+}
+
+function checkMove(doc: Readonly<FolderDoc>, from: string, to: string): void {
+  mustExist(doc, from);
+  if (isWithin(to, from))
+    throw new CorralError('CONFLICT', `cannot move pool '${from}' into itself or one of its sub-pools ('${to}')`);
+  mustNotExist(doc, to);
+}
+
+function checkAdd(doc: Readonly<FolderDoc>, path: string, ref: string, name: string): void {
+  mustExist(doc, path);
+  const current = poolOfRef(doc as FolderDoc, ref);
+  if (current && current !== path)
+    throw new CorralError(
+      'CONFLICT',
+      `${name} is already in pool '${current}' (an instance is in one pool at most); remove it there first`,
+    );
+}
+
 /** Where a ref is filed, '' when nowhere. */
 function poolOfRef(doc: FolderDoc, ref: string): string {
   for (const [path, f] of Object.entries(doc)) if (f.members.includes(ref)) return path;
@@ -217,6 +246,15 @@ export class FolderService {
     return this.store.poolOf(formatRef({ backend: KUBEVIRT_BACKEND, context, namespace, name }));
   }
 
+  /** Throws the refusal `check` finds in the current document, read again from the cluster before refusing. */
+  private async refuseEarly(check: (doc: Readonly<FolderDoc>) => void): Promise<void> {
+    try {
+      check(this.store.current());
+    } catch {
+      check(await this.store.refresh());
+    }
+  }
+
   private task<T>(caller: Caller, action: string, target: string, body: () => Promise<[T, string]>): Promise<T> {
     return runAsTask(this.deps.journal, action, `pool/${target}`, caller.identity.login, async (task) => {
       const [result, line] = await body();
@@ -226,11 +264,12 @@ export class FolderService {
   }
 
   /** `POST /api/folders`: the pool and any missing parents; an existing pool is a 409. */
-  create(caller: Caller, path: string, comment?: string): Promise<{ path: string; created: string[] }> {
+  async create(caller: Caller, path: string, comment?: string): Promise<{ path: string; created: string[] }> {
     checkPath(path);
+    await this.refuseEarly((doc) => mustNotExist(doc, path));
     return this.task(caller, 'pool-create', path, async () => {
       const created = await this.store.update((doc) => {
-        if (doc[path]) throw new CorralError('CONFLICT', `pool '${path}' already exists`);
+        mustNotExist(doc, path);
         const made = ensure(doc, path, true);
         if (comment) doc[path]!.comment = comment;
         return made;
@@ -240,12 +279,13 @@ export class FolderService {
   }
 
   /** Sets (or with '' clears) a pool's comment. */
-  setComment(caller: Caller, path: string, comment: string): Promise<void> {
+  async setComment(caller: Caller, path: string, comment: string): Promise<void> {
     checkPath(path);
+    await this.refuseEarly((doc) => mustExist(doc, path));
     return this.task(caller, 'pool-update', path, async () => {
       await this.store.update((doc) => {
-        const f = doc[path];
-        if (!f) throw notFound(path);
+        mustExist(doc, path);
+        const f = doc[path]!;
         if (comment) f.comment = comment;
         else delete f.comment;
       });
@@ -254,15 +294,16 @@ export class FolderService {
   }
 
   /** `DELETE /api/folders`: the pool and its descendants; their members are unfoldered, never deleted. */
-  remove(
+  async remove(
     caller: Caller,
     path: string,
     options: { onlyEmpty?: boolean } = {},
   ): Promise<{ removed: string[]; unfoldered: string[] }> {
     checkPath(path);
+    await this.refuseEarly((doc) => mustExist(doc, path));
     return this.task(caller, 'pool-delete', path, async () => {
       const out = await this.store.update((doc) => {
-        if (!doc[path]) throw notFound(path);
+        mustExist(doc, path);
         const removed = Object.keys(doc)
           .filter((p) => isWithin(p, path))
           .sort(comparePaths);
@@ -280,15 +321,13 @@ export class FolderService {
   }
 
   /** `POST /api/folders/move`: renames the prefix `from` to `to` for the pool and all its descendants. */
-  move(caller: Caller, from: string, to: string): Promise<{ from: string; to: string; moved: string[] }> {
+  async move(caller: Caller, from: string, to: string): Promise<{ from: string; to: string; moved: string[] }> {
     checkPath(from, 'from');
     checkPath(to, 'to');
+    await this.refuseEarly((doc) => checkMove(doc, from, to));
     return this.task(caller, 'pool-move', from, async () => {
       const moved = await this.store.update((doc) => {
-        if (!doc[from]) throw notFound(from);
-        if (isWithin(to, from))
-          throw new CorralError('CONFLICT', `cannot move pool '${from}' into itself or one of its sub-pools ('${to}')`);
-        if (doc[to]) throw new CorralError('CONFLICT', `pool '${to}' already exists`);
+        checkMove(doc, from, to);
         const subtree = Object.keys(doc)
           .filter((p) => isWithin(p, from))
           .sort(comparePaths);
@@ -310,7 +349,7 @@ export class FolderService {
   }
 
   /** `POST /api/folders/members`: files an instance of this cluster in a pool; one in another pool is a 409. */
-  addMember(caller: Caller, path: string, ref: string): Promise<{ path: string; ref: string; changed: boolean }> {
+  async addMember(caller: Caller, path: string, ref: string): Promise<{ path: string; ref: string; changed: boolean }> {
     checkPath(path);
     const parts = parseRef(ref);
     const at = depsFor(this.deps, parts.context);
@@ -322,18 +361,13 @@ export class FolderService {
     const canonical = formatRef(parts);
     if (!at.fleet.vmRow(parts.namespace, parts.name) && !findCt(at, parts.namespace, parts.name))
       throw new CorralError('NOT_FOUND', `ref: no VM or CT ${parts.namespace}/${parts.name}`);
+    const name = `${parts.namespace}/${parts.name}`;
+    await this.refuseEarly((doc) => checkAdd(doc, path, canonical, name));
     return this.task(caller, 'pool-add', path, async () => {
       const changed = await this.store.update((doc) => {
-        const folder = doc[path];
-        if (!folder) throw notFound(path);
-        const current = poolOfRef(doc, canonical);
-        if (current === path) return false;
-        if (current)
-          throw new CorralError(
-            'CONFLICT',
-            `${parts.namespace}/${parts.name} is already in pool '${current}' (an instance is in one pool at most); remove it there first`,
-          );
-        folder.members.push(canonical);
+        checkAdd(doc, path, canonical, name);
+        if (poolOfRef(doc, canonical) === path) return false;
+        doc[path]!.members.push(canonical);
         return true;
       });
       return [
@@ -344,15 +378,19 @@ export class FolderService {
   }
 
   /** `DELETE /api/folders/members`: unfolders a ref (kept or missing alike). */
-  removeMember(caller: Caller, ref: string): Promise<{ path: string; ref: string }> {
+  async removeMember(caller: Caller, ref: string): Promise<{ path: string; ref: string }> {
     if (ref === '' || ref.length > 600) throw new CorralError('BAD_REQUEST', 'ref: must be 1 to 600 characters');
-    const known = poolOfRef(this.store.current() as FolderDoc, ref);
     // A malformed ref that is not stored is the caller's mistake; a stored one (hand-edited) may always be removed.
-    if (!known) parseRef(ref);
-    return this.task(caller, 'pool-remove', known || ref, async () => {
+    if (!poolOfRef(this.store.current() as FolderDoc, ref)) parseRef(ref);
+    const poolOf = (doc: Readonly<FolderDoc>): string => {
+      const p = poolOfRef(doc as FolderDoc, ref);
+      if (!p) throw new CorralError('NOT_FOUND', `ref: ${ref} is in no pool`);
+      return p;
+    };
+    await this.refuseEarly(poolOf);
+    return this.task(caller, 'pool-remove', poolOf(this.store.current()), async () => {
       const path = await this.store.update((doc) => {
-        const p = poolOfRef(doc, ref);
-        if (!p) throw new CorralError('NOT_FOUND', `ref: ${ref} is in no pool`);
+        const p = poolOf(doc);
         doc[p]!.members = doc[p]!.members.filter((r) => r !== ref);
         return p;
       });

@@ -166,6 +166,17 @@ describe('pool CRUD and nesting rules', () => {
     expect((await h.get(`/api/vms/${NS}/cache/row`)).status).toBe(200);
     expect((await h.del(`/api/folders?path=other`)).status).toBe(404);
   });
+
+  it('records no task for a refused request: only changes reach the task log', async () => {
+    const poolTasks = async () =>
+      ((await h.get('/api/tasks')).body as { action: string }[]).filter((t) => t.action.startsWith('pool-')).length;
+    const before = await poolTasks();
+    expect((await h.del(`/api/folders?path=gone`)).status).toBe(404);
+    expect((await h.post('/api/folders', { path: 'apps' })).status).toBe(409);
+    expect((await h.post('/api/folders/move', { from: 'gone', to: 'x' })).status).toBe(404);
+    expect((await h.del(`/api/folders/members?ref=${encodeURIComponent(ref('nowhere'))}`)).status).toBe(404);
+    expect(await poolTasks()).toBe(before);
+  });
 });
 
 describe('members', () => {
