@@ -109,7 +109,7 @@ export const PROTOBUF_KINDS: Readonly<Record<string, readonly string[]>> = {
     'ServiceAccount',
   ],
   apps: ['Deployment'],
-  batch: ['Job'],
+  batch: ['Job', 'CronJob'],
   'coordination.k8s.io': ['Lease'],
   'networking.k8s.io': ['NetworkPolicy', 'Ingress'],
   policy: ['PodDisruptionBudget'],

@@ -418,6 +418,13 @@ describe('access reviews', () => {
         kind: 'SelfSubjectAccessReview',
         verbs: ['create'],
       },
+      {
+        name: 'selfsubjectrulesreviews',
+        singularName: '',
+        namespaced: false,
+        kind: 'SelfSubjectRulesReview',
+        verbs: ['create'],
+      },
     ]);
   });
 });

@@ -1,10 +1,15 @@
 /**
- * Protobuf field descriptors: k8s.io/api/apps/v1 Deployment, k8s.io/api/batch/v1 Job, and the k8s.io/api/scheduling/v1alpha3 messages a Job spec refers to.
+ * Protobuf field descriptors: k8s.io/api/apps/v1 Deployment, k8s.io/api/batch/v1 Job and CronJob, and the k8s.io/api/scheduling/v1alpha3 messages a Job spec refers to.
  * Field numbers and types from the published `generated.proto` (../shared/reference/k8s-proto); the notation is
  * read by `../schema.ts`. `?` marks a field that is a pointer in Go, where a zero value is kept instead of dropped.
  */
 export const APPS_BATCH = `
 Job: 1 metadata ObjectMeta, 2 spec JobSpec, 3 status JobStatus
+CronJob: 1 metadata ObjectMeta, 2 spec CronJobSpec, 3 status CronJobStatus
+CronJobSpec: 1 schedule string, 8 timeZone? string, 2 startingDeadlineSeconds? int64, 3 concurrencyPolicy string,
+  4 suspend? bool, 5 jobTemplate JobTemplateSpec, 6 successfulJobsHistoryLimit? int32, 7 failedJobsHistoryLimit? int32
+CronJobStatus: 1 active []ObjectReference, 4 lastScheduleTime Time, 5 lastSuccessfulTime Time
+JobTemplateSpec: 1 metadata ObjectMeta, 2 spec JobSpec
 Deployment: 1 metadata ObjectMeta, 2 spec DeploymentSpec, 3 status DeploymentStatus
 JobSpec: 1 parallelism? int32, 2 completions? int32, 3 activeDeadlineSeconds? int64, 4 selector LabelSelector,
   5 manualSelector? bool, 6 template PodTemplateSpec, 7 backoffLimit? int32, 8 ttlSecondsAfterFinished? int32,
