@@ -271,6 +271,29 @@ test("the Snapshot gate off: a running VM's Clone names it and links to the gate
     const within = dialog.getByTestId('blocked-snapshots');
     await expect(within).toContainText('Clones within a namespace are off: the KubeVirt Snapshot feature gate is off');
     await page.screenshot({ path: `${DIR}/vm-clone-dialog-blocked.png` });
+    for (const [theme, phoneWidth, file] of [
+      ['light', false, 'vm-clone-dialog-blocked-light.png'],
+      ['dark', true, 'vm-clone-dialog-blocked-phone.png'],
+      ['light', true, 'vm-clone-dialog-blocked-phone-light.png'],
+    ] as const) {
+      const ctx = await browser.newContext({
+        viewport: phoneWidth ? { width: 390, height: 844 } : { width: 1440, height: 900 },
+        isMobile: phoneWidth,
+        hasTouch: phoneWidth,
+        baseURL,
+        colorScheme: theme,
+      });
+      const p = await ctx.newPage();
+      const pErrors = watchErrors(p);
+      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await p.goto(`/vms/${stopped!.namespace}/${stopped!.name}`);
+      await p.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+      await p.getByRole('menuitem', { name: /^(Clone|New VM from template)…/ }).click();
+      await expect(p.getByRole('dialog').getByTestId('blocked-snapshots')).toBeVisible();
+      await p.screenshot({ path: `${DIR}/${file}` });
+      expect(pErrors).toEqual([]);
+      await ctx.close();
+    }
     await within.getByRole('link', { name: 'fix' }).click();
     await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
 
