@@ -61,8 +61,13 @@ beforeAll(async () => {
     next: false,
     plugins: false,
     config: { defaultNamespace: NS, pollMs: 50, waitTimeoutMs: 30_000 },
+    // Long enough that the heartbeat, which creates a missing namespace for its Lease, does not renew in this file.
+    replica: { leaseSeconds: 600 },
   });
   await corral.cluster.cache.waitForSync(20_000);
+  // Corral's first heartbeat created its namespace; take it away again, as an admin who deleted it would.
+  expect(sim.store.get('/namespaces', undefined, NS)).toBeDefined();
+  sim.store.delete('/namespaces', undefined, NS);
 });
 
 afterAll(async () => {
