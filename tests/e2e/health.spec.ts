@@ -312,3 +312,85 @@ test("the Snapshot gate off: a running VM's Clone names it and links to the gate
     if (!now.gates.includes('Snapshot')) await setFeatureGates(request, [...now.gates, 'Snapshot']);
   }
 });
+
+test("no NetworkAttachmentDefinition: a VM's Add NIC links to the multus row", async ({
+  page,
+  browser,
+  request,
+  baseURL,
+}) => {
+  test.skip(!SIM_URL, 'needs the embedded cluster (E2E_SIM_URL) to remove the networks behind Corral');
+  const NADS = '/apis/k8s.cni.cncf.io/v1';
+  const headers = { Authorization: SIM_HEADERS.Authorization, 'Content-Type': 'application/json' };
+  type Nad = { metadata: { name: string; namespace: string; [k: string]: unknown }; [k: string]: unknown };
+  const list = async () =>
+    (
+      (await (await request.get(`${SIM_URL}${NADS}/network-attachment-definitions`, { headers })).json()) as {
+        items: Nad[];
+      }
+    ).items;
+  const saved = await list();
+  expect(saved.length, 'the demo has networks').toBeGreaterThan(0);
+  const vms = (await (await request.get('/api/vms')).json()) as { namespace: string; name: string; status: string }[];
+  const vm = vms.find((v) => v.status === 'Running');
+  const errors = watchErrors(page);
+  try {
+    for (const n of saved) {
+      const res = await request.delete(
+        `${SIM_URL}${NADS}/namespaces/${n.metadata.namespace}/network-attachment-definitions/${n.metadata.name}`,
+        { headers },
+      );
+      expect(res.ok(), await res.text()).toBe(true);
+    }
+    await page.goto('/health');
+    await expect(row(page, 'multus')).toHaveAttribute('data-status', 'warn');
+    await page.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
+    await expect(page.getByRole('button', { name: 'Add NIC' })).toBeDisabled();
+    const blocked = page.getByTestId('blocked-networks');
+    await expect(blocked).toContainText(
+      'Bridged NICs are off: Multus is installed but there is no NetworkAttachmentDefinition',
+    );
+    for (const [theme, phoneWidth, file] of [
+      ['dark', false, 'vm-nic-blocked.png'],
+      ['light', false, 'vm-nic-blocked-light.png'],
+      ['dark', true, 'vm-nic-blocked-phone.png'],
+      ['light', true, 'vm-nic-blocked-phone-light.png'],
+    ] as const) {
+      const ctx = await browser.newContext({
+        viewport: phoneWidth ? { width: 390, height: 844 } : { width: 1440, height: 900 },
+        isMobile: phoneWidth,
+        hasTouch: phoneWidth,
+        baseURL,
+        colorScheme: theme,
+      });
+      const p = await ctx.newPage();
+      const pErrors = watchErrors(p);
+      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+      await p.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
+      await expect(p.getByTestId('blocked-networks')).toBeVisible();
+      await p.screenshot({ path: `${DIR}/${file}` });
+      expect(pErrors).toEqual([]);
+      await ctx.close();
+    }
+    await blocked.getByRole('link', { name: 'fix' }).click();
+    await expect(page).toHaveURL(/\/health#check-multus$/);
+    await expect(row(page, 'multus')).toHaveClass(/health-linked/);
+    expect(errors).toEqual([]);
+  } finally {
+    const now = new Set((await list()).map((n) => `${n.metadata.namespace}/${n.metadata.name}`));
+    for (const n of saved) {
+      if (now.has(`${n.metadata.namespace}/${n.metadata.name}`)) continue;
+      const { name, namespace, labels, annotations } = n.metadata;
+      await request.post(`${SIM_URL}${NADS}/namespaces/${namespace}/network-attachment-definitions`, {
+        headers,
+        data: JSON.stringify({ ...n, metadata: { name, namespace, labels, annotations } }),
+      });
+    }
+  }
+  // With the networks back, Add NIC is enabled again.
+  await page.goto('/health');
+  await expect(row(page, 'multus')).toHaveAttribute('data-status', 'ok');
+  await page.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
+  await expect(page.getByRole('button', { name: 'Add NIC' })).toBeEnabled();
+  await expect(page.getByTestId('blocked-networks')).toHaveCount(0);
+});
