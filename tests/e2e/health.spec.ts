@@ -1,7 +1,8 @@
 // Datacenter → Health (issue 12): with KubeVirt's Snapshot feature gate switched off behind Corral's back, the
 // Health page shows the failing gate and the header its badge; a VM's disabled Take snapshot links to that row; the
 // row's Fix (after its preview) enables the gate, and the VM's Take snapshot is enabled again. Screenshots of the
-// page at desktop and phone width in both themes.
+// page at desktop and phone width in both themes. Further tests follow other disabled controls to their rows: Add
+// disk (HotplugVolumes off), Clone and the Clone dialog (Snapshot off), Add NIC (no NetworkAttachmentDefinition).
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { SCREENSHOT_DIR, SIM_URL } from './env';
 import { apiCreate, apiDelete, NS, uniqueName } from './helpers';
