@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, isCryptHash, sha512Crypt } from './sha-crypt';
+import { hashPassword, isCryptHash, sha512Crypt } from '../../lib/sha-crypt';
 import {
   CloudInitFieldError,
   applyChange,

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
-import { hashPassword, isCryptHash } from './sha-crypt';
+import { hashPassword, isCryptHash } from '../../lib/sha-crypt';
 import { runAsTask } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, templateSpec, vmiActive } from './vm-facts';

@@ -4,8 +4,8 @@
  * network data likewise (`networkDataSecretRef`, keys `networkdata`/`networkData`). The guest then has the user,
  * its password (a crypt hash or plain text), the authorized keys and the static addresses of its interfaces.
  */
-import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
+import { sha512CryptDigest } from '../../lib/sha-crypt.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { resourceKey, type KObject } from '../store/types.js';
 
@@ -111,58 +111,10 @@ export function guestCloudInit(store: ObjectStore, vmi: KObject): GuestCloudInit
 // ---------------------------------------------------------------------------------------------------------------
 // The guest's crypt(3) for `$6$` hashes: what its login program checks a typed password against.
 
-const ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-function sha512(...parts: Buffer[]): Buffer {
-  const h = createHash('sha512');
-  for (const p of parts) h.update(p);
-  return h.digest();
-}
-
-function repeatTo(source: Buffer, length: number): Buffer {
-  const out = Buffer.alloc(length);
-  for (let i = 0; i < length; i++) out[i] = source[i % source.length]!;
-  return out;
-}
-
-function sha512Crypt(password: string, salt: string, rounds: number): string {
-  const p = Buffer.from(password, 'utf8');
-  const s = Buffer.from(salt, 'utf8');
-  const b = sha512(p, s, p);
-  const aParts = [p, s, repeatTo(b, p.length)];
-  for (let n = p.length; n > 0; n >>= 1) aParts.push(n & 1 ? b : p);
-  let a = sha512(...aParts);
-  const dp = repeatTo(sha512(...Array.from({ length: p.length }, () => p)), p.length);
-  const ds = repeatTo(sha512(...Array.from({ length: 16 + a[0]! }, () => s)), s.length);
-  for (let i = 0; i < rounds; i++) {
-    const parts: Buffer[] = [i & 1 ? dp : a];
-    if (i % 3) parts.push(ds);
-    if (i % 7) parts.push(dp);
-    parts.push(i & 1 ? a : dp);
-    a = sha512(...parts);
-  }
-  let out = '';
-  const b64 = (b2: number, b1: number, b0: number, n: number) => {
-    let w = (b2 << 16) | (b1 << 8) | b0;
-    for (let i = 0; i < n; i++) {
-      out += ALPHABET[w & 0x3f];
-      w >>>= 6;
-    }
-  };
-  for (let i = 0; i < 21; i++) {
-    const [x, y, z] = [a[i]!, a[i + 21]!, a[i + 42]!];
-    if (i % 3 === 0) b64(x, y, z, 4);
-    else if (i % 3 === 1) b64(y, z, x, 4);
-    else b64(z, x, y, 4);
-  }
-  b64(0, 0, a[63]!, 2);
-  return out;
-}
-
 /** Whether `typed` matches the configured password: a `$6$` hash is checked as crypt(3) does, else compared as text. */
 export function passwordMatches(configured: string, typed: string): boolean {
   const m = /^\$6\$(?:rounds=(\d+)\$)?([^$]{0,16})\$([./0-9A-Za-z]{86})$/.exec(configured);
-  if (m) return sha512Crypt(typed, m[2]!, m[1] ? Number(m[1]) : 5000) === m[3];
+  if (m) return sha512CryptDigest(typed, m[2]!, m[1] ? Number(m[1]) : 5000) === m[3];
   if (configured.startsWith('$')) return false; // another hash scheme this guest does not implement
   return configured === typed;
 }

@@ -1,7 +1,8 @@
 /**
  * SHA-512 crypt (`$6$salt$hash`, the glibc/Ulrich Drepper scheme) — what PVE stores for `cipassword` and what
  * cloud-init's `password:` accepts, so the guest never receives a plain-text password and nothing Corral writes
- * holds one. Node's crypto has SHA-512 but not crypt(3); this is the published algorithm with 5000 rounds.
+ * holds one. Node's crypto has SHA-512 but not crypt(3); this is the published algorithm. The embedded cluster's guests
+ * check typed passwords with the same code (src/sim/kubevirt/cloud-init.ts), so it lives outside both.
  */
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -40,7 +41,8 @@ function encode(f: Buffer): string {
   return out;
 }
 
-export function sha512Crypt(password: string, salt: string): string {
+/** The 86-character digest part of a `$6$` hash of `password` with `salt` (up to 16 characters) and `rounds`. */
+export function sha512CryptDigest(password: string, salt: string, rounds = ROUNDS): string {
   const p = Buffer.from(password, 'utf8');
   const s = Buffer.from(salt.slice(0, 16), 'utf8');
   const b = sha512(p, s, p);
@@ -49,14 +51,19 @@ export function sha512Crypt(password: string, salt: string): string {
   let a = sha512(...aParts);
   const dp = repeatTo(sha512(...Array.from({ length: p.length }, () => p)), p.length);
   const ds = repeatTo(sha512(...Array.from({ length: 16 + a[0]! }, () => s)), s.length);
-  for (let i = 0; i < ROUNDS; i++) {
+  for (let i = 0; i < rounds; i++) {
     const parts: Buffer[] = [i & 1 ? dp : a];
     if (i % 3) parts.push(ds);
     if (i % 7) parts.push(dp);
     parts.push(i & 1 ? a : dp);
     a = sha512(...parts);
   }
-  return `$6$${salt.slice(0, 16)}$${encode(a)}`;
+  return encode(a);
+}
+
+/** `$6$<salt>$<digest>` with the default 5000 rounds. */
+export function sha512Crypt(password: string, salt: string): string {
+  return `$6$${salt.slice(0, 16)}$${sha512CryptDigest(password, salt)}`;
 }
 
 /** A fresh `$6$` hash with a random 16-character salt. */
