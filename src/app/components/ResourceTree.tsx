@@ -28,6 +28,15 @@ interface Section {
 }
 
 /** The first `n` VMs in name order. Only open groups pay for it: a collapsed one shows just its count. */
+/** The Datacenter's own pages, listed under it in the tree. */
+const DATACENTER_PAGES = [
+  { href: '/images', icon: '◫', label: 'Images' },
+  { href: '/health', icon: '✚', label: 'Health' },
+  { href: '/extensions', icon: '◈', label: 'Extensions' },
+  { href: '/schedules', icon: '◷', label: 'Schedules' },
+  { href: '/proxmox', icon: '⇄', label: 'Proxmox API' },
+] as const;
+
 function firstByName(vms: readonly VmRow[], n: number): VmRow[] {
   return [...vms].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
 }
@@ -219,71 +228,21 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               <span className="count">{total}</span>
             </Link>
           </li>
-          <li>
-            <Link
-              href="/images"
-              className="tree-item"
-              aria-current={pathname === '/images' ? 'page' : undefined}
-              onClick={onNavigate}
-            >
-              <span className="icon" aria-hidden>
-                ◫
-              </span>
-              <span className="label">Images</span>
-            </Link>
-          </li>
-          <li>
-            <Link
-              href="/health"
-              className="tree-item"
-              aria-current={pathname === '/health' ? 'page' : undefined}
-              onClick={onNavigate}
-            >
-              <span className="icon" aria-hidden>
-                ✚
-              </span>
-              <span className="label">Health</span>
-            </Link>
-          </li>
-          <li>
-            <Link
-              href="/extensions"
-              className="tree-item"
-              aria-current={pathname === '/extensions' ? 'page' : undefined}
-              onClick={onNavigate}
-            >
-              <span className="icon" aria-hidden>
-                ◈
-              </span>
-              <span className="label">Extensions</span>
-            </Link>
-          </li>
-          <li>
-            <Link
-              href="/schedules"
-              className="tree-item"
-              aria-current={pathname === '/schedules' ? 'page' : undefined}
-              onClick={onNavigate}
-            >
-              <span className="icon" aria-hidden>
-                ◷
-              </span>
-              <span className="label">Schedules</span>
-            </Link>
-          </li>
-          <li>
-            <Link
-              href="/proxmox"
-              className="tree-item"
-              aria-current={pathname === '/proxmox' ? 'page' : undefined}
-              onClick={onNavigate}
-            >
-              <span className="icon" aria-hidden>
-                ⇄
-              </span>
-              <span className="label">Proxmox API</span>
-            </Link>
-          </li>
+          {DATACENTER_PAGES.map((page) => (
+            <li key={page.href}>
+              <Link
+                href={page.href}
+                className="tree-item"
+                aria-current={pathname === page.href ? 'page' : undefined}
+                onClick={onNavigate}
+              >
+                <span className="icon" aria-hidden>
+                  {page.icon}
+                </span>
+                <span className="label">{page.label}</span>
+              </Link>
+            </li>
+          ))}
         </ul>
         {view === 'pool' && <PoolTree onNavigate={onNavigate} />}
         <div className="tree-group-title" hidden={view === 'pool'}>
