@@ -76,6 +76,8 @@ export class FolderStore {
   private readonly listeners = new Set<() => void>();
   private readonly abort = new AbortController();
   private loaded: Promise<void> | undefined;
+  /** The tail of this process's queue of writes (update). */
+  private writes: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DomainDeps) {}
 
@@ -119,8 +121,17 @@ export class FolderStore {
   /**
    * Applies `change` to the current document and writes it back under a precondition, retrying on conflict.
    * `change` may throw (a CorralError for a refused request) to abort; it mutates the copy it is given.
+   * This process's writes go one at a time: they would only conflict with each other, and under the cluster rate
+   * limiter 50 concurrent writers retrying against each other cost thousands of requests. Writes of other replicas
+   * are still caught by the resourceVersion precondition.
    */
-  async update<T>(change: (doc: FolderDoc) => T): Promise<T> {
+  update<T>(change: (doc: FolderDoc) => T): Promise<T> {
+    const run = this.writes.then(() => this.write(change));
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write<T>(change: (doc: FolderDoc) => T): Promise<T> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const cm = await this.deps.cluster.fetch('ConfigMap', this.namespace, FOLDERS_CONFIGMAP);
       this.take(cm);
