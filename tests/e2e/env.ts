@@ -22,3 +22,10 @@ export const SIM_URL = process.env.E2E_SIM_URL ?? (EXTERNAL_URL ? '' : `http://1
 export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS
   ? 'docs/screenshots'
   : join(tmpdir(), 'corral-e2e-screenshots');
+
+/**
+ * Whether this run refreshes docs/screenshots. Functional specs take their extra pictures (the other theme, phone
+ * width, each in a fresh browser context) only then: every context costs seconds, and the clean-console spec already
+ * checks the width-dependent pages at phone width on every run.
+ */
+export const REFRESHING_SCREENSHOTS = Boolean(process.env.UPDATE_SCREENSHOTS);
