@@ -104,8 +104,11 @@ describe('a 60 s hang of the cluster', () => {
     expect(socketsOnPort(h.sim.port)).toBeLessThanOrEqual(socketsBefore + 2);
     expect(openFds()).toBeLessThanOrEqual(fdsBefore + 4);
     expect((await h.get('/readyz')).status).toBe(200);
-    // Idle CPU (Corral and the embedded cluster together) as before the hang, not a retry loop's.
-    expect(cpuAfter).toBeLessThanOrEqual(Math.max(cpuBefore * 2, cpuBefore + 0.03));
+    // Idle CPU (Corral and the embedded cluster together), not a retry loop's: a loop that spins or re-requests
+    // without backing off costs most of a core. The bound leaves room for what an idle process does in a busy
+    // suite (garbage collection, a late reconnect's decode, the other test file on the second core stealing
+    // time): a clean run once measured 0.9 % → 4.3 %, over the earlier 2× / +3 points bound.
+    expect(cpuAfter).toBeLessThanOrEqual(Math.max(cpuBefore * 2, cpuBefore + 0.15));
     console.log(
       `[hang-recovery] fds ${fdsBefore} → ${openFds()}, sockets to the cluster ${socketsBefore} → ${socketsOnPort(h.sim.port)}, ${requests.total()} requests in 5 s, CPU ${(cpuBefore * 100).toFixed(1)} % → ${(cpuAfter * 100).toFixed(1)} %`,
     );
