@@ -1,9 +1,9 @@
 /**
- * `GET|POST /nodes/{node}/qemu/{vmid}/migrate`: PVE's migration preconditions and `qm migrate`, served by the domain's
- * live migration (`migrateVm`, a VirtualMachineInstanceMigration followed as a task) and its precondition facts
- * (`migrationCheck`). KubeVirt moves running VMs only — a stopped VM has no node until it starts — so an offline
- * migration is refused with the reason rather than faked, and disks that are not shared (ReadWriteMany) block a live
- * migration as PVE's local disks do.
+ * `GET|POST /nodes/{node}/qemu/{vmid}/migrate`: PVE's migration preconditions and `qm migrate`, served by the domain:
+ * a running VM live-migrates (`migrateVm`, a VirtualMachineInstanceMigration followed as a task) and disks that are
+ * not shared (ReadWriteMany) block that as PVE's local disks do; a stopped VM migrates offline — the domain pins it to
+ * the target node (vm-pin.ts), where it is listed from then on and where it starts. The preconditions come from the
+ * domain's `migrationCheck`.
  */
 import { migrationCheck, type MigrationCheck } from '@/server/domain/vm-migrate-check';
 import { EXTRAS_ANNOTATION, parseExtras } from '../extras';
@@ -66,17 +66,24 @@ function check(ctx: EndpointContext) {
 
 async function preconditions(ctx: EndpointContext): Promise<Record<string, unknown>> {
   onlyParams(ctx.args, ['target']);
-  const { check: c } = check(ctx);
+  const { vm, check: c } = check(ctx);
   const disks = await localDisks(ctx, c);
+  const here = ctx.state.vmNode(vm.row);
   const allowed: string[] = [];
   const notAllowed: Record<string, { reason: string; unavailable_storages?: string[] }> = {};
   for (const t of c.targets) {
+    if (upidNode(t.name) === here) continue; // a stopped VM that is not pinned is shown on the home node
     const reasons = [...(c.blocker ? [c.blocker] : []), ...t.reasons];
-    if (disks.length) reasons.push(`local disks cannot be live-migrated: ${disks.map((d) => d.volid).join(', ')}`);
+    // Offline, PVE copies local disks; here they stay on their storage and attach where the VM starts.
+    const blocking = c.running ? disks : [];
+    if (blocking.length)
+      reasons.push(`local disks cannot be live-migrated: ${blocking.map((d) => d.volid).join(', ')}`);
     if (reasons.length)
       notAllowed[upidNode(t.name)] = {
         reason: reasons.join('; '),
-        ...(disks.length ? { unavailable_storages: [...new Set(disks.map((d) => d.volid.split(':')[0] ?? ''))] } : {}),
+        ...(blocking.length
+          ? { unavailable_storages: [...new Set(blocking.map((d) => d.volid.split(':')[0] ?? ''))] }
+          : {}),
       };
     else allowed.push(upidNode(t.name));
   }
@@ -110,30 +117,28 @@ async function migrate(ctx: EndpointContext): Promise<string> {
   const { vm, check: c } = check(ctx);
   const node = ctx.state.nodeNames().find((n) => upidNode(n) === target);
   if (!node) throw paramError({ target: `no such cluster node '${target}'` });
-  if (!c.running)
-    throw new ProxmoxError(
-      500,
-      `VM ${vm.vmid} is not running - offline migration is not possible: KubeVirt places a stopped VM when it starts`,
-    );
-  if (!online) throw new ProxmoxError(500, "can't migrate running VM without --online");
-  if (node === c.node) throw paramError({ target: 'target is local node.' });
-  const local = c.disks.filter((d) => !d.shared);
-  if (local.length) {
-    const names = local.map((d) => `'${d.storageClass || 'local-lvm'}:${d.claim}'`).join(', ');
-    throw new ProxmoxError(
-      500,
-      withLocalDisks
-        ? `can't live migrate local disk ${names}: KubeVirt live migration needs ReadWriteMany volumes; move the disk to shared storage first`
-        : `can't live migrate attached local disks without with-local-disks option (${names})`,
-    );
+  const from = ctx.state.vmNode(vm.row);
+  if (upidNode(node) === from) throw paramError({ target: 'target is local node.' });
+  if (c.running) {
+    if (!online) throw new ProxmoxError(500, "can't migrate running VM without --online");
+    const local = c.disks.filter((d) => !d.shared);
+    if (local.length) {
+      const names = local.map((d) => `'${d.storageClass || 'local-lvm'}:${d.claim}'`).join(', ');
+      throw new ProxmoxError(
+        500,
+        withLocalDisks
+          ? `can't live migrate local disk ${names}: KubeVirt live migration needs ReadWriteMany volumes; move the disk to shared storage first`
+          : `can't live migrate attached local disks without with-local-disks option (${names})`,
+      );
+    }
   }
+  // Stopped: PVE ignores `online` then ("VM isn't running. Doing offline migration instead.") and so does Corral.
   const reasons = c.targets.find((t) => t.name === node)?.reasons ?? [];
   if (c.blocker || reasons.length)
     throw new ProxmoxError(
       500,
       `migration of VM ${vm.vmid} to node '${target}' is not possible: ${[c.blocker, ...reasons].filter(Boolean).join('; ')}`,
     );
-  const from = ctx.state.vmNode(vm.row);
   const taskId = await corral(
     ctx.state.services.vms.migrate(ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name, node),
   );

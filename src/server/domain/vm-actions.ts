@@ -7,6 +7,7 @@ import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { runAsTask } from './tasks';
+import { pinVm } from './vm-pin';
 import {
   asDict,
   asString,
@@ -46,7 +47,8 @@ export function refusal(action: VmAction, vm: KObject, vmi: KObject | undefined)
     case 'unpause':
       return running && vmiPaused(vmi) ? undefined : `${id} is not paused (${status})`;
     case 'migrate': {
-      if (!running) return `${id} is not running (${status}); only a running VM can be live-migrated`;
+      if (!running)
+        return `${id} is not running (${status}); only a running VM can be live-migrated (a stopped one moves offline to a targetNode)`;
       if (status === 'Migrating') return `${id} is already migrating`;
       const m = isLiveMigratable(vmi);
       return m.ok ? undefined : `${id} cannot be live-migrated: ${m.reason}`;
@@ -104,7 +106,10 @@ const MIGRATION_PROGRESS: Record<string, number> = {
   Running: 80,
 };
 
-/** Triggers synchronously (so refusals come back at once), then follows the VMIM to its end as a task. */
+/**
+ * Triggers synchronously (so refusals come back at once), then follows the VMIM to its end as a task. A stopped VM
+ * with a target node migrates offline: it is pinned there (vm-pin.ts).
+ */
 export async function migrateVm(
   deps: DomainDeps,
   caller: Caller,
@@ -114,6 +119,8 @@ export async function migrateVm(
 ): Promise<string> {
   const vm = requireVm(deps, namespace, name);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
+  if (targetNode && !vmiActive(vmi) && printableStatus(vm) === 'Stopped')
+    return pinVm(deps, caller, namespace, name, targetNode);
   const why = refusal('migrate', vm, vmi);
   if (why) throw new CorralError('CONFLICT', why);
   const source = vmiNode(vmi);

@@ -15,6 +15,14 @@ export function templateSpec(vm: KObject): Dict {
   return obj(obj(obj(vm.spec).template).spec);
 }
 
+/** The label every node carries with its own name; a `nodeSelector` on it pins a VM to that node. */
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+/** The node a VM's template pins it to (`nodeSelector` kubernetes.io/hostname), '' when it may start anywhere. */
+export function pinnedNode(vm: KObject | undefined): string {
+  return str(obj(templateSpec(vm ?? { metadata: {} }).nodeSelector)[HOSTNAME_LABEL]);
+}
+
 /** status.printableStatus as KubeVirt writes it; `Stopped` (the CRD default) before the controller's first sync. */
 export function printableStatus(vm: KObject): string {
   return str(obj(vm.status).printableStatus) || 'Stopped';

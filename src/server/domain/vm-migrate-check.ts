@@ -1,14 +1,26 @@
 /**
- * Where a VM could be live-migrated to, and what holds it back — the facts behind PVE's `GET …/migrate`
- * (allowed nodes, refused nodes with reasons, local disks). Read from the watch cache only: KubeVirt itself decides
- * at migration time, and these are the rules it applies that Corral can see beforehand (the VMI's LiveMigratable
- * condition, every PVC shared, the target Ready and schedulable, the node-labeller's CPU vendor on both ends).
+ * Where a VM could be migrated to — live when it runs, offline (pinned, vm-pin.ts) when it is stopped — and what
+ * holds it back: the facts behind PVE's `GET …/migrate` (allowed nodes, refused nodes with reasons, local disks).
+ * Read from the watch cache only: KubeVirt itself decides at migration time, and these are the rules it applies that
+ * Corral can see beforehand (the VMI's LiveMigratable condition, every PVC shared, the target Ready and schedulable,
+ * the node-labeller's CPU vendor on both ends of a live migration).
  */
 import type { KObject } from './cluster-port';
 import type { DomainDeps } from './deps';
 import { quantityToNumber } from './quantity';
 import { requireVm } from './vm-actions';
-import { asArray, asDict, asString, isLiveMigratable, vmVolumes, vmiActive, vmiNode, vmiPhase } from './vm-facts';
+import {
+  asArray,
+  asDict,
+  asString,
+  isLiveMigratable,
+  pinnedNode,
+  printableStatus,
+  vmVolumes,
+  vmiActive,
+  vmiNode,
+  vmiPhase,
+} from './vm-facts';
 
 /** KubeVirt's node-labeller marks each node with its CPU vendor; a migration target must share the source's. */
 export const CPU_VENDOR_PREFIX = 'cpu-vendor.node.kubevirt.io/';
@@ -32,13 +44,16 @@ export interface MigrationDisk {
 
 export interface MigrationCheck {
   running: boolean;
-  /** Where the VM runs now ('' when stopped). */
+  /** Where the VM runs now; when stopped, the node it is pinned to ('' when it is not pinned). */
   node: string;
   /** Every node but the current one, with its reasons (none = allowed). */
   targets: MigrationNode[];
   /** The VM's PVC-backed volumes; the ones not shared block a live migration. */
   disks: MigrationDisk[];
-  /** Why KubeVirt will refuse to migrate the VM at all (not running, not live-migratable); '' when it may. */
+  /**
+   * Why the VM cannot move at all ('' when it may): a running VM that KubeVirt will not live-migrate, or a VM that is
+   * neither running nor stopped (starting, stopping). A stopped VM moves offline: it is pinned (vm-pin.ts).
+   */
   blocker: string;
 }
 
@@ -57,7 +72,8 @@ export function migrationCheck(deps: DomainDeps, namespace: string, name: string
   const vm = requireVm(deps, namespace, name);
   const vmi = deps.cluster.cache.get('VirtualMachineInstance', namespace, name);
   const running = vmiActive(vmi) && vmiPhase(vmi) === 'Running';
-  const node = running ? vmiNode(vmi) : '';
+  const stopped = !vmiActive(vmi) && printableStatus(vm) === 'Stopped';
+  const node = running ? vmiNode(vmi) : pinnedNode(vm);
   const disks: MigrationDisk[] = [];
   for (const v of vmVolumes(vm)) {
     if (!v.claim) continue;
@@ -75,12 +91,13 @@ export function migrationCheck(deps: DomainDeps, namespace: string, name: string
     });
   }
   let blocker = '';
-  if (!running) blocker = `VM ${namespace}/${name} is not running`;
-  else {
+  if (!running && !stopped) blocker = `VM ${namespace}/${name} is ${printableStatus(vm)}`;
+  else if (running) {
     const live = isLiveMigratable(vmi);
     if (!live.ok) blocker = live.reason || 'the VMI is not live-migratable';
   }
-  const sourceVendor = vendorOf(node ? deps.cluster.cache.get('Node', undefined, node) : undefined);
+  // A stopped VM starts fresh on its new node, so only a live migration keeps the CPU vendor.
+  const sourceVendor = vendorOf(running && node ? deps.cluster.cache.get('Node', undefined, node) : undefined);
   const targets: MigrationNode[] = [];
   for (const n of [...deps.cluster.cache.list('Node')].sort((a, b) =>
     (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),

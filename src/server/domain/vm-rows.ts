@@ -20,6 +20,7 @@ import {
   dataVolumeTemplate,
   guestOs,
   isTemplate,
+  pinnedNode,
   printableStatus,
   refName,
   rootVolume,
@@ -66,7 +67,8 @@ export function buildVmRow(vm: KObject, cache: ClusterCache, vmid: number, conte
     mem: vmMem(vm, vmi),
     disk: rootDiskSize(vm, cache),
     ip: vmiAddress(vmi),
-    node: vmiNode(vmi),
+    // Where it runs; a VM that is not running is shown on the node it is pinned to (vm-pin.ts), if any.
+    node: vmiNode(vmi) || pinnedNode(vm),
     tags: vmTags(vm),
     template: isTemplate(vm),
     uid: vm.metadata.uid ?? '',

@@ -123,7 +123,7 @@ export const vmsRouter = router({
         method: 'POST',
         path: '/vms/{namespace}/{name}/migrate',
         tags,
-        summary: 'Live-migrate as a tracked task',
+        summary: 'Migrate as a tracked task: live when running, offline (pinned to targetNode) when stopped',
       },
       successStatus: 202,
     })

@@ -26,7 +26,9 @@ export const VmRow = z.object({
   mem: z.string().describe('guest memory quantity; for instancetype-sized VMs the running size, else ""'),
   disk: z.string().describe('root disk size, "" for an ephemeral containerDisk'),
   ip: z.string().describe('"" when no address'),
-  node: z.string().describe('"" when not placed'),
+  node: z
+    .string()
+    .describe('where it runs; when not running, the node it is pinned to (create node, offline migrate); "" else'),
   tags: z.array(z.string()).describe('from labels corral.dev/tag.<tag>'),
   template: z.boolean().describe('label corral.dev/template=true'),
   uid: z.string(),
@@ -155,7 +157,9 @@ export const VmMigrateInput = VmRef.extend({
   targetNode: z
     .union([z.literal(''), K8sSubdomain])
     .optional()
-    .describe('empty lets the scheduler choose'),
+    .describe(
+      'a running VM live-migrates (empty lets the scheduler choose); a stopped VM is pinned to it (offline migration)',
+    ),
 });
 
 export const Tag = z

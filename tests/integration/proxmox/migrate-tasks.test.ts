@@ -1,7 +1,8 @@
 /**
  * `qm migrate` over the Proxmox API (the request shapes bpg and Ansible send: `POST …/migrate {target, online,
- * with-local-disks}`) ending with the VMI on the target node, PVE's preconditions (`GET …/migrate`) and refusals,
- * and the task listings (`/nodes/{n}/tasks` filters, `/cluster/tasks`) that the migration and its neighbours leave.
+ * with-local-disks}`) ending with the VMI on the target node; offline migration of a stopped VM (proxmoxer's
+ * `{target}`, bpg's `{target, online: 0, with-local-disks: 1}`), which pins it to the target where it is listed and
+ * starts; PVE's preconditions (`GET …/migrate`) and refusals, and the task listings (`/nodes/{n}/tasks` filters, `/cluster/tasks`) that the migration and its neighbours leave.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
@@ -61,6 +62,14 @@ beforeAll(async () => {
     start: 1,
   });
   expect((await waitTask(api, created.body.data as string, 60_000)).exitstatus).toBe('OK');
+  // A stopped VM with a ReadWriteOnce disk (bpg's offline shape moves it).
+  const cold = await api.post('/nodes/corral-1/qemu', {
+    vmid: 701,
+    name: 'mig-cold',
+    memory: 512,
+    scsi0: 'local-lvm:1',
+  });
+  expect((await waitTask(api, cold.body.data as string, 60_000)).exitstatus).toBe('OK');
   for (const name of ['mig-live', 'mig-rwo']) await until(async () => (await row(name)).status === 'Running');
 }, 120_000);
 afterAll(async () => {
@@ -115,7 +124,7 @@ describe('migrate', () => {
     expect(log.map((l) => l.t).join('\n')).toMatch(/Succeeded[\s\S]*TASK OK/);
   });
 
-  it('refuses as PVE does: no --online, the local node, an unknown node, a stopped VM, local disks', async () => {
+  it('refuses as PVE does: no --online, the local node, an unknown node, a running VM with local disks', async () => {
     const live = await row('mig-live');
     const base = `/nodes/${live.node}/qemu/${live.vmid}/migrate`;
     const other = live.node === 'corral-1' ? 'corral-2' : 'corral-1';
@@ -129,16 +138,6 @@ describe('migrate', () => {
     const colour = await api.post(base, { target: other, online: 1, colour: 'red' });
     expect(colour.status).toBe(400);
     expect(Object.keys(colour.body.errors ?? {})).toEqual(['colour']);
-
-    const off = await row('mig-off');
-    const offline = await api.post(`/nodes/corral-1/qemu/${off.vmid}/migrate`, { target: 'corral-2', online: 1 });
-    expect(offline.status).toBe(500);
-    expect(offline.reason).toMatch(new RegExp(`^VM ${off.vmid} is not running - offline migration is not possible`));
-    const offPre = (await api.get(`/nodes/corral-1/qemu/${off.vmid}/migrate`)).body.data as {
-      running: number;
-      allowed_nodes: string[];
-    };
-    expect(offPre).toMatchObject({ running: 0, allowed_nodes: [] });
 
     const rwo = await row('mig-rwo');
     const pre = (await api.get(`/nodes/${rwo.node}/qemu/700/migrate`)).body.data as {
@@ -160,6 +159,86 @@ describe('migrate', () => {
     });
     expect(still.reason).toMatch(/KubeVirt live migration needs ReadWriteMany volumes/);
     expect(await vmiNode('mig-rwo')).toBe(rwo.node);
+  });
+});
+
+describe('offline migrate', () => {
+  const listed = async (node: string) =>
+    ((await api.get(`/nodes/${node}/qemu`)).body.data as { vmid: number }[]).map((v) => v.vmid);
+
+  it("proxmoxer's {target}: a stopped VM is pinned to the target, listed there, and starts there", async () => {
+    const off = await row('mig-off');
+    expect(off).toMatchObject({ status: 'Stopped', node: '' });
+    // Not pinned: shown on the home node (corral-1), from which every other node is allowed.
+    const pre = (await api.get(`/nodes/corral-1/qemu/${off.vmid}/migrate`)).body.data as Record<string, unknown>;
+    expect(pre).toMatchObject({ running: 0, allowed_nodes: ['corral-2', 'corral-3'], not_allowed_nodes: {} });
+    expect(pre.local_disks).toEqual([]);
+
+    const r = await api.post(`/nodes/corral-1/qemu/${off.vmid}/migrate`, { target: 'corral-3' });
+    expect(r.status, r.reason).toBe(200);
+    const upid = r.body.data as string;
+    expect(upid).toMatch(new RegExp(`^UPID:corral-1:[0-9A-F]+:[0-9A-F]+:[0-9A-F]+:qmigrate:${off.vmid}:root@pam!ci:$`));
+    expect((await waitTask(api, upid)).exitstatus).toBe('OK');
+    const log = (await api.get(`/nodes/corral-1/tasks/${encodeURIComponent(upid)}/log`)).body.data as { t: string }[];
+    expect(log.map((l) => l.t).join('\n')).toMatch(/pinned to corral-3[\s\S]*TASK OK/);
+
+    await expect.poll(async () => (await row('mig-off')).node, { timeout: 10_000 }).toBe('corral-3');
+    expect(await listed('corral-3')).toContain(off.vmid);
+    expect(await listed('corral-1')).not.toContain(off.vmid);
+    const status = (await api.get(`/nodes/corral-3/qemu/${off.vmid}/status/current`)).body.data as { status: string };
+    expect(status.status).toBe('stopped');
+    // Now on corral-3: migrating it there again is PVE's "target is local node."; an unknown target is refused.
+    const again = await api.post(`/nodes/corral-3/qemu/${off.vmid}/migrate`, { target: 'corral-3' });
+    expect([again.status, again.body.errors]).toEqual([400, { target: 'target is local node.' }]);
+    const nowhere = await api.post(`/nodes/corral-3/qemu/${off.vmid}/migrate`, { target: 'nowhere' });
+    expect([nowhere.status, nowhere.body.errors]).toEqual([400, { target: "no such cluster node 'nowhere'" }]);
+    const pinned = (await api.get(`/nodes/corral-3/qemu/${off.vmid}/migrate`)).body.data as { allowed_nodes: string[] };
+    expect(pinned.allowed_nodes).toEqual(['corral-1', 'corral-2']);
+
+    const start = await api.post(`/nodes/corral-3/qemu/${off.vmid}/status/start`);
+    expect((await waitTask(api, start.body.data as string, 30_000)).exitstatus).toBe('OK');
+    await until(async () => (await vmiNode('mig-off')) === 'corral-3');
+    const stop = await api.post(`/nodes/corral-3/qemu/${off.vmid}/status/stop`);
+    expect((await waitTask(api, stop.body.data as string, 30_000)).exitstatus).toBe('OK');
+    await expect.poll(async () => (await row('mig-off')).node, { timeout: 10_000 }).toBe('corral-3');
+  });
+
+  it("bpg's {target, online: 0, with-local-disks: 1}: a stopped VM's disk stays, and it moves", async () => {
+    const pre = (await api.get('/nodes/corral-1/qemu/701/migrate')).body.data as {
+      running: number;
+      allowed_nodes: string[];
+      local_disks: { volid: string; drivename: string }[];
+    };
+    expect(pre.running).toBe(0);
+    expect(pre.allowed_nodes).toEqual(['corral-2', 'corral-3']);
+    expect(pre.local_disks).toEqual([
+      expect.objectContaining({ volid: 'longhorn:mig-cold-scsi0', drivename: 'scsi0' }),
+    ]);
+    const r = await api.post('/nodes/corral-1/qemu/701/migrate', {
+      target: 'corral-2',
+      online: 0,
+      'with-local-disks': 1,
+    });
+    expect(r.status, r.reason).toBe(200);
+    expect((await waitTask(api, r.body.data as string)).exitstatus).toBe('OK');
+    await expect.poll(async () => (await row('mig-cold')).node, { timeout: 10_000 }).toBe('corral-2');
+    const config = (await api.get('/nodes/corral-2/qemu/701/config')).body.data as { scsi0: string };
+    expect(config.scsi0).toMatch(/^local-lvm:/);
+  });
+
+  it('REST: POST /api/vms/{ns}/{name}/migrate pins a stopped VM to targetNode; refusals name the field or state', async () => {
+    const moved = await rest('POST', '/vms/tailvm/mig-cold/migrate', { targetNode: 'corral-3' });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(202);
+    await expect.poll(async () => (await row('mig-cold')).node, { timeout: 10_000 }).toBe('corral-3');
+    const same = await rest('POST', '/vms/tailvm/mig-cold/migrate', { targetNode: 'corral-3' });
+    expect(same.status).toBe(409);
+    expect(JSON.stringify(same.body)).toContain('already on corral-3');
+    const unknown = await rest('POST', '/vms/tailvm/mig-cold/migrate', { targetNode: 'nowhere' });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain('targetNode');
+    const noTarget = await rest('POST', '/vms/tailvm/mig-cold/migrate', {});
+    expect(noTarget.status).toBe(409);
+    expect(JSON.stringify(noTarget.body)).toContain('a stopped one moves offline to a targetNode');
   });
 });
 
