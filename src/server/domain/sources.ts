@@ -58,11 +58,30 @@ function isConflict(err: unknown): boolean {
   return err instanceof CorralError && err.code === 'CONFLICT';
 }
 
+/** The tail of this process's queue of source writes, per cluster (see updateSources). */
+const writeQueues = new WeakMap<ClusterPort, Promise<unknown>>();
+
 /**
  * Applies `change` to the current list and writes it back under a precondition, retrying on conflict. `change`
  * may throw (e.g. NOT_FOUND) to abort; it returns the new list. Returns how many attempts it took.
+ * This process's writes to a cluster go one at a time, as the pools' do: they would only conflict with each other,
+ * and under the cluster rate limiter concurrent writers retrying against each other cost many requests each.
+ * Other replicas' writes are still caught by the resourceVersion precondition.
  */
-export async function updateSources(
+export function updateSources(
+  cluster: ClusterPort,
+  namespace: string,
+  change: (current: CustomSource[]) => CustomSource[],
+): Promise<number> {
+  const run = (writeQueues.get(cluster) ?? Promise.resolve()).then(() => writeSources(cluster, namespace, change));
+  writeQueues.set(
+    cluster,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
+async function writeSources(
   cluster: ClusterPort,
   namespace: string,
   change: (current: CustomSource[]) => CustomSource[],
