@@ -21,6 +21,7 @@ import { schedulesRouter } from './schedules';
 import { dataVolumesRouter, sourcesRouter } from './images';
 import { liveRouter } from './live';
 import { metricsRouter } from './metrics';
+import { moveRouter } from './move';
 import { poolsRouter } from './pools';
 import { proxmoxRouter } from './proxmox';
 import { clonesRouter, templatesRouter } from './vm-copy';
@@ -44,6 +45,7 @@ export const appRouter = router({
   vms: vmsRouter,
   cts: ctsRouter,
   pools: poolsRouter,
+  move: moveRouter,
   bulk: bulkRouter,
   images: imagesRouter,
   sources: sourcesRouter,

@@ -1,0 +1,58 @@
+/**
+ * Cross-cluster move (ADR-0010, api.md "Pools and cross-backend move"): the destinations, the preflight (touches
+ * nothing; a refused one is a 200 with the refusals) and the commit (409 with the same list when refused, else a
+ * task). The domain does the work (src/server/domain/move-*.ts); the commit's bytes go through the HTTP transport.
+ */
+import { moveDestinations } from '../domain/move-destinations';
+import { commitMove } from '../domain/move-commit';
+import { planMove } from '../domain/move-preflight';
+import { httpDiskTransfer } from '../http/move-transfer';
+import { MoveAccepted, MoveDestinations, MoveDestinationsQuery, MoveInput, MovePreflight } from '../schemas/move';
+import { adminProcedure, publicProcedure, router } from '../trpc';
+
+const tags = ['move'];
+
+export const moveRouter = router({
+  destinations: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/move/destinations',
+        tags,
+        summary:
+          'Every served cluster as a move destination for the VM `ref`, with why the refused ones cannot receive',
+      },
+    })
+    .input(MoveDestinationsQuery)
+    .output(MoveDestinations)
+    .query(({ ctx, input }) => moveDestinations(ctx.services.deps, input.ref)),
+
+  preflight: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/move/preflight',
+        tags,
+        summary:
+          'Plan a cold move of a VM to another cluster or namespace: every refusal with its remedy, warnings, what is dropped, the steps. Touches nothing; a refused move is a 200',
+      },
+    })
+    .input(MoveInput)
+    .output(MovePreflight)
+    .mutation(async ({ ctx, input }) => (await planMove(ctx.services.deps, input)).preflight),
+
+  commit: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/move',
+        tags,
+        summary:
+          'Move a VM (cold): re-runs the preflight (409 with its refusals), then a task stops, exports, uploads, recreates, verifies and starts it; a failure rolls the destination back',
+      },
+      successStatus: 202,
+    })
+    .input(MoveInput)
+    .output(MoveAccepted)
+    .mutation(({ ctx, input }) => commitMove(ctx.services.deps, { identity: ctx.identity }, input, httpDiskTransfer)),
+});

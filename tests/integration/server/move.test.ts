@@ -1,0 +1,283 @@
+/**
+ * Cross-cluster move (ADR-0010) on two embedded clusters (`home`, `lab`) served by one Corral: destinations with
+ * reasons, a preflight that refuses with reasons and touches nothing, a commit refused with 409, a move whose disk
+ * at the destination exports the very bytes the source's did (a running VM: stopped, moved, started there, the
+ * source kept stopped), and a move failed part-way by the destination refusing the VM create that leaves both
+ * sides as they were (the uploaded DataVolume gone, the source running again) and can be retried.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import { startCorral, type RunningCorral } from '@/server/start';
+import { openVmExport } from '@/server/domain/vm-export';
+import { eventually, taskEnd, type Reply } from './harness';
+
+const NS = 'tailvm';
+const PVCS = '/persistentvolumeclaims';
+const DVS = 'cdi.kubevirt.io/datavolumes';
+const VMS = 'kubevirt.io/virtualmachines';
+const VMIS = 'kubevirt.io/virtualmachineinstances';
+const CONTENT = 'sim.corral.dev/disk-content';
+const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
+const ADMIN = { identity: { login: 'test', admin: true } } as Parameters<typeof openVmExport>[1];
+
+let home: EmbeddedCluster;
+let lab: EmbeddedCluster;
+let corral: RunningCorral;
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+const get = async (path: string) => reply(await fetch(corral.url + path));
+const post = async (path: string, body: unknown) =>
+  reply(
+    await fetch(corral.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+
+const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
+const ref = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;
+
+interface Preflight {
+  ok: boolean;
+  refusals: { reason: string; remedy: string }[];
+  warnings: string[];
+  dropped: string[];
+  plan: { source: { running: boolean }; disks: { to: string }[]; steps: string[] };
+}
+
+async function createVm(context: string, name: string, content?: string): Promise<void> {
+  const made = await post('/api/vms', { name, import: IMAGE_URL, disk: '2G', mem: '1G', cpu: 1, context });
+  expect(made.status).toBe(201);
+  const sim = context === 'home' ? home : lab;
+  await eventually(
+    () =>
+      phaseOf(sim.store.get(PVCS, NS, `${name}-disk`)) === 'Bound' &&
+      phaseOf(sim.store.get(DVS, NS, `${name}-disk`)) === 'Succeeded',
+    30_000,
+    `${name}'s disk imported`,
+  );
+  if (content)
+    sim.store.mutate(PVCS, NS, `${name}-disk`, (pvc) => {
+      pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
+    });
+}
+
+async function startVm(context: string, name: string): Promise<void> {
+  expect((await post(`/api/vms/${NS}/${name}/start`, { context })).status).toBeLessThan(300);
+  await eventually(
+    () => phaseOf((context === 'home' ? home : lab).store.get(VMIS, NS, name)) === 'Running',
+    20_000,
+    `${name} running`,
+  );
+}
+
+/** The raw bytes KubeVirt's export server hands out for a stopped VM's boot disk in `context`. */
+async function exportedBytes(context: string, name: string): Promise<Buffer> {
+  const deps = corral.registry.get(context).deps;
+  const session = await openVmExport(deps, ADMIN, NS, name);
+  try {
+    const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
+    expect(res.status).toBe(200);
+    return Buffer.from(await res.arrayBuffer());
+  } finally {
+    await session.close();
+  }
+}
+
+beforeAll(async () => {
+  [home, lab] = await Promise.all([
+    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'home' }),
+    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'lab' }),
+  ]);
+  corral = await startCorral({
+    kube: { yaml: home.kubeconfig },
+    moreClusters: [{ kube: { yaml: lab.kubeconfig }, demo: true }],
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false,
+    plugins: false,
+    requestTimeoutMs: 2000,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+  });
+  await eventually(() => corral.registry.status().every((c) => c.ready), 20_000, 'both clusters synced');
+  await Promise.all([
+    createVm('home', 'web', 'the disk of web'),
+    createVm('home', 'db', 'the disk of db'),
+    createVm('lab', 'taken'),
+  ]);
+}, 90_000);
+
+afterAll(async () => {
+  await corral?.close();
+  await Promise.all([home?.close(), lab?.close()]);
+});
+
+describe('move destinations and preflight', () => {
+  it('lists every served cluster; the source cluster is refused with why', async () => {
+    const r = await get(`/api/move/destinations?ref=${encodeURIComponent(ref('home', 'web'))}`);
+    expect(r.status).toBe(200);
+    const body = r.body as { destinations: { context: string; ok: boolean; reasons: string[] }[] };
+    expect(body.destinations.map((d) => [d.context, d.ok])).toEqual([
+      ['home', false],
+      ['lab', true],
+    ]);
+    expect(body.destinations[0]!.reasons[0]).toMatch(/same cluster and namespace as the source/);
+  });
+
+  it('refuses with every reason and a remedy each, and touches nothing', async () => {
+    const before = lab.store.list(DVS, NS).length;
+    const r = await post('/api/move/preflight', {
+      ref: ref('home', 'web'),
+      toBackend: 'kubevirt',
+      toContext: 'lab',
+      name: 'taken',
+      toNamespace: 'nowhere',
+    });
+    expect(r.status).toBe(200);
+    const p = r.body as Preflight;
+    expect(p.ok).toBe(false);
+    expect(p.refusals.map((x) => x.reason)).toEqual([expect.stringMatching(/namespace nowhere does not exist/)]);
+    expect(p.refusals[0]!.remedy).toMatch(/create namespace nowhere/);
+    const clash = (
+      await post('/api/move/preflight', {
+        ref: ref('home', 'web'),
+        toBackend: 'kubevirt',
+        toContext: 'lab',
+        name: 'taken',
+      })
+    ).body as Preflight;
+    expect(clash.refusals.map((x) => x.reason)).toEqual([
+      expect.stringMatching(/a VM tailvm\/taken already exists in context lab/),
+      expect.stringMatching(/a disk tailvm\/taken-disk already exists in context lab/),
+    ]);
+    const same = (
+      await post('/api/move/preflight', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'home' })
+    ).body as Preflight;
+    expect(same.ok).toBe(false);
+    expect(same.refusals[0]!.reason).toMatch(/same cluster and namespace as the source \(home, tailvm\)/);
+    const fine = (
+      await post('/api/move/preflight', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' })
+    ).body as Preflight;
+    expect(fine.ok).toBe(true);
+    expect(fine.warnings.join('\n')).toMatch(/MAC addresses change/);
+    expect(fine.warnings.join('\n')).toMatch(/IP addresses change/);
+    expect(fine.plan.disks.map((d) => d.to)).toEqual(['web-disk']);
+    expect(lab.store.list(DVS, NS).length).toBe(before);
+    expect(lab.store.get(VMS, NS, 'web')).toBeUndefined();
+  });
+
+  it('bad input is a 400 naming the field; an unknown ref or context a 404', async () => {
+    const base = { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' };
+    const cases: [unknown, number, RegExp][] = [
+      [{ ...base, colour: 'red' }, 400, /colour/],
+      [{ ...base, toBackend: 'pve' }, 400, /^toBackend: must be kubevirt/],
+      [{ ...base, name: 'Bad_Name' }, 400, /^name: /],
+      [{ ...base, deleteSource: 'yes' }, 400, /^deleteSource: /],
+      [{ ...base, ref: 'web' }, 400, /^ref: must be backend\/context\/namespace\/name/],
+      [{ ...base, ref: ref('mars', 'web') }, 404, /context mars is not served/],
+      [{ ...base, ref: ref('home', 'ghost') }, 404, /VM tailvm\/ghost not found/],
+      [{ ...base, toContext: 'mars' }, 404, /^toContext: context mars is not served/],
+    ];
+    for (const [body, status, message] of cases) {
+      const r = await post('/api/move/preflight', body);
+      expect([r.status, (r.body as { error: string }).error]).toEqual([status, expect.stringMatching(message)]);
+    }
+    expect((await get('/api/move/destinations?ref=kubevirt/home/tailvm/web&x=1')).status).toBe(400);
+  });
+
+  it('a refused commit is a 409 with the same list and starts no task', async () => {
+    const tasks = ((await get('/api/tasks')).body as unknown[]).length;
+    const r = await post('/api/move', {
+      ref: ref('home', 'web'),
+      toBackend: 'kubevirt',
+      toContext: 'lab',
+      name: 'taken',
+    });
+    expect(r.status).toBe(409);
+    expect((r.body as { error: string }).error).toMatch(
+      /^move refused: a VM tailvm\/taken already exists in context lab \(give the moved VM another name .*\); a disk tailvm\/taken-disk already exists/,
+    );
+    expect(((await get('/api/tasks')).body as unknown[]).length).toBe(tasks);
+  });
+});
+
+describe('move commit', () => {
+  it('moves a running VM: the destination disk exports the same bytes, it runs there, the source stays stopped', async () => {
+    await startVm('home', 'web');
+    const preflight = (
+      await post('/api/move/preflight', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' })
+    ).body as Preflight;
+    expect(preflight.plan.source.running).toBe(true);
+    const r = await post('/api/move', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' });
+    expect(r.status).toBe(202);
+    const accepted = r.body as { task: string; context: string; ref: string };
+    expect(accepted).toEqual({ task: expect.stringMatching(/^move-web-/), context: 'home', ref: ref('lab', 'web') });
+    const task = await taskEnd({ get }, accepted.task);
+    expect([task.status, task.error]).toEqual(['done', '']);
+    expect(task.log).toMatch(/stopping tailvm\/web/);
+    expect(task.log).toMatch(
+      /disk rootdisk: \d+ bytes uploaded into web-disk|disk .*: \d+ bytes uploaded into web-disk/,
+    );
+    expect(task.log).toMatch(/verified: 1 DataVolume Succeeded/);
+    expect(task.log).toMatch(/started tailvm\/web in lab/);
+    await eventually(() => phaseOf(lab.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'moved VM running');
+    expect(home.store.get(VMIS, NS, 'web')).toBeUndefined();
+    const moved = lab.store.get(VMS, NS, 'web')!;
+    expect(moved.metadata.annotations?.['corral.dev/moved-from']).toBe(ref('home', 'web'));
+    expect(JSON.stringify(moved.spec)).not.toMatch(/macAddress/);
+    // Stop the moved VM and compare what each side's export server hands out.
+    expect((await post(`/api/vms/${NS}/web/stop`, { context: 'lab' })).status).toBeLessThan(300);
+    await eventually(() => !lab.store.get(VMIS, NS, 'web'), 20_000, 'moved VM stopped');
+    await eventually(() => !corral.registry.get('lab').cluster.cache.get('VirtualMachineInstance', NS, 'web'), 10_000);
+    const [src, dst] = [await exportedBytes('home', 'web'), await exportedBytes('lab', 'web')];
+    expect(src.length).toBeGreaterThan(0);
+    expect(dst.equals(src)).toBe(true);
+  }, 60_000);
+
+  it('a fault at the destination part-way rolls it back, restarts the source, and the move can be retried', async () => {
+    await startVm('home', 'db');
+    const faultPath = `/apis/kubevirt.io/v1/namespaces/${NS}/virtualmachines`;
+    lab.faults.set({ failFraction: 1, failStatus: 500, pathPrefix: faultPath });
+    let task;
+    try {
+      const r = await post('/api/move', { ref: ref('home', 'db'), toBackend: 'kubevirt', toContext: 'lab' });
+      expect(r.status).toBe(202);
+      task = await taskEnd({ get }, (r.body as { task: string }).task);
+    } finally {
+      lab.faults.clear();
+    }
+    expect(task.status).toBe('error');
+    expect(task.log).toMatch(/bytes uploaded into db-disk/);
+    expect(task.log).toMatch(/deleted DataVolume tailvm\/db-disk in lab/);
+    expect(task.log).toMatch(/started the source tailvm\/db again \(runStrategy Always\)/);
+    expect(task.log).toMatch(/nothing moved; fix the cause and move again/);
+    await eventually(() => !lab.store.get(DVS, NS, 'db-disk') && !lab.store.get(PVCS, NS, 'db-disk'), 10_000, 'gone');
+    expect(lab.store.get(VMS, NS, 'db')).toBeUndefined();
+    await eventually(() => phaseOf(home.store.get(VMIS, NS, 'db')) === 'Running', 20_000, 'source running again');
+    expect(home.store.get(VMS, NS, 'db')).toBeDefined();
+    // The same move, run again without the fault, goes through.
+    await eventually(() => !corral.registry.get('lab').cluster.cache.get('DataVolume', NS, 'db-disk'), 10_000);
+    const again = await post('/api/move', {
+      ref: ref('home', 'db'),
+      toBackend: 'kubevirt',
+      toContext: 'lab',
+      deleteSource: true,
+    });
+    expect(again.status).toBe(202);
+    const done = await taskEnd({ get }, (again.body as { task: string }).task);
+    expect([done.status, done.error]).toEqual(['done', '']);
+    await eventually(() => !home.store.get(VMS, NS, 'db'), 20_000, 'source deleted');
+    expect(lab.store.get(VMS, NS, 'db')).toBeDefined();
+  }, 60_000);
+});
