@@ -166,9 +166,12 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     ? new PrometheusCollector(services.deps, {
         intervalMs: options.prometheus.intervalMs,
         pools: { poolOf: services.pools.poolOf, paths: () => Object.keys(services.pools.store.current()) },
+        replica: { identity: services.replicas.identity, isLeader: () => services.replicas.elector.isLeader },
       })
     : undefined;
   prometheus?.start();
+  // Only the leader serves the fleet series: a replica that gains or loses the lead re-renders at once.
+  services.replicas.elector.onChange(() => void prometheus?.collectNow());
   // The first snapshot may predate the cache: take one as soon as it has synced rather than a whole interval later.
   synced.then(
     () => void (prometheus?.running && prometheus.collectNow()),

@@ -190,6 +190,17 @@ export class KubeletIo {
     return this.volumes.get(`${namespace}/${claim}`);
   }
 
+  /** The last round's rates and volumes, keyed `namespace/name` (what a follower replica is handed). */
+  exportRound(): { io: Record<string, IoRates>; volumes: Record<string, VolumeUsage> } {
+    return { io: Object.fromEntries(this.rates), volumes: Object.fromEntries(this.volumes) };
+  }
+
+  /** Takes another replica's round as the last one (the counters stay this process's own). */
+  importRound(io: Record<string, IoRates>, volumes: Record<string, VolumeUsage>): void {
+    this.rates = new Map(Object.entries(io));
+    this.volumes = new Map(Object.entries(volumes));
+  }
+
   /** One round over `nodes`; a node or endpoint that fails only leaves its pods' fields absent. */
   async sample(nodes: readonly string[]): Promise<void> {
     const answers = await Promise.all(

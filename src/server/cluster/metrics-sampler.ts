@@ -9,7 +9,7 @@
  * per node, kubelet-io.ts), then the listeners (the metrics store) are told. CORRAL_METRICS_INTERVAL_MS sets the
  * interval (tests run it fast).
  */
-import type { IoRates, MetricsReadings, ResourceUsage, VolumeUsage } from '../domain/cluster-port';
+import type { IoRates, MetricsReadings, ResourceUsage, SharedSample, VolumeUsage } from '../domain/cluster-port';
 import { quantityToNumber } from '../domain/quantity';
 import type { KubeHttp } from './kube-http';
 import { KubeletIo } from './kubelet-io';
@@ -117,6 +117,36 @@ export class MetricsSampler implements MetricsReadings {
   onSample(listener: (ok: boolean) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  exportSample(): SharedSample | undefined {
+    if (this.lastSample === 0) return undefined;
+    const pods: SharedSample['pods'] = {};
+    for (const [key, p] of this.pods) pods[key] = { total: p.total, containers: Object.fromEntries(p.containers) };
+    return { t: this.lastSample, pods, nodes: Object.fromEntries(this.nodes), ...this.io.exportRound() };
+  }
+
+  importSample(sample: SharedSample | undefined): void {
+    if (this.running) return; // this process samples itself (it leads): its own rounds win
+    if (!sample) {
+      if (this.lastSample === 0) return;
+      this.pods = new Map();
+      this.nodes = new Map();
+      this.io.importRound({}, {});
+      this.lastSample = 0;
+      this.notify(false);
+      return;
+    }
+    this.pods = new Map(
+      Object.entries(sample.pods).map(([key, p]) => [
+        key,
+        { total: p.total, containers: new Map(Object.entries(p.containers)) },
+      ]),
+    );
+    this.nodes = new Map(Object.entries(sample.nodes));
+    this.io.importRound(sample.io, sample.volumes);
+    this.lastSample = Math.max(sample.t, this.lastSample + 1);
+    this.notify(true);
   }
 
   private notify(ok: boolean): void {

@@ -138,6 +138,27 @@ export interface MetricsReadings {
   volume?(namespace: string, claim: string): VolumeUsage | undefined;
   /** Called after every sampling round: `ok` says whether metrics.k8s.io answered. Returns an unsubscribe function. */
   onSample?(listener: (ok: boolean) => void): () => void;
+  /** The newest good round as other replicas take it (metrics-share.ts); undefined before one. */
+  exportSample?(): SharedSample | undefined;
+  /**
+   * Takes another replica's round as this process's own (a follower does not sample), then tells the listeners as
+   * a round of its own would; `undefined` forgets the readings (the sharing leader went quiet) and reports a failed
+   * round.
+   */
+  importSample?(sample: SharedSample | undefined): void;
+}
+
+/** One sampling round in a shareable form: what the leader hands the followers (metrics-share.ts). */
+export interface SharedSample {
+  /** Epoch ms of the round (sampledAt on the replica that took it). */
+  t: number;
+  /** `namespace/name` → the pod's total and its containers' usage. */
+  pods: Record<string, { total: ResourceUsage; containers: Record<string, ResourceUsage> }>;
+  nodes: Record<string, ResourceUsage>;
+  /** `namespace/name` of a pod → its network and disk rates. */
+  io: Record<string, IoRates>;
+  /** `namespace/claim` → its volume usage. */
+  volumes: Record<string, VolumeUsage>;
 }
 
 export type SubresourceTarget = 'virtualmachines' | 'virtualmachineinstances';

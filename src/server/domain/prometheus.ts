@@ -7,6 +7,11 @@
  * the staleness is a series: corral_collection_age_seconds is computed at scrape time from the snapshot's moment,
  * and grows when the collector stops or every attempt fails (the last good snapshot keeps being served, marked
  * corral_collection_success 0).
+ *
+ * With several replicas (docs/deploy.md, "Scraping several replicas") a Prometheus scraping every pod must not
+ * count the fleet twice: only the leader serves the fleet families (instances, usage, pools, backends), every
+ * replica serves the series that describe itself — the collection lines, corral_replica_leader and the tasks it
+ * ran itself (corral_tasks_total, labelled `replica`), so a sum over pods counts each task once.
  */
 import type { Task } from '../schemas/tasks';
 import type { VmRow } from '../schemas/vms';
@@ -37,6 +42,8 @@ interface Snapshot {
   durationSeconds: number;
   /** Every series after the collection families, rendered once. */
   body: Buffer;
+  /** Rendered while this replica led: the fleet families are in `body` (served only while it still leads). */
+  leader: boolean;
 }
 
 export interface PrometheusOptions {
@@ -46,6 +53,14 @@ export interface PrometheusOptions {
   log?: (line: string) => void;
   /** Pool membership (services.pools): without it every instance is ungrouped, pool="". */
   pools?: PoolLookup;
+  /** This process as one of several replicas; without it the collector is the only one (always the leader). */
+  replica?: ReplicaView;
+}
+
+/** What the collector needs of replicas.ts: who this replica is and whether it leads now. */
+export interface ReplicaView {
+  identity: string;
+  isLeader(): boolean;
 }
 
 /** What the collector needs of pools: a VM's pool path ('' for none) and every pool's path. */
@@ -100,6 +115,7 @@ export class PrometheusCollector {
   private readonly unsubscribe: () => void;
   private readonly lines = new WeakMap<VmRow, VmLines>();
   private readonly pools: PoolLookup;
+  private readonly replica: ReplicaView | undefined;
 
   constructor(
     private readonly deps: DomainDeps,
@@ -109,10 +125,13 @@ export class PrometheusCollector {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
     this.pools = options.pools ?? NO_POOLS;
-    // The journal publishes a task's final state exactly once (later updates of a finished task are ignored).
-    // Every served cluster keeps its own journal; the counter is the process's, over all of them.
+    this.replica = options.replica;
+    // The journal publishes the final state of a task this process ran exactly once (later updates of a finished
+    // task are ignored). Tasks of other replicas (adopted from the shared journal) are theirs to count: a sum over
+    // every replica's /metrics then counts each task once. Every served cluster keeps its own journal; the counter
+    // is the process's, over all of them.
     const stops = this.clusters().map((d) =>
-      d.journal.subscribe((task: Task) => {
+      d.journal.subscribeLocal((task: Task) => {
         if (task.status === 'running') return;
         const key = `${task.action}\u0000${task.status}`;
         const entry = this.finished.get(key);
@@ -160,10 +179,11 @@ export class PrometheusCollector {
     const started = this.now();
     const t0 = performance.now();
     try {
-      const body = Buffer.from(await this.renderFleet(), 'utf8');
+      const leader = this.leads();
+      const body = Buffer.from((leader ? await this.renderFleet() : '') + this.renderOwn(), 'utf8');
       // Microseconds are plenty, and a rounded number reads better than 0.0005637679999999819.
       const durationSeconds = Math.round((performance.now() - t0) * 1000) / 1e6;
-      this.snapshot = { takenAt: started, durationSeconds, body };
+      this.snapshot = { takenAt: started, durationSeconds, body, leader };
       this.lastOk = true;
     } catch (err) {
       if (this.lastOk) this.log(`metrics collection failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -184,7 +204,35 @@ export class PrometheusCollector {
     w.family('corral_collection_duration_seconds', 'gauge', HELP.duration);
     if (snap) w.sample('', snap.durationSeconds);
     w.family('corral_collection_success', 'gauge', HELP.success).sample('', one(this.lastOk));
-    return { fleet: snap?.body ?? EMPTY, collection: w.text() };
+    // A snapshot taken while leading is not served once another replica leads (it serves the fleet now); the next
+    // collection renders this replica's own series alone. Until then this replica serves only its collection lines.
+    const fleet = snap && snap.leader && !this.leads() ? EMPTY : (snap?.body ?? EMPTY);
+    return { fleet, collection: w.text() };
+  }
+
+  /** Whether this replica serves the fleet families now. */
+  private leads(): boolean {
+    return this.replica?.isLeader() ?? true;
+  }
+
+  /** The series of this replica itself: served by every replica. */
+  private renderOwn(): string {
+    const w = new ExpositionWriter();
+    const own: [string, string][] = this.replica ? [['replica', this.replica.identity]] : [];
+    if (this.replica) {
+      w.family('corral_replica_leader', 'gauge', '1 on the replica that leads (and serves the fleet series), else 0');
+      w.sample(labelText(own), one(this.leads()));
+    }
+    w.family(
+      'corral_tasks_total',
+      'counter',
+      'Tasks this replica ran and finished since it started, by action and outcome',
+    );
+    for (const t of [...this.finished.values()].sort((a, b) =>
+      a.action === b.action ? a.status.localeCompare(b.status) : a.action.localeCompare(b.action),
+    ))
+      w.sample(labelText([['action', t.action], ['status', t.status], ...own]), t.count);
+    return w.text();
   }
 
   /**
@@ -317,18 +365,6 @@ export class PrometheusCollector {
     for (const [pool, n] of pools) w.sample(labelText([['pool', pool]]), n.running);
     // No doctor exists in this Corral: the family is declared and has no rows until a real source of checks does.
     w.family('corral_check', 'gauge', '1 when a health check passes (no checks are run yet)');
-    w.family('corral_tasks_total', 'counter', 'Tasks finished since start, by action and outcome');
-    for (const t of [...this.finished.values()].sort((a, b) =>
-      a.action === b.action ? a.status.localeCompare(b.status) : a.action.localeCompare(b.action),
-    ))
-      w.sample(
-        labelText([
-          ['action', t.action],
-          ['status', t.status],
-        ]),
-        t.count,
-      );
-
     return w.text();
   }
 }

@@ -1,12 +1,14 @@
 /**
- * Running as several replicas: this process's identity, its heartbeat Lease, leader election for the singletons and
- * the durable task journal, wired together (leases.ts, task-store.ts). One replica alone runs the same way — it is
+ * Running as several replicas: this process's identity, its heartbeat Lease, leader election for the singletons, the
+ * durable task journal and the leader's metrics rounds shared with the followers, wired together (leases.ts,
+ * task-store.ts, metrics-share.ts). One replica alone runs the same way — it is
  * simply always the leader — so there is no separate single-replica mode to drift apart.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { ClusterPort } from './cluster-port';
 import { LeaderElector, ReplicaHeartbeat } from './leases';
+import { MetricsShare } from './metrics-share';
 import { TaskStore } from './task-store';
 import type { TaskJournal } from './tasks';
 
@@ -23,6 +25,8 @@ export interface ReplicaConfig {
   retainDays: number;
   /** How often the leader prunes the journal (default 60 s). */
   pruneEveryMs: number;
+  /** The leader shares its metrics round with the followers at most this often (CORRAL_METRICS_SHARE_MS, 15 s). */
+  metricsShareMs: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max: number): number {
@@ -43,6 +47,7 @@ export function replicaConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Repl
     retainCount: intFromEnv(env, 'CORRAL_TASK_RETENTION', 1000, 10, 100_000),
     retainDays: intFromEnv(env, 'CORRAL_TASK_RETENTION_DAYS', 14, 1, 3650),
     pruneEveryMs: 60_000,
+    metricsShareMs: intFromEnv(env, 'CORRAL_METRICS_SHARE_MS', 15_000, 100, 3_600_000),
   };
 }
 
@@ -53,6 +58,7 @@ export class Replicas {
   readonly elector: LeaderElector;
   readonly heartbeat: ReplicaHeartbeat;
   readonly store: TaskStore;
+  readonly metricsShare: MetricsShare;
   private pruneTimer: NodeJS.Timeout | undefined;
   private started: Promise<void> | undefined;
 
@@ -67,6 +73,13 @@ export class Replicas {
     this.elector = new LeaderElector(cluster, lease);
     this.heartbeat = new ReplicaHeartbeat(cluster, lease);
     this.store = new TaskStore(cluster, journal, { ...lease, ...config });
+    this.metricsShare = new MetricsShare(cluster, {
+      namespace,
+      identity: config.identity,
+      isLeader: () => this.elector.isLeader,
+      minWriteMs: config.metricsShareMs,
+      log,
+    });
   }
 
   get identity(): string {
@@ -79,6 +92,7 @@ export class Replicas {
       await this.heartbeat.start();
       await this.store.start();
       this.elector.start();
+      this.metricsShare.start();
       this.elector.onChange((leading) => {
         clearInterval(this.pruneTimer);
         this.pruneTimer = undefined;
@@ -96,6 +110,7 @@ export class Replicas {
   /** Leaves gracefully: leadership released, journal flushed, heartbeat deleted (survivors need not wait). */
   async stop(): Promise<void> {
     clearInterval(this.pruneTimer);
+    this.metricsShare.close();
     await this.elector.stop();
     await this.store.close();
     await this.heartbeat.stop();

@@ -147,7 +147,7 @@ describe('GET /metrics with --metrics', () => {
   });
 
   it('counts a finished task in corral_tasks_total', async () => {
-    const series = 'corral_tasks_total{action="start",status="done"}';
+    const series = 'corral_tasks_total{action="start",status="done",';
     const before = value(await scrape(on), series) ?? 0;
     const res = await fetch(`${on.url}/api/vms/tailvm/sandbox/start`, { method: 'POST' });
     expect(res.status).toBeLessThan(300);
