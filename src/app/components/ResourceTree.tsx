@@ -7,9 +7,10 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useMemo, useState } from 'react';
-import { ctFilterable, isEmptyFilter, matchesFilter, parseFilter } from '../lib/filter-query';
+import { FilterIndex } from '../lib/filter-index';
+import { ctFilterable, isEmptyFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
-import type { ClusterStatus, CtRow, VmRow } from '../lib/model';
+import type { ClusterStatus } from '../lib/model';
 import { groupsOf, type Group, type View } from '../lib/tree-groups';
 import { compareNames } from '../lib/sort';
 import { ctHref, ctStatus, useCts } from './ct/use-cts';
@@ -37,12 +38,28 @@ const DATACENTER_PAGES = [
   { href: '/proxmox', icon: '⇄', label: 'Proxmox API' },
 ] as const;
 
-function firstByName(vms: readonly VmRow[], n: number): VmRow[] {
-  return [...vms].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
-}
+const byName = (a: { name: string; namespace: string }, b: { name: string; namespace: string }) =>
+  compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace);
 
-function firstCtsByName(cts: readonly CtRow[], n: number): CtRow[] {
-  return [...cts].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace)).slice(0, n);
+/**
+ * The first `n` rows in name order without sorting them all: a group of 50,000 VMs costs one comparison per row
+ * against the n-th kept so far (most rows are rejected there), not a sort of 50,000 names per render.
+ */
+function firstByName<T extends { name: string; namespace: string }>(rows: readonly T[], n: number): T[] {
+  const kept: T[] = [];
+  for (const row of rows) {
+    if (kept.length === n && byName(row, kept[n - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byName(kept[mid]!, row) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    kept.splice(lo, 0, row);
+    if (kept.length > n) kept.pop();
+  }
+  return kept;
 }
 
 function selectedVm(pathname: string): { ns: string; name: string } | null {
@@ -59,10 +76,13 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
   const filter = useMemo(() => parseFilter(query), [query]);
   const allCts = useCts();
 
+  const allVms = state.vms.list(); // the same array until the next change
+  const vmIndex = useMemo(() => new FilterIndex(allVms), [allVms]);
+  const ctIndex = useMemo(() => new FilterIndex(allCts, ctFilterable), [allCts]);
   const sections = useMemo<Section[]>(() => {
     void version; // the collections mutate in place; the version says when
-    const vms = isEmptyFilter(filter) ? state.vms.list() : state.vms.list().filter((v) => matchesFilter(filter, v));
-    const cts = isEmptyFilter(filter) ? allCts : allCts.filter((c) => matchesFilter(filter, ctFilterable(c)));
+    const vms = vmIndex.filter(filter);
+    const cts = ctIndex.filter(filter);
     const nodes = state.nodes.list();
     if (state.clusters.length < 2) return [{ groups: groupsOf(view, vms, cts, nodes, ''), count: vms.length }];
     return state.clusters.map((cluster) => {
@@ -71,7 +91,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
       const own = mine(vms);
       return { cluster, groups: groupsOf(view, own, mine(cts), mine(nodes), cluster.context), count: own.length };
     });
-  }, [state, version, view, filter, allCts]);
+  }, [state, version, view, filter, vmIndex, ctIndex]);
   const groups = sections.flatMap((x) => x.groups);
   const defaultContext = state.clusters[0]?.context ?? '';
 
@@ -147,7 +167,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                 </li>
               );
             })}
-            {firstCtsByName(g.cts, GROUP_CAP).map((ct) => {
+            {firstByName(g.cts, GROUP_CAP).map((ct) => {
               const current = linked && selected?.name === ct.name && selected.ns === ct.namespace;
               return (
                 <li key={`ct:${ct.namespace}/${ct.name}`}>

@@ -62,6 +62,25 @@ export function ctGuest(ct: CtRow): GuestRow {
   };
 }
 
+const vmGuests = new WeakMap<VmRow, GuestRow>();
+const ctGuests = new WeakMap<CtRow, GuestRow>();
+
+/**
+ * The same GuestRow object for the same VmRow object: the store replaces a row on each change, so a live change
+ * rebuilds only its own guest row (and the filter index's keys, cached per row object, stay valid for the rest).
+ */
+export function vmGuestCached(vm: VmRow): GuestRow {
+  let g = vmGuests.get(vm);
+  if (!g) vmGuests.set(vm, (g = vmGuest(vm)));
+  return g;
+}
+
+export function ctGuestCached(ct: CtRow): GuestRow {
+  let g = ctGuests.get(ct);
+  if (!g) ctGuests.set(ct, (g = ctGuest(ct)));
+  return g;
+}
+
 /** Whether a guest is running in the sense the Datacenter's counts use. */
 export function isRunning(g: Pick<GuestRow, 'status'>): boolean {
   return g.status === 'Running';
