@@ -48,6 +48,11 @@ export interface EmbeddedClusterOptions {
   containerRuntime?: ContainerRuntime;
   /** The kubeconfig's cluster and context name (default `corral-sim`); several clusters side by side differ by it. */
   contextName?: string;
+  /**
+   * Watch-list (`sendInitialEvents=true`) served, as with the WatchList feature gate on; default true. When false
+   * such a watch is answered 422 like an older apiserver. Switchable at runtime through `context.settings`.
+   */
+  watchList?: boolean;
 }
 
 export interface EmbeddedCluster {
@@ -123,7 +128,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
       metricsServer,
       ...(options.baseline ? { baseline: options.baseline } : {}),
     },
-    settings: { metricsServer },
+    settings: { metricsServer, watchList: options.watchList ?? true },
     baseUrl: () => baseUrl,
     ...(options.containerRuntime ? { containerRuntime: options.containerRuntime } : {}),
   };

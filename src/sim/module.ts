@@ -63,7 +63,11 @@ export interface SimContext {
   /** Images the kubelet executes for real (Jobs' pods); see ContainerRuntime. */
   containerRuntime?: ContainerRuntime;
   /** Mutable runtime switches (e.g. metricsServer) the fault/control interface can flip. */
-  settings: { metricsServer: boolean };
+  settings: {
+    metricsServer: boolean;
+    /** Watch-list (`sendInitialEvents`) served, as with the WatchList gate on (undefined: on). */
+    watchList?: boolean;
+  };
   /** The base URL clients reach the apiserver at (e.g. for export links), known once listening. */
   baseUrl(): string;
 }

@@ -8,14 +8,18 @@ export class LineSplitter {
 
   /** The non-empty lines that `chunk` completes (trimmed); a partial last line waits for the next chunk. */
   push(chunk: Uint8Array): string[] {
-    this.buffered += this.decoder.decode(chunk, { stream: true });
+    const text = this.buffered + this.decoder.decode(chunk, { stream: true });
     const lines: string[] = [];
+    // One pass over the chunk (a watch-list's initial events arrive as many lines per chunk): no re-slicing of
+    // the rest after every line.
+    let from = 0;
     let cut: number;
-    while ((cut = this.buffered.indexOf('\n')) >= 0) {
-      const line = this.buffered.slice(0, cut).trim();
-      this.buffered = this.buffered.slice(cut + 1);
+    while ((cut = text.indexOf('\n', from)) >= 0) {
+      const line = text.slice(from, cut).trim();
+      from = cut + 1;
       if (line) lines.push(line);
     }
+    this.buffered = from === 0 ? text : text.slice(from);
     return lines;
   }
 }

@@ -2,6 +2,11 @@
  * The ONE watch-driven cache: a list-then-watch informer per kind (VMs, VMIs, virt-launcher pods and container
  * pods, nodes, PVCs, DataVolumes, migrations), with Corral's own indexes on top (namespace/name, node, label, owning VM).
  *
+ * Initial state (issue 17; docs/scale.md "Cold sync"): by watch-list where the apiserver serves it — one watch with
+ * `sendInitialEvents=true&resourceVersionMatch=NotOlderThan` streams every object, then a bookmark annotated
+ * `k8s.io/initial-events-end` carrying the version the same stream goes on from — otherwise (the apiserver answers
+ * such a watch 400/422) by paginated lists, each page applied as it arrives, and a watch from the list's version.
+ *
  * Recovery (issue 14; docs/server.md "Watch recovery"): each informer is one loop that lists only when it has no
  * resourceVersion (at start and after 410 Gone / an in-stream ERROR 410), otherwise watches from the last
  * resourceVersion it saw (events and bookmarks). A watch carries `timeoutSeconds`, so the apiserver ends it
@@ -41,6 +46,23 @@ function selects(selector: string | undefined, o: KObject): boolean {
   return o.metadata.labels?.[selector.slice(0, cut)] === selector.slice(cut + 1);
 }
 
+/** The apiserver refused a watch-list (400/422: no WatchList gate, or older than 1.27): list in pages instead. */
+class WatchListRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WatchListRefused';
+  }
+}
+
+/** The initial events of a watch-list in progress: what they covered, and whom to tell once they end. */
+interface InitialEvents {
+  seen: Set<Key>;
+  done: (() => void) | undefined;
+}
+
+/** The bookmark annotation that ends a watch-list's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
 /** Why a watch attempt ended without an error: the apiserver closed the stream (timeoutSeconds, or dropped). */
 class WatchGone extends Error {
   constructor(message: string) {
@@ -75,6 +97,10 @@ interface InformerState {
   timer: ReturnType<typeof setTimeout> | undefined;
   /** The cluster does not serve this kind (CRD not installed): empty, looked at again now and then. */
   absent: boolean;
+  /** Initial state by watch-list; false once the apiserver refused it (then paginated lists). */
+  watchList: boolean;
+  /** How the last complete initial state arrived. */
+  initialSync: 'watch-list' | 'list' | '';
   /** Counters for diagnostics and tests. */
   stats: { lists: number; watches: number; failures: number };
 }
@@ -102,6 +128,12 @@ export interface WatchCacheOptions {
    * body, and a slow page times out alone.
    */
   listPageSize?: number;
+  /**
+   * Read the initial state (and after a 410) by watch-list — one watch with `sendInitialEvents=true` that streams
+   * every object, an `k8s.io/initial-events-end` bookmark, then the changes — where the apiserver serves it
+   * (default true); an apiserver that refuses it (400/422) is read by paginated lists instead, from then on.
+   */
+  watchList?: boolean;
   log?: (line: string) => void;
   /** Random source for jitter (tests). */
   random?: () => number;
@@ -115,7 +147,9 @@ export interface WatchStatus {
   downForMs: number;
   failures: number;
   lastError: string;
+  /** Initial states read (watch-lists and paginated lists together), and how the last one arrived. */
   lists: number;
+  initialSync: 'watch-list' | 'list' | '';
   watches: number;
 }
 
@@ -133,6 +167,7 @@ export class WatchCache implements ClusterCache {
   private readonly watchConnectTimeoutMs: number;
   private readonly listTimeoutMs: number;
   private readonly listPageSize: number;
+  private readonly watchList: boolean;
   private readonly log: (line: string) => void;
   private readonly random: () => number;
   private heartbeat: ReturnType<typeof setTimeout> | undefined;
@@ -153,6 +188,7 @@ export class WatchCache implements ClusterCache {
     this.watchConnectTimeoutMs = options.watchConnectTimeoutMs ?? 10_000;
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.listPageSize = options.listPageSize ?? 500;
+    this.watchList = options.watchList ?? true;
     this.log = options.log ?? ((line) => console.warn(`[corral] ${line}`));
     this.random = options.random ?? Math.random;
   }
@@ -181,6 +217,8 @@ export class WatchCache implements ClusterCache {
         abort: undefined,
         timer: undefined,
         absent: false,
+        watchList: this.watchList,
+        initialSync: '',
         stats: { lists: 0, watches: 0, failures: 0 },
       };
       this.informers.push(state);
@@ -234,6 +272,7 @@ export class WatchCache implements ClusterCache {
       failures: i.failures,
       lastError: i.lastError,
       lists: i.stats.lists,
+      initialSync: i.initialSync,
       watches: i.stats.watches,
     }));
   }
@@ -377,7 +416,10 @@ export class WatchCache implements ClusterCache {
     return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
-  /** One attempt: list if needed, then one watch until it ends. Schedules the next attempt itself. */
+  /**
+   * One attempt: without a resourceVersion a watch-list (or, where refused, a paginated list and then a watch),
+   * otherwise a watch from it; until the watch ends. Schedules the next attempt itself.
+   */
   private async run(state: InformerState, firstDone?: () => void): Promise<void> {
     const attempt = ++state.attempt;
     state.abort?.abort();
@@ -387,14 +429,20 @@ export class WatchCache implements ClusterCache {
     const current = () => state.attempt === attempt && !this.stopped;
     let listed = false;
     const started = Date.now();
+    let initial: InitialEvents | undefined;
     try {
       if (!state.resourceVersion) {
-        await this.relist(state, ac.signal);
-        listed = true;
-        firstDone?.();
+        if (state.watchList) initial = { seen: new Set(), done: firstDone };
+        else {
+          await this.relist(state, ac.signal);
+          listed = true;
+          firstDone?.();
+        }
       }
       if (!current()) return;
-      const delivered = await this.watch(state, ac, current);
+      const delivered = await this.watch(state, ac, current, initial);
+      // A watch-list ended before its initial events did: the next attempt starts it over.
+      if (initial && !state.resourceVersion) firstDone?.();
       // A clean end (server-side timeout, or the apiserver dropped the stream): resume at once — unless the
       // stream ended without delivering anything, which a misbehaving proxy could repeat in a tight loop.
       if (!current()) return;
@@ -404,13 +452,23 @@ export class WatchCache implements ClusterCache {
         this.schedule(state, Math.floor(this.random() * 100));
       } else this.failed(state, new Error('the watch ended without delivering anything'));
     } catch (err) {
+      if (err instanceof WatchListRefused && current()) {
+        if (this.informers.every((i) => i.watchList))
+          this.log(`the apiserver refuses watch-list (${err.message}); reading by paginated lists`);
+        state.watchList = false;
+        ac.abort();
+        queueMicrotask(() => {
+          if (!this.stopped && state.attempt === attempt) void this.run(state, firstDone);
+        });
+        return;
+      }
       firstDone?.();
       if (!current()) return;
       this.wentDown(state);
       if (err instanceof WatchGone) {
         // 410: the resourceVersion is too old to resume from; list again (at once, unless we just listed).
         state.resourceVersion = '';
-        if (!listed) {
+        if (!listed && !initial) {
           this.log(`watch on ${state.kind}: ${err.message}; listing again`);
           this.schedule(state, 0);
           return;
@@ -459,7 +517,6 @@ export class WatchCache implements ClusterCache {
   private async relist(state: InformerState, signal: AbortSignal): Promise<void> {
     const r = RESOURCES[state.kind];
     state.stats.lists++;
-    const idx = this.index(state.kind);
     const seen = new Set<Key>();
     let resourceVersion = '';
     let token = '';
@@ -490,27 +547,41 @@ export class WatchCache implements ClusterCache {
       }
       token = page?.metadata?.continue ?? '';
     } while (token);
-    for (const [key, old] of [...idx.objects])
-      if (!seen.has(key) && selects(state.rawSelector, old)) this.apply(state, 'DELETED', old);
+    this.dropUnseen(state, seen);
     state.resourceVersion = resourceVersion;
     state.synced = true;
+    state.initialSync = 'list';
+  }
+
+  /** After a complete initial state: what this informer's selector covers but the state did not hold is gone. */
+  private dropUnseen(state: InformerState, seen: Set<Key>): void {
+    for (const [key, old] of [...this.index(state.kind).objects])
+      if (!seen.has(key) && selects(state.rawSelector, old)) this.apply(state, 'DELETED', old);
   }
 
   /**
-   * Opens one watch from `state.resourceVersion` and applies its events until it ends. Resolves whether it
-   * delivered anything when the server ends it cleanly; throws WatchGone on 410, a CorralError on other failures.
+   * Opens one watch from `state.resourceVersion` — or, with `initial`, a watch-list that first streams the whole
+   * state — and applies its events until it ends. Resolves whether it delivered anything when the server ends it
+   * cleanly; throws WatchGone on 410, WatchListRefused when a watch-list is refused, a CorralError otherwise.
    */
-  private async watch(state: InformerState, ac: AbortController, current: () => boolean): Promise<boolean> {
+  private async watch(
+    state: InformerState,
+    ac: AbortController,
+    current: () => boolean,
+    initial?: InitialEvents,
+  ): Promise<boolean> {
     const r = RESOURCES[state.kind];
     const timeoutSeconds = Math.round(this.watchTimeoutSeconds * (1 + this.random() / 4));
     const query = [
       'watch=true',
-      `resourceVersion=${encodeURIComponent(state.resourceVersion)}`,
+      ...(initial
+        ? ['sendInitialEvents=true', 'resourceVersionMatch=NotOlderThan']
+        : [`resourceVersion=${encodeURIComponent(state.resourceVersion)}`]),
       'allowWatchBookmarks=true',
       `timeoutSeconds=${timeoutSeconds}`,
       ...(state.selector ? [`labelSelector=${state.selector}`] : []),
     ].join('&');
-    const what = `watching ${r.plural}`;
+    const what = initial ? `watch-listing ${r.plural}` : `watching ${r.plural}`;
     let reason = '';
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (ms: number, why: string) => {
@@ -522,7 +593,10 @@ export class WatchCache implements ClusterCache {
       timer.unref?.();
     };
     state.stats.watches++;
-    arm(this.watchConnectTimeoutMs, `no answer to the watch request within ${this.watchConnectTimeoutMs} ms`);
+    if (initial) state.stats.lists++;
+    // A watch-list is a read of the whole collection: an apiserver may hold it as long as a list.
+    const connectMs = initial ? Math.max(this.watchConnectTimeoutMs, this.listTimeoutMs) : this.watchConnectTimeoutMs;
+    arm(connectMs, `no answer to the watch request within ${connectMs} ms`);
     try {
       let res;
       try {
@@ -533,10 +607,14 @@ export class WatchCache implements ClusterCache {
       if (res.status !== 200) {
         const text = res.body ? await new Response(res.body).text().catch(() => '') : '';
         if (res.status === 410) throw new WatchGone(`resourceVersion ${state.resourceVersion} expired (410)`);
+        if (initial && (res.status === 400 || res.status === 422))
+          throw new WatchListRefused(fromKubeResponse(res.status, text, what).message);
         throw fromKubeResponse(res.status, text, what);
       }
       if (!res.body) throw new CorralError('BAD_GATEWAY', `${what}: empty response`);
       // Connected: the kind is live again.
+      if (state.absent) this.log(`${state.kind} is served by the cluster now`);
+      state.absent = false;
       if (state.lastError && state.downSince !== undefined)
         this.log(`watch on ${state.kind} recovered after ${((Date.now() - state.downSince) / 1000).toFixed(1)} s`);
       state.streaming = true;
@@ -556,7 +634,8 @@ export class WatchCache implements ClusterCache {
           if (!current()) return delivered;
           state.lastDataAt = Date.now();
           arm(idleMs, idleReason);
-          for (const line of lines.push(value)) if (this.event(state, line)) delivered = true;
+          for (const line of lines.push(value)) if (this.event(state, line, initial)) delivered = true;
+          if (initial && state.resourceVersion) initial = undefined; // the initial events have ended
         }
       } catch (err) {
         if (reason) throw new CorralError('TIMEOUT', reason);
@@ -576,8 +655,12 @@ export class WatchCache implements ClusterCache {
     }
   }
 
-  /** Applies one watch line; true when it was an event (not garbage). Throws WatchGone for ERROR 410. */
-  private event(state: InformerState, line: string): boolean {
+  /**
+   * Applies one watch line; true when it was an event (not garbage). Throws WatchGone for ERROR 410. During a
+   * watch-list's initial events (`initial`) the resourceVersion stays unset until the bookmark that ends them, so
+   * a stream that breaks before it makes the next attempt start over.
+   */
+  private event(state: InformerState, line: string, initial?: InitialEvents): boolean {
     let parsed: { type?: string; object?: KObject & { code?: number; message?: string } };
     try {
       parsed = JSON.parse(line) as typeof parsed;
@@ -594,9 +677,19 @@ export class WatchCache implements ClusterCache {
       );
     }
     const rv = object.metadata?.resourceVersion;
-    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.apply(state, type, object);
-    else if (type !== 'BOOKMARK') return false;
-    if (rv) state.resourceVersion = rv;
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
+      if (initial && type !== 'DELETED') initial.seen.add(keyOf(object));
+      this.apply(state, type, object);
+    } else if (type !== 'BOOKMARK') return false;
+    if (!initial) {
+      if (rv) state.resourceVersion = rv;
+    } else if (type === 'BOOKMARK' && object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true' && rv) {
+      this.dropUnseen(state, initial.seen);
+      state.resourceVersion = rv;
+      state.synced = true;
+      state.initialSync = 'watch-list';
+      initial.done?.();
+    }
     state.failures = 0; // the stream works: a later failure starts its back-off from the beginning
     return true;
   }

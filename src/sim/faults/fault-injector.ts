@@ -15,7 +15,7 @@ export interface FaultConfig {
   /** Share of requests (0..1) held back for `delayMs` before being served. */
   delayFraction: number;
   delayMs: number;
-  /** Every read (a GET that is not a watch: lists and gets) is held back this long (ms) before being served. */
+  /** Every read (a GET that is not a watch: lists, gets, watch-lists) is held back this long (ms) before being served. */
   listDelayMs: number;
   /** `hang`: accept requests and never answer; `refuse`: reset the connection at once. */
   unresponsive: Unresponsive;
@@ -162,7 +162,7 @@ export class FaultInjector {
     return this.dropper();
   }
 
-  /** Hold every read (list or get, not a watch) back for `delayMs`: a slow apiserver or etcd. */
+  /** Hold every read (list, get or watch-list, not a plain watch) back for `delayMs`: a slow apiserver or etcd. */
   slowLists(delayMs: number): void {
     this.update({ listDelayMs: delayMs });
   }
@@ -192,8 +192,11 @@ export class FaultInjector {
     if (c.pathPrefix && !path.startsWith(c.pathPrefix)) return { action: 'serve', delayMs: 0 };
     if (c.unresponsive === 'hang') return { action: 'hang' };
     if (c.unresponsive === 'refuse') return { action: 'refuse' };
+    // A watch-list (`sendInitialEvents=true`) reads the whole collection first: it is a list too.
     const isRead =
-      (request.method ?? 'GET') === 'GET' && request.query?.get('watch') !== 'true' && !path.includes('/watch/');
+      (request.method ?? 'GET') === 'GET' &&
+      ((request.query?.get('watch') !== 'true' && !path.includes('/watch/')) ||
+        request.query?.get('sendInitialEvents') === 'true');
     const listDelay = c.listDelayMs > 0 && isRead ? c.listDelayMs : 0;
     const delayMs = Math.max(listDelay, c.delayFraction > 0 && this.random() < c.delayFraction ? c.delayMs : 0);
     if (c.failFraction > 0 && this.random() < c.failFraction)

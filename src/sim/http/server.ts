@@ -107,7 +107,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return warnings;
     },
     watches,
-    watchSettings: { ...DEFAULT_WATCH_SETTINGS, ...options.watchSettings },
+    watchSettings: {
+      ...DEFAULT_WATCH_SETTINGS,
+      watchList: () => ctx.settings.watchList !== false,
+      ...options.watchSettings,
+    },
     validate: options.validate,
   };
   const subresourceRoutes = modules.flatMap((m) => m.subresources ?? []);

@@ -21,11 +21,17 @@ export interface WatchSettings {
   bookmarkIntervalMs: number;
   /** Server-side lifetime of a watch without `timeoutSeconds`: a random value in this range (ms). */
   defaultTimeoutMs: [number, number];
+  /**
+   * Watch-list (`sendInitialEvents`) served, as with the WatchList feature gate on; false answers such a watch 422
+   * like an apiserver without the gate (or older than 1.27). Read per request, so tests can flip it at runtime.
+   */
+  watchList: () => boolean;
 }
 
 export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
   bookmarkIntervalMs: 30_000,
   defaultTimeoutMs: [5 * 60_000, 10 * 60_000],
+  watchList: () => true,
 };
 
 /** Open watch streams; `closeAll` ends each one cleanly (the client re-watches from its last RV). */
@@ -72,6 +78,48 @@ export interface WatchRequest {
   settings: WatchSettings;
 }
 
+/** 422 as the apiserver's ListOptions validation words it. */
+function invalidListOptions(field: string, detail: string): ApiError {
+  return new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${detail}`, {
+    group: 'meta.k8s.io',
+    kind: 'ListOptions',
+    causes: [{ reason: 'FieldValueForbidden', message: detail, field }],
+  });
+}
+
+/**
+ * The checks the apiserver makes on a watch's list options (apimachinery's ValidateListOptions): watch-list needs
+ * the gate, `resourceVersionMatch=NotOlderThan` and bookmarks; `resourceVersionMatch` alone is not for watches.
+ */
+function checkWatchList(query: URLSearchParams, settings: WatchSettings): boolean {
+  const initial = query.get('sendInitialEvents');
+  const match = query.get('resourceVersionMatch');
+  if (initial === null) {
+    if (match !== null)
+      throw invalidListOptions(
+        'resourceVersionMatch',
+        'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      );
+    return false;
+  }
+  if (!settings.watchList())
+    throw invalidListOptions(
+      'sendInitialEvents',
+      'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    );
+  if (match !== 'NotOlderThan')
+    throw invalidListOptions(
+      'resourceVersionMatch',
+      `Unsupported value: "${match ?? ''}": supported values: "NotOlderThan"`,
+    );
+  if (initial === 'true' && query.get('allowWatchBookmarks') !== 'true')
+    throw invalidListOptions(
+      'allowWatchBookmarks',
+      'Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true',
+    );
+  return initial === 'true';
+}
+
 function parseResourceVersion(text: string | null): number | undefined {
   if (text === null || text === '' || text === '0') return undefined;
   if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version "${text}"`);
@@ -85,6 +133,7 @@ export function serveWatch(w: WatchRequest): void {
   const timeoutSeconds = query.get('timeoutSeconds');
   if (timeoutSeconds !== null && !/^\d+$/.test(timeoutSeconds))
     throw badRequest(`invalid value for timeoutSeconds: "${timeoutSeconds}"`);
+  const initialEvents = checkWatchList(query, w.settings);
   const asTable = wantsTable(w.req.headers.accept);
   const apiVersion = type.group ? `${type.group}/${type.version}` : type.version;
 
@@ -136,9 +185,10 @@ export function serveWatch(w: WatchRequest): void {
 
   // The store is synchronous: the backlog read and the subscription happen in the same tick, so no write can
   // fall between them.
-  if (since === undefined) {
+  // Watch-list (NotOlderThan): the current state, which is never older than any resourceVersion given.
+  if (since === undefined || initialEvents) {
     for (const obj of store.list(key, namespace)) if (!matcher || matcher(obj)) send('ADDED', obj);
-    if (query.get('sendInitialEvents') === 'true') {
+    if (initialEvents) {
       sendRaw({
         type: 'BOOKMARK',
         object: {
