@@ -82,6 +82,13 @@ function exportOperation(errorRef: Json): Json {
         required: false,
         schema: { type: 'string', enum: ['raw.gz', 'qcow2'], default: 'raw.gz' },
       },
+      {
+        name: 'context',
+        in: 'query',
+        required: false,
+        description: 'the kube context (cluster) to act on; default: the first one Corral serves',
+        schema: { type: 'string', minLength: 1, maxLength: 253 },
+      },
     ],
     responses: {
       '200': {
@@ -123,6 +130,13 @@ function uploadOperation(errorRef: Json): Json {
         in: 'query',
         required: false,
         schema: { type: 'string', enum: ['iso', 'disk'], default: 'iso' },
+      },
+      {
+        name: 'context',
+        in: 'query',
+        required: false,
+        description: 'the kube context (cluster) to act on; default: the first one Corral serves',
+        schema: { type: 'string', minLength: 1, maxLength: 253 },
       },
     ],
     requestBody: {

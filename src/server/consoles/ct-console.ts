@@ -16,7 +16,7 @@ import type { ClientOptions, RawData } from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { redactAddresses } from '../errors.js';
 import { CloseCode, truncateReason } from './close-codes.js';
-import type { ClusterCredentials, ConsoleCaller } from './gateway.js';
+import { CONTEXT_RE, type ClusterCredentials, type ConsoleCaller } from './gateway.js';
 import { checkOrigin } from './origin.js';
 import { SessionRegistry, type ConsoleSession } from './session-registry.js';
 
@@ -30,10 +30,15 @@ const RESIZE = 4;
 const NAME_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export interface CtConsoleOptions {
-  cluster(): ClusterCredentials;
+  /** The credentials of a served kube context (undefined = the default). Throw to refuse an unknown context. */
+  cluster(context: string | undefined): ClusterCredentials;
   resolveCaller(req: IncomingMessage): ConsoleCaller;
   /** The CT as the cache knows it: its pod phase and the command of its shell; null when there is no such CT. */
-  ct(namespace: string, name: string): { phase: string; container: string; shell: string[] } | null;
+  ct(
+    namespace: string,
+    name: string,
+    context: string | undefined,
+  ): { phase: string; container: string; shell: string[] } | null;
   trustForwardedHost?: boolean;
   allowedOrigins?: string[];
   connectTimeoutMs?: number;
@@ -47,7 +52,14 @@ export interface CtConsole {
   close(): void;
 }
 
-export function parseCtConsoleUrl(rawUrl: string): { namespace: string; name: string; takeover: boolean } | Error {
+interface CtTarget {
+  namespace: string;
+  name: string;
+  takeover: boolean;
+  context: string | undefined;
+}
+
+export function parseCtConsoleUrl(rawUrl: string): CtTarget | Error {
   const url = new URL(rawUrl, 'http://corral.invalid');
   if (!url.pathname.startsWith(CT_CONSOLE_PREFIX)) return new Error(`Not a CT terminal path: ${url.pathname}`);
   let parts: string[];
@@ -60,7 +72,15 @@ export function parseCtConsoleUrl(rawUrl: string): { namespace: string; name: st
   const [namespace, name] = parts as [string, string];
   if (!NAME_RE.test(namespace)) return new Error(`Invalid namespace ${JSON.stringify(namespace)}`);
   if (!NAME_RE.test(name)) return new Error(`Invalid CT name ${JSON.stringify(name)}`);
-  return { namespace, name, takeover: ['1', 'true', 'yes'].includes(url.searchParams.get('takeover') ?? '') };
+  const context = url.searchParams.get('context') ?? undefined;
+  if (context !== undefined && !CONTEXT_RE.test(context))
+    return new Error('context: must be a kube context name: printable characters, no spaces');
+  return {
+    namespace,
+    name,
+    takeover: ['1', 'true', 'yes'].includes(url.searchParams.get('takeover') ?? ''),
+    context,
+  };
 }
 
 export function execUrl(server: string, namespace: string, name: string, container: string, command: string[]) {
@@ -94,11 +114,7 @@ export function createCtConsole(options: CtConsoleOptions): CtConsole {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: true });
   const own = new Set<ConsoleSession>();
 
-  function serve(
-    client: WebSocket,
-    req: IncomingMessage,
-    target: { namespace: string; name: string; takeover: boolean },
-  ) {
+  function serve(client: WebSocket, req: IncomingMessage, target: CtTarget) {
     const early: (Buffer | string)[] = [];
     const queue = (data: RawData, isBinary: boolean) =>
       early.push(isBinary ? toBuffer(data) : toBuffer(data).toString());
@@ -120,11 +136,18 @@ export function createCtConsole(options: CtConsoleOptions): CtConsole {
         CloseCode.forbidden,
         `Read-only: ${caller.login || 'you'} may not use the terminal of CT ${ref} (${caller.readOnlyReason ?? 'not in CORRAL_ADMINS'})`,
       );
-    const ct = options.ct(target.namespace, target.name);
+    let credentials: ClusterCredentials;
+    try {
+      credentials = options.cluster(target.context);
+    } catch (err) {
+      return refuse(CloseCode.notFound, err instanceof Error ? err.message : `Unknown context ${target.context}`);
+    }
+    const context = credentials.getCurrentContext?.() ?? target.context;
+    const ct = options.ct(target.namespace, target.name, target.context);
     if (!ct) return refuse(CloseCode.notFound, `No CT ${ref}`);
     if (ct.phase !== 'Running')
       return refuse(CloseCode.notRunning, `CT ${ref} is ${ct.phase}: start it to open its terminal`);
-    const holder = registry.holder('serial', target.namespace, target.name);
+    const holder = registry.holder('serial', target.namespace, target.name, context);
     if (holder && !target.takeover && holder.login !== caller.login)
       return refuse(
         CloseCode.inUse,
@@ -147,6 +170,7 @@ export function createCtConsole(options: CtConsoleOptions): CtConsole {
       kind: 'serial',
       namespace: target.namespace,
       name: target.name,
+      ...(context !== undefined ? { context } : {}),
       login: caller.login,
       displayName: caller.name || caller.login || 'anonymous',
       readOnly: false,
@@ -176,7 +200,6 @@ export function createCtConsole(options: CtConsoleOptions): CtConsole {
     };
 
     const connect = async () => {
-      const credentials = options.cluster();
       const server = credentials.getCurrentCluster()?.server;
       if (!server) return end(CloseCode.clusterError, 'The kubeconfig has no current cluster');
       const opts: ClientOptions = { perMessageDeflate: false, handshakeTimeout: options.connectTimeoutMs ?? 10_000 };

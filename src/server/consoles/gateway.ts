@@ -6,7 +6,7 @@
  * Query parameters: `takeover=1` takes the console from its current holder (otherwise a console held by someone
  * else is refused with 4029 naming the holder; your own other session is replaced and told so); `watch=1` opens a
  * view-only VNC session (Multiview tiles) that never takes a console from anybody and whose input is dropped;
- * `context=<name>` picks a kubeconfig context when the server manages several.
+ * `context=<name>` picks the served cluster (kube context; default the first, unknown: closed with 4004 naming it).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -36,10 +36,12 @@ export interface ConsoleCaller {
 export interface ClusterCredentials {
   applyToHTTPSOptions(opts: ClientOptions): Promise<void>;
   getCurrentCluster(): { server: string } | null;
+  /** The context's name: consoles and serial logs are held per cluster (a client-node KubeConfig has it). */
+  getCurrentContext?(): string;
 }
 
 export interface ConsoleGatewayOptions {
-  /** The credentials for a kubeconfig context (undefined = the current one). Throw to refuse an unknown context. */
+  /** The credentials for a served kube context (undefined = the default one). Throw to refuse an unknown context. */
   cluster(context: string | undefined): ClusterCredentials;
   /** The caller of a request: identity headers + CORRAL_ADMINS, exactly as the REST API decides it. */
   resolveCaller(req: IncomingMessage): ConsoleCaller;
@@ -83,6 +85,8 @@ const PREFIXES: Record<string, ConsoleKind> = { '/api/vnc/': 'vnc', '/api/tty/':
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SUBPROTOCOL = 'plain.kubevirt.io';
+/** The same rule as the REST routes' `context` (schemas/common.ts ContextName). */
+export const CONTEXT_RE = /^[\x21-\x7e]{1,253}$/;
 
 export function parseConsoleUrl(rawUrl: string): ConsoleTarget | Error {
   const url = new URL(rawUrl, 'http://corral.invalid');
@@ -97,6 +101,9 @@ export function parseConsoleUrl(rawUrl: string): ConsoleTarget | Error {
   if (!NAME_RE.test(name))
     return new Error(`Invalid VM name ${JSON.stringify(name)}: lower-case letters, digits, '-' and '.' only`);
   const flag = (key: string) => ['1', 'true', 'yes'].includes(url.searchParams.get(key) ?? '');
+  const context = url.searchParams.get('context') ?? undefined;
+  if (context !== undefined && !CONTEXT_RE.test(context))
+    return new Error('context: must be a kube context name: printable characters, no spaces');
   const watch = flag('watch');
   if (watch && kind === 'serial')
     return new Error('watch=1 is for VNC only: a serial console cannot be watched without typing into it');
@@ -106,7 +113,7 @@ export function parseConsoleUrl(rawUrl: string): ConsoleTarget | Error {
     name,
     takeover: flag('takeover') && !watch,
     watch,
-    context: url.searchParams.get('context') ?? undefined,
+    context,
   };
 }
 
@@ -246,7 +253,15 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
         `Read-only: ${caller.login || 'you'} may watch but not take over the console of ${vm}`,
       );
     }
-    const holder = registry.holder(target.kind, target.namespace, target.name);
+    let credentials: ClusterCredentials;
+    try {
+      credentials = options.cluster(target.context);
+    } catch (err) {
+      return refuse(CloseCode.notFound, err instanceof Error ? err.message : `Unknown context ${target.context}`);
+    }
+    // Sessions and serial logs are keyed by the cluster too: home's default/web is not lab's default/web.
+    const context = credentials.getCurrentContext?.() ?? target.context;
+    const holder = registry.holder(target.kind, target.namespace, target.name, context);
     // Replacing your own session (another tab) or a watcher (read-only viewer, Multiview tile) needs no
     // confirmation; the replaced viewer is still told who took the console.
     const mayReplace = target.takeover || (!readOnly && (holder?.login === caller.login || holder?.readOnly === true));
@@ -255,12 +270,6 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
         CloseCode.inUse,
         `${holder.displayName} holds the ${kindLabel(target.kind)} of ${vm} since ${holder.since}; Take over to use it`,
       );
-    }
-    let credentials: ClusterCredentials;
-    try {
-      credentials = options.cluster(target.context);
-    } catch (err) {
-      return refuse(CloseCode.badRequest, err instanceof Error ? err.message : `Unknown context ${target.context}`);
     }
     const server = credentials.getCurrentCluster()?.server;
     if (!server) return refuse(CloseCode.clusterError, 'The kubeconfig has no current cluster');
@@ -273,6 +282,7 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
       kind: target.kind,
       namespace: target.namespace,
       name: target.name,
+      ...(context !== undefined ? { context } : {}),
       login: caller.login,
       displayName: caller.name || caller.login || 'anonymous',
       readOnly,
@@ -340,10 +350,13 @@ export function createConsoleGateway(options: ConsoleGatewayOptions): ConsoleGat
         bridge = bridgeSockets(client, ws, {
           keepaliveMs: options.keepaliveMs,
           pendingFromClient: early.splice(0),
-          replayToClient: target.kind === 'serial' ? serialLogs.read(target.namespace, target.name) : undefined,
+          replayToClient:
+            target.kind === 'serial' ? serialLogs.read(target.namespace, target.name, context) : undefined,
           filterClientData: rfbFilter ? (chunk) => rfbFilter.push(chunk) : undefined,
           onUpstreamData:
-            target.kind === 'serial' ? (chunk) => serialLogs.append(target.namespace, target.name, chunk) : undefined,
+            target.kind === 'serial'
+              ? (chunk) => serialLogs.append(target.namespace, target.name, chunk, context)
+              : undefined,
           describeUpstreamClose: (code, reason) => {
             const taker = registry.takenOverBy(session.id);
             if (taker) return { code: CloseCode.takenOver, reason: `Console taken over by ${taker.displayName}` };

@@ -3,8 +3,12 @@
  * gateway and the CT terminal (`/api/ctty/`) on the Corral server's upgrade routing, with the server's kubeconfig,
  * identity and caches.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeCluster } from '../cluster';
 import { findCt, podPhase } from '../domain/ct-rows';
 import { CT_CONTAINER, ctShellCommand } from '../domain/ct-spec';
+import { registryOf } from '../domain/registry';
+import type { CorralServices } from '../domain/services';
 import type { CorralHost } from '../start';
 import { createCtConsole, CT_CONSOLE_PREFIX } from './ct-console.js';
 import { createConsoleGateway, type ConsoleGateway } from './gateway.js';
@@ -15,14 +19,22 @@ export { consoleState } from './state.js';
 export { bridgeSockets } from './bridge.js';
 export { CloseCode } from './close-codes.js';
 
+/**
+ * The served cluster a console URL's `context` names (default: the first): its services and kubeconfig. An unknown
+ * context throws the registry's message naming it and the served ones, as the REST routes answer 404.
+ */
+function servedCluster(host: CorralHost, context: string | undefined): { services: CorralServices; kc: KubeConfig } {
+  const services = registryOf(host.services).get(context);
+  if (services === host.services) return { services, kc: host.kubeConfig };
+  // Every further cluster is a KubeCluster built from its own kubeconfig (clusters.ts): connect with that.
+  if (!(services.cluster instanceof KubeCluster))
+    throw new Error(`context ${services.cluster.info.context} has no kubeconfig for consoles`);
+  return { services, kc: services.cluster.kubeConfig };
+}
+
 export function attachToCorral(host: CorralHost): ConsoleGateway {
   const gateway = createConsoleGateway({
-    cluster(context) {
-      const current = host.kubeConfig.getCurrentContext();
-      if (context && context !== current)
-        throw new Error(`Unknown context ${JSON.stringify(context)}: this Corral serves ${current}`);
-      return host.kubeConfig;
-    },
+    cluster: (context) => servedCluster(host, context).kc,
     resolveCaller(req) {
       const identity = host.identityFor(req, host.services);
       return {
@@ -33,14 +45,15 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
       };
     },
     // The watch cache knows whether the VM exists and its status: "Stopped" beats KubeVirt's "vmi not found".
-    vmStatus: (namespace, name) => Promise.resolve(host.services.fleet.vmRow(namespace, name)?.status ?? null),
+    vmStatus: (namespace, name, context) =>
+      Promise.resolve(servedCluster(host, context).services.fleet.vmRow(namespace, name)?.status ?? null),
     // A browser cannot set X-Forwarded-Host on a WebSocket, and the front door drops it from untrusted peers.
     trustForwardedHost: true,
   });
   host.http.registerUpgrade('/api/vnc/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   host.http.registerUpgrade('/api/tty/', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   const ctConsole = createCtConsole({
-    cluster: () => host.kubeConfig,
+    cluster: (context) => servedCluster(host, context).kc,
     resolveCaller: (req) => {
       const identity = host.identityFor(req, host.services);
       return {
@@ -50,8 +63,8 @@ export function attachToCorral(host: CorralHost): ConsoleGateway {
         ...(identity.readOnlyReason ? { readOnlyReason: identity.readOnlyReason } : {}),
       };
     },
-    ct(namespace, name) {
-      const ct = findCt(host.services.deps, namespace, name);
+    ct(namespace, name, context) {
+      const ct = findCt(servedCluster(host, context).services.deps, namespace, name);
       return ct ? { phase: podPhase(ct.pod), container: CT_CONTAINER, shell: ctShellCommand(ct.spec) } : null;
     },
     trustForwardedHost: true,

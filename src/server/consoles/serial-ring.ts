@@ -78,12 +78,13 @@ export class SerialLogStore {
     private readonly bytesPerVm = SERIAL_LOG_BYTES,
   ) {}
 
-  private key(namespace: string, name: string): string {
-    return `${namespace}/${name}`;
+  /** `context`: the kube context the VM is on (the same namespace/name may exist in several clusters). */
+  private key(namespace: string, name: string, context = ''): string {
+    return `${context}:${namespace}/${name}`;
   }
 
-  append(namespace: string, name: string, chunk: Uint8Array): void {
-    const key = this.key(namespace, name);
+  append(namespace: string, name: string, chunk: Uint8Array, context?: string): void {
+    const key = this.key(namespace, name, context);
     let ring = this.logs.get(key);
     if (ring) {
       this.logs.delete(key); // re-insert: Map order is the LRU order
@@ -99,11 +100,11 @@ export class SerialLogStore {
     ring.append(chunk);
   }
 
-  read(namespace: string, name: string): Buffer {
-    return this.logs.get(this.key(namespace, name))?.contents() ?? Buffer.alloc(0);
+  read(namespace: string, name: string, context?: string): Buffer {
+    return this.logs.get(this.key(namespace, name, context))?.contents() ?? Buffer.alloc(0);
   }
 
-  size(namespace: string, name: string): number {
-    return this.logs.get(this.key(namespace, name))?.size ?? 0;
+  size(namespace: string, name: string, context?: string): number {
+    return this.logs.get(this.key(namespace, name, context))?.size ?? 0;
   }
 }

@@ -10,6 +10,8 @@ export interface ConsoleHolder {
   kind: ConsoleKind;
   namespace: string;
   name: string;
+  /** The kube context the VM is on (with several clusters a namespace/name can exist in each). */
+  context?: string;
   login: string;
   displayName: string;
   /** Read-only watchers (VNC with input dropped). */
@@ -28,12 +30,12 @@ export class SessionRegistry {
   /** Sessions replaced by a take-over, with who took them (read by the old bridge when its upstream closes). */
   private readonly supersededBy = new Map<string, ConsoleHolder>();
 
-  private static key(kind: ConsoleKind, namespace: string, name: string): string {
-    return `${kind}:${namespace}/${name}`;
+  private static key(kind: ConsoleKind, namespace: string, name: string, context = ''): string {
+    return `${kind}:${context}:${namespace}/${name}`;
   }
 
-  holder(kind: ConsoleKind, namespace: string, name: string): ConsoleHolder | null {
-    const s = this.sessions.get(SessionRegistry.key(kind, namespace, name));
+  holder(kind: ConsoleKind, namespace: string, name: string, context?: string): ConsoleHolder | null {
+    const s = this.sessions.get(SessionRegistry.key(kind, namespace, name, context));
     return s ? toHolder(s) : null;
   }
 
@@ -48,7 +50,7 @@ export class SessionRegistry {
 
   /** Records `session` as the holder of its console; returns the session it replaces (the caller ends it). */
   claim(session: ConsoleSession): ConsoleSession | null {
-    const key = SessionRegistry.key(session.kind, session.namespace, session.name);
+    const key = SessionRegistry.key(session.kind, session.namespace, session.name, session.context);
     const previous = this.sessions.get(key) ?? null;
     if (previous) this.supersededBy.set(previous.id, toHolder(session));
     this.sessions.set(key, session);
@@ -57,7 +59,7 @@ export class SessionRegistry {
 
   /** Forgets `session` if it still holds its console (a session that was taken over no longer does). */
   release(session: ConsoleHolder): void {
-    const key = SessionRegistry.key(session.kind, session.namespace, session.name);
+    const key = SessionRegistry.key(session.kind, session.namespace, session.name, session.context);
     if (this.sessions.get(key)?.id === session.id) this.sessions.delete(key);
     this.supersededBy.delete(session.id);
   }
@@ -74,6 +76,7 @@ function toHolder(s: ConsoleHolder): ConsoleHolder {
     kind: s.kind,
     namespace: s.namespace,
     name: s.name,
+    ...(s.context !== undefined ? { context: s.context } : {}),
     login: s.login,
     displayName: s.displayName,
     readOnly: s.readOnly,

@@ -17,10 +17,11 @@ import { z } from 'zod';
 import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
 import type { CorralServices } from '../domain/services';
 import { openUpload, recordUploadError, type UploadSession } from '../domain/datavolume-upload';
+import { registryOf } from '../domain/registry';
 import { normalizeSize, quantityToNumber } from '../domain/quantity';
 import { crossSiteRefusal } from '../http-guards';
 import { identityFor } from '../identity-http';
-import { DiskSize, K8sName, Namespace } from '../schemas/common';
+import { DiskSize, InCluster, K8sName, Namespace } from '../schemas/common';
 import { parseRawRouteInput } from './raw-route-input';
 import { scavengeWhileRelaying } from './stream-gc';
 
@@ -30,6 +31,7 @@ const UploadTarget = z.strictObject({ namespace: Namespace, name: K8sName });
 export const UploadQuery = z.strictObject({
   size: DiskSize,
   contentType: z.enum(['disk', 'iso']).optional(),
+  ...InCluster,
 });
 
 /** The DataVolume the request names, when it is a POST of the upload route (`pathname` without the /api prefix). */
@@ -62,7 +64,7 @@ function parseRequest(params: { namespace: string; name: string }, search: URLSe
   const size = normalizeSize(q.size);
   if (bytes > quantityToNumber(size))
     throw new CorralError('BAD_REQUEST', `size: the file (${bytes} bytes) does not fit in ${q.size}`);
-  return { ...target, size, contentType: q.contentType ?? 'iso', bytes };
+  return { ...target, size, contentType: q.contentType ?? 'iso', bytes, context: q.context };
 }
 
 /** Streams `body` to the upload proxy; resolves with its status and answer once it has replied. */
@@ -91,13 +93,14 @@ function relay(session: UploadSession, body: Transform, bytes: number, signal: A
 }
 
 export async function handleDataVolumeUpload(
-  services: CorralServices,
+  defaultServices: CorralServices,
   req: IncomingMessage,
   res: ServerResponse,
   params: { namespace: string; name: string },
   search: URLSearchParams,
 ): Promise<void> {
-  const identity = identityFor(req, services);
+  const identity = identityFor(req, defaultServices);
+  let services = defaultServices;
   const message = (err: unknown) => (identity.admin ? describeError(err) : redactAddresses(describeError(err)));
   const ac = new AbortController();
   let done = false;
@@ -118,7 +121,9 @@ export async function handleDataVolumeUpload(
         'FORBIDDEN',
         identity.readOnlyReason ?? `${identity.login} is read-only: only logins in CORRAL_ADMINS may upload images`,
       );
-    const input = parseRequest(params, search, req);
+    const { context, ...input } = parseRequest(params, search, req);
+    // `?context=` picks the served cluster, as every tRPC route's `context` does (404 naming an unknown one).
+    services = registryOf(defaultServices).get(context);
     target = input;
     // Bytes arrive at the client's pace (a browser on a slow link): no idle cut while the upload runs.
     socket.setTimeout(0);

@@ -24,6 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
 import type { CorralServices } from '../domain/services';
+import { registryOf } from '../domain/registry';
 import { exportableClaim, openVmExport, type ExportSession } from '../domain/vm-export';
 import { crossSiteRefusal } from '../http-guards';
 import { identityFor } from '../identity-http';
@@ -70,9 +71,9 @@ function sendError(res: ServerResponse, status: number, message: string): void {
 function parseRequest(
   params: { namespace: string; name: string },
   search: URLSearchParams,
-): { namespace: string; name: string; format: ExportFormat } {
+): { namespace: string; name: string; format: ExportFormat; context: string | undefined } {
   const { path, query } = parseRawRouteInput(params, search, VmRef, ExportQuery);
-  return { ...path, format: query.format ?? 'raw.gz' };
+  return { ...path, format: query.format ?? 'raw.gz', context: query.context };
 }
 
 /** GET of one of the export server's images; resolves with the response once its headers arrived. */
@@ -171,13 +172,13 @@ async function streamQcow2(
 }
 
 export async function handleVmExport(
-  services: CorralServices,
+  defaultServices: CorralServices,
   req: IncomingMessage,
   res: ServerResponse,
   params: { namespace: string; name: string },
   search: URLSearchParams,
 ): Promise<void> {
-  const identity = identityFor(req, services);
+  const identity = identityFor(req, defaultServices);
   const message = (err: unknown) => (identity.admin ? describeError(err) : redactAddresses(describeError(err)));
   const ac = new AbortController();
   res.on('close', () => {
@@ -188,7 +189,9 @@ export async function handleVmExport(
   const idleMs = socket.timeout;
   let watchdog: NodeJS.Timeout | undefined;
   try {
-    const { namespace, name, format } = parseRequest(params, search);
+    const { namespace, name, format, context } = parseRequest(params, search);
+    // `?context=` picks the served cluster the VM is on, as every tRPC route's `context` does (404 naming it).
+    const services = registryOf(defaultServices).get(context);
     // A download is a GET, but it creates cluster objects and hands out a disk: admins only, never cross-site.
     const crossSite = crossSiteRefusal({ ...req.headers, 'content-type': 'application/json' });
     if (crossSite) throw new CorralError('FORBIDDEN', crossSite);

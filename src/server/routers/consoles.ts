@@ -30,9 +30,10 @@ export const consolesRouter = router({
     .query(({ ctx, input }) => {
       ctx.services.vms.row(input.namespace, input.name); // 404 for a VM that does not exist
       const { registry } = consoleState();
+      const context = ctx.services.cluster.info.context;
       return {
-        vnc: publicHolder(registry.holder('vnc', input.namespace, input.name)),
-        serial: publicHolder(registry.holder('serial', input.namespace, input.name)),
+        vnc: publicHolder(registry.holder('vnc', input.namespace, input.name, context)),
+        serial: publicHolder(registry.holder('serial', input.namespace, input.name, context)),
       };
     }),
 
@@ -49,7 +50,7 @@ export const consolesRouter = router({
     .output(SerialLog)
     .query(({ ctx, input }) => {
       ctx.services.vms.row(input.namespace, input.name); // 404 for a VM that does not exist
-      const bytes = consoleState().serialLogs.read(input.namespace, input.name);
+      const bytes = consoleState().serialLogs.read(input.namespace, input.name, ctx.services.cluster.info.context);
       return {
         namespace: input.namespace,
         name: input.name,

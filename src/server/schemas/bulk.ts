@@ -3,7 +3,7 @@
  * (docs/security.md): a bounded list of `{type, namespace, name}`, each name DNS-1123.
  */
 import { z } from 'zod';
-import { K8sName, Namespace } from './common';
+import { InCluster, K8sName, Namespace } from './common';
 
 export const BULK_ACTIONS = ['start', 'stop', 'restart', 'delete'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -20,6 +20,7 @@ export const BulkInput = z.strictObject({
     .min(1, 'must list at least one guest')
     .max(BULK_MAX_TARGETS, `must list at most ${BULK_MAX_TARGETS} guests`)
     .describe('the guests to act on; each one is listed once'),
+  ...InCluster,
 });
 export type BulkInput = z.infer<typeof BulkInput>;
 
@@ -50,6 +51,7 @@ export const BulkRunInput = z.strictObject({
     .string()
     .regex(/^bulk-[A-Za-z0-9._-]{1,190}$/, 'must be a bulk task id (bulk-…)')
     .describe('the bulk task id from POST /api/bulk or /api/bulk/runs'),
+  ...InCluster,
 });
 
 export const BulkRunOutput = z.object({

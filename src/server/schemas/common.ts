@@ -108,11 +108,14 @@ export const ContextName = z
   .regex(/^[\x21-\x7e]+$/, 'must be a kube context name: printable characters, no spaces')
   .describe('the kube context (cluster) to act on; default: the first one Corral serves');
 
+/** Spread into an input schema whose procedure addresses something in one cluster (VM, node, image, extension…). */
+export const InCluster = { context: ContextName.optional() };
+
 /** The input of a procedure that takes nothing but the optional cluster: no other body fields or query parameters. */
-export const NoInput = z.strictObject({ context: ContextName.optional() }).optional();
+export const NoInput = z.strictObject(InCluster).optional();
 
 /** Path parameters identifying one VM, and the cluster it is on (default: the first). */
-export const VmRef = z.strictObject({ namespace: Namespace, name: K8sName, context: ContextName.optional() });
+export const VmRef = z.strictObject({ namespace: Namespace, name: K8sName, ...InCluster });
 export type VmRef = z.infer<typeof VmRef>;
 
 export const StatusOk = z.object({ status: z.literal('ok') });

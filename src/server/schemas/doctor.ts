@@ -1,6 +1,6 @@
 /** The doctor's rows and fix answers (api.md "GET /api/doctor", "POST /api/doctor/fix"). */
 import { z } from 'zod';
-import { queryBool } from './common';
+import { InCluster, queryBool } from './common';
 
 export const CheckStatus = z.enum(['ok', 'warn', 'fail']);
 export const CheckArea = z.enum(['cluster', 'kubevirt', 'storage', 'network', 'access', 'corral']);
@@ -23,6 +23,7 @@ export type DoctorCheck = z.infer<typeof DoctorCheck>;
 export const DoctorInput = z
   .strictObject({
     refresh: queryBool.optional().describe('run every check now instead of answering from the 15 s cache'),
+    ...InCluster,
   })
   .optional();
 
@@ -35,6 +36,7 @@ export const DoctorFixInput = z
       .regex(/^[a-z0-9-]+$/, 'must be a check name such as gate-snapshot')
       .optional()
       .describe('fix this check only; omitted: every fixable check that is not ok'),
+    ...InCluster,
   })
   .optional();
 

@@ -1,5 +1,6 @@
 /** Extensions (plugins): api.md "GET /api/plugins", "POST /api/plugins/{name}/install", "DELETE /api/plugins/{name}". */
 import { z } from 'zod';
+import { InCluster } from './common';
 
 export const ExtensionName = z
   .string()
@@ -8,7 +9,7 @@ export const ExtensionName = z
   .regex(/^[a-z0-9-]+$/, 'must be an extension name such as bootc')
   .describe('extension name from GET /api/plugins');
 
-export const ExtensionRef = z.strictObject({ name: ExtensionName });
+export const ExtensionRef = z.strictObject({ name: ExtensionName, ...InCluster });
 
 export const ExtensionRow = z.object({
   name: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DiskSize, K8sName, Namespace, textUpTo } from './common';
+import { DiskSize, InCluster, K8sName, Namespace, textUpTo } from './common';
 
 export const ImageCategory = z.enum(['server', 'desktop', 'appliance']);
 
@@ -54,6 +54,7 @@ export const SourceInput = z
     kind: SourceKind.describe('containerDisk boots directly; url is a qcow2/raw CDI import; iso an installer ISO'),
     uri: z.string().max(2048, 'must be at most 2048 characters'),
     description: textUpTo(200).optional(),
+    ...InCluster,
   })
   .superRefine((v, ctx) => {
     const check = v.kind === 'containerDisk' ? ImageReference : HttpUrl;
@@ -69,7 +70,7 @@ export const SourceInput = z
   });
 export type SourceInput = z.infer<typeof SourceInput>;
 
-export const SourceNameInput = z.strictObject({ name: K8sName });
+export const SourceNameInput = z.strictObject({ name: K8sName, ...InCluster });
 export const SourceSaved = z.object({ status: z.literal('ok'), name: z.string() });
 export const SourceRemoved = z.object({ status: z.literal('removed') });
 
@@ -97,6 +98,7 @@ export const DataVolumeCreateInput = z
     registry: ImageReference.optional().describe('containerdisk image reference (imported with docker://)'),
     size: DiskSize.describe('1Gi – 64Ti; must hold the image'),
     contentType: z.enum(['disk', 'iso']).optional().describe('default: iso when the URL ends in .iso, else disk'),
+    ...InCluster,
   })
   .superRefine((v, ctx) => {
     if ((v.url === undefined) === (v.registry === undefined)) {

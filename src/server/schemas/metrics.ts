@@ -4,7 +4,7 @@
  * rates in bytes/s. A field the cluster does not measure is absent (history) or null (live reading), never 0.
  */
 import { z } from 'zod';
-import { K8sName, K8sSubdomain, queryInt, VmRef } from './common';
+import { InCluster, K8sName, K8sSubdomain, queryInt, VmRef } from './common';
 
 export const HISTORY_WINDOWS = ['hour', 'day', 'week'] as const;
 export const HistoryWindow = z.enum(HISTORY_WINDOWS);
@@ -39,14 +39,15 @@ export const WindowQuery = {
 };
 
 export const VmHistoryInput = VmRef.extend(WindowQuery).strict();
-export const FleetHistoryInput = z.strictObject(WindowQuery);
-export const NodeHistoryInput = z.strictObject({ name: K8sSubdomain, ...WindowQuery });
+export const FleetHistoryInput = z.strictObject({ ...WindowQuery, ...InCluster });
+export const NodeHistoryInput = z.strictObject({ name: K8sSubdomain, ...WindowQuery, ...InCluster });
 
 export const TopBy = z.enum(['cpu', 'mem']);
 export const TopInput = z.strictObject({
   by: TopBy.default('cpu').describe('sort by CPU (default) or memory, busiest first'),
   node: K8sSubdomain.optional().describe('only VMs on this node'),
   limit: queryInt(1, 1000).optional().describe('keep the first n rows'),
+  ...InCluster,
 });
 
 export const TopRow = z.object({

@@ -5,7 +5,18 @@
  */
 import { z } from 'zod';
 import { RUN_STRATEGIES } from '../domain/vm-hw-options';
-import { CpuCount, DiskSize, K8sName, K8sSubdomain, MemorySize, Namespace, queryBool, textUpTo, VmRef } from './common';
+import {
+  CpuCount,
+  DiskSize,
+  InCluster,
+  K8sName,
+  K8sSubdomain,
+  MemorySize,
+  Namespace,
+  queryBool,
+  textUpTo,
+  VmRef,
+} from './common';
 
 const TaskId = z.string().describe('task id; poll GET /api/tasks/{id}');
 
@@ -190,7 +201,7 @@ export const HardwareOutput = z.object({
 });
 
 export const NadListInput = z
-  .strictObject({ namespace: Namespace.optional().describe('only this namespace') })
+  .strictObject({ namespace: Namespace.optional().describe('only this namespace'), ...InCluster })
   .optional();
 export const NadRow = z.object({
   name: z.string(),

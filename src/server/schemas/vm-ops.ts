@@ -3,7 +3,7 @@
  * template flag and the disk export's query. Inputs follow the strict-input rules (docs/security.md).
  */
 import { z } from 'zod';
-import { K8sName, Namespace, textUpTo, VmRef } from './common';
+import { InCluster, K8sName, Namespace, textUpTo, VmRef } from './common';
 
 /**
  * A snapshot's display name, as Proxmox and Corral both accept it: a letter, then up to 39 of `[A-Za-z0-9_-]`.
@@ -20,7 +20,7 @@ export const SnapshotName = z
  * The snapshot routes name the VM `{vm}`: the create body's `name` (api.md) is the snapshot's, and trpc-to-openapi
  * merges path parameters into the body, so the two may not share a name.
  */
-export const SnapshotVmRef = z.strictObject({ namespace: Namespace, vm: K8sName.describe('the VM') });
+export const SnapshotVmRef = z.strictObject({ namespace: Namespace, vm: K8sName.describe('the VM'), ...InCluster });
 export const SnapshotRef = SnapshotVmRef.extend({ snap: SnapshotName.describe('the snapshot name') });
 
 export const SnapshotRow = z.object({
@@ -57,6 +57,7 @@ export const CloneInput = z.strictObject({
     'namespace of the clone (default: the source namespace); it must exist, and the source must be stopped to clone into another one',
   ),
   start: z.boolean().optional().describe('start the clone once it exists (default false)'),
+  ...InCluster,
 });
 export const Cloned = z.object({ target: z.string(), namespace: z.string(), task: z.string() });
 
@@ -68,4 +69,5 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** The query of GET …/export (a raw streaming route, validated with this schema). */
 export const ExportQuery = z.strictObject({
   format: z.enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(', ')}` }).optional(),
+  ...InCluster,
 });

@@ -94,7 +94,14 @@ describe('consoles through Corral to the embedded cluster', () => {
         return false;
       }),
     ).toBe(true);
-    expect(gateway.registry.holder('vnc', running.split('/')[0]!, running.split('/')[1]!)).not.toBeNull();
+    expect(
+      gateway.registry.holder(
+        'vnc',
+        running.split('/')[0]!,
+        running.split('/')[1]!,
+        corral.services.cluster.info.context,
+      ),
+    ).not.toBeNull();
     socket.close();
   });
 
@@ -115,7 +122,9 @@ describe('consoles through Corral to the embedded cluster', () => {
     p.ws.close();
     await p.closed;
     // What was relayed is retained for the Terminal tab and the download.
-    expect(gateway.serialLogs.read(running.split('/')[0]!, name).toString()).toContain(`hostname\r\n${name}\r\n`);
+    expect(
+      gateway.serialLogs.read(running.split('/')[0]!, name, corral.services.cluster.info.context).toString(),
+    ).toContain(`hostname\r\n${name}\r\n`);
   });
 
   it('refuses a cross-origin upgrade with 403 before the handshake', async () => {

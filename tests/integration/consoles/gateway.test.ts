@@ -110,7 +110,7 @@ describe('console gateway', () => {
   it('does not steal a held console; Take over does, and tells the previous viewer who took it', async () => {
     const first = connect(`${gw.base}/api/vnc/tailvm/web-held`, admin);
     await first.opened;
-    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held')?.login).toBe('alice@example.com');
+    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held', 'ctx')?.login).toBe('alice@example.com');
 
     const refused = await connect(`${gw.base}/api/vnc/tailvm/web-held`, admin2).closed;
     expect(refused.code).toBe(4029);
@@ -120,14 +120,14 @@ describe('console gateway', () => {
     await second.opened;
     const kicked = await first.closed;
     expect(kicked).toEqual({ code: 4001, reason: 'Console taken over by Bob' });
-    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held')?.login).toBe('bob@example.com');
+    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held', 'ctx')?.login).toBe('bob@example.com');
     // The new session works.
     second.ws.send(Buffer.from('ping'));
     await second.waitFor((all) => all.toString() === 'ping');
     second.ws.close();
     await second.closed;
     await new Promise((r) => setTimeout(r, 50));
-    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held')).toBeNull();
+    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-held', 'ctx')).toBeNull();
   });
 
   it('read-only callers cannot take over', async () => {
@@ -142,7 +142,7 @@ describe('console gateway', () => {
     await first.waitFor((all) => all.toString().includes('Linux version'));
     first.ws.close();
     await first.closed;
-    expect(gw.gateway.serialLogs.read('tailvm', 'web-log').toString()).toBe(
+    expect(gw.gateway.serialLogs.read('tailvm', 'web-log', 'ctx').toString()).toBe(
       '\r\nweb login: [    0.000000] Linux version 6.8\r\n',
     );
 
@@ -224,7 +224,7 @@ describe('console gateway: replacing sessions without asking', () => {
 
     const watcher = connect(`${gw.base}/api/vnc/tailvm/web-watch?watch=1`, admin);
     await watcher.opened;
-    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-watch')?.readOnly).toBe(true);
+    expect(gw.gateway.registry.holder('vnc', 'tailvm', 'web-watch', 'ctx')?.readOnly).toBe(true);
     const handshake = Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1])]);
     watcher.ws.send(Buffer.concat([handshake, Buffer.from([5, 1, 0, 1, 0, 1])]));
     expect((await watcher.waitFor((all) => all.length >= handshake.length)).equals(handshake)).toBe(true);

@@ -9,6 +9,10 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import type { NumberedEvent } from '@/server/domain/live-feed';
 import type { FleetEvent } from '@/server/schemas/live';
+import { KubeConfig } from '@kubernetes/client-node';
+import { attachToCorral } from '@/server/consoles/index';
+import { identityFor } from '@/server/identity-http';
+import { connect } from '../consoles/harness';
 import { eventually, taskEnd, type Reply } from './harness';
 
 let home: EmbeddedCluster;
@@ -61,6 +65,10 @@ beforeAll(async () => {
     prometheus: { intervalMs: 200 },
   });
   await eventually(() => corral.registry.status().every((c) => c.ready), 20_000, 'both clusters synced');
+  // The consoles plug-in (start.ts attaches it when plugins are on): lab's consoles go through lab's own kubeconfig.
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(home.kubeconfig);
+  attachToCorral({ http: corral.http, services: corral.services, kubeConfig, identityFor });
 });
 
 afterAll(async () => {
@@ -189,6 +197,122 @@ describe('several clusters', () => {
     expect(text).toContain('corral_backend_up{context="lab",backend="kubevirt"} 1');
     expect(text).toMatch(/corral_instance_running\{name="vm-00003",backend="kubevirt",context="lab",/);
     expect(text).toMatch(/corral_instances\{backend="kubevirt",context="home",state="ready"\}/);
+  });
+
+  it('a lab VM is stopped and started by bulk and action routes with context=lab; home is untouched', async () => {
+    const ns = ((await get('/api/vms?context=lab')).body as Row[])[0]!.namespace;
+    const rowOf = async (context: string) =>
+      ((await get(`/api/vms?context=${context}`)).body as (Row & { running: boolean })[]).find(
+        (r) => r.name === 'vm-00001',
+      )!;
+    expect((await rowOf('home')).running).toBe(true);
+    const bulk = await post('/api/bulk', {
+      action: 'stop',
+      targets: [{ type: 'vm', namespace: ns, name: 'vm-00001' }],
+      context: 'lab',
+    });
+    expect(bulk.status).toBe(200);
+    expect((bulk.body as { ok: number }).ok).toBe(1);
+    await eventually(async () => (await rowOf('lab')).status === 'Stopped', 15_000, 'lab vm-00001 stopped');
+    expect((await rowOf('home')).running).toBe(true);
+    expect((await rowOf('home')).status).toBe('Running');
+    const started = await post(`/api/vms/${ns}/vm-00001/start`, { context: 'lab' });
+    expect(started.status).toBe(200);
+    await eventually(async () => (await rowOf('lab')).status === 'Running', 15_000, 'lab vm-00001 running again');
+  });
+
+  it('snapshots, export, upload, image sources, doctor, NADs, extensions and node history take context', async () => {
+    const ns = ((await get('/api/vms?context=lab')).body as Row[])[0]!.namespace;
+    // vm-00003 is only in lab: without a context the default (home) answers 404, with context=lab the lab VM.
+    expect((await get(`/api/vms/${ns}/vm-00003/snapshots`)).status).toBe(404);
+    const snaps = await get(`/api/vms/${ns}/vm-00003/snapshots?context=lab`);
+    expect(snaps.status).toBe(200);
+    expect(snaps.body).toEqual([]);
+    // The export download (a raw route) picks the cluster by the same rule: lab's VM runs, so 409, not home's 404.
+    expect((await get(`/api/vms/${ns}/vm-00003/export`)).status).toBe(404);
+    const exported = await get(`/api/vms/${ns}/vm-00003/export?context=lab`);
+    expect(exported.status).toBe(409);
+    expect((exported.body as { error: string }).error).toMatch(/Running|running|stop/);
+    const farExport = await get(`/api/vms/${ns}/vm-00003/export?context=mars`);
+    expect(farExport.status).toBe(404);
+    expect((farExport.body as { error: string }).error).toContain('context mars is not served');
+    const upload = await reply(
+      await fetch(`${corral.url}/api/datavolumes/${ns}/up-one/upload?size=1Gi&context=mars`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.alloc(16),
+      }),
+    );
+    expect(upload.status).toBe(404);
+    expect((upload.body as { error: string }).error).toContain('context mars is not served');
+
+    // The image library lives in each cluster: a source saved in lab is listed there only.
+    const saved = await post('/api/sources', {
+      name: 'lab-only',
+      kind: 'url',
+      uri: 'http://images.example/lab.qcow2',
+      context: 'lab',
+    });
+    expect(saved.status).toBe(200);
+    const names = async (context: string) =>
+      ((await get(`/api/sources?context=${context}`)).body as { name: string }[]).map((s) => s.name);
+    expect(await names('lab')).toContain('lab-only');
+    expect(await names('home')).not.toContain('lab-only');
+    const removed = await reply(await fetch(`${corral.url}/api/sources/lab-only?context=lab`, { method: 'DELETE' }));
+    expect(removed.status).toBe(200);
+    expect(await names('lab')).not.toContain('lab-only');
+
+    expect((await get('/api/doctor?context=lab')).status).toBe(200);
+    expect((await get('/api/nads?context=lab')).status).toBe(200);
+    expect((await get('/api/metrics/top?context=lab')).status).toBe(200);
+    const labNode = ((await get('/api/nodes?context=lab')).body as { name: string }[])[0]!.name;
+    expect((await get(`/api/nodes/${labNode}/metrics/history?context=lab`)).status).toBe(200);
+    for (const [method, path] of [
+      ['POST', '/api/plugins/bootc/install'],
+      ['DELETE', '/api/plugins/bootc?context=mars'],
+      ['GET', '/api/doctor?context=mars'],
+    ] as const) {
+      const res = await reply(
+        await fetch(corral.url + path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: JSON.stringify({ context: 'mars' }) } : {}),
+        }),
+      );
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect((res.body as { error: string }).error).toContain('context mars is not served');
+    }
+  });
+
+  it("consoles open the lab VM's serial console with context=lab; sessions are per cluster", async () => {
+    const ns = ((await get('/api/vms?context=lab')).body as Row[])[0]!.namespace;
+    const ws = corral.url.replace('http', 'ws');
+    // Without a context the default cluster is asked, which has no vm-00003.
+    const homeSide = connect(`${ws}/api/tty/${ns}/vm-00003`, { origin: corral.url });
+    await homeSide.opened;
+    const homeClose = await homeSide.closed;
+    expect(homeClose.code).toBe(4004);
+    expect(homeClose.reason).toContain(`No VM ${ns}/vm-00003`);
+    const mars = connect(`${ws}/api/tty/${ns}/vm-00003?context=mars`, { origin: corral.url });
+    await mars.opened;
+    const marsClose = await mars.closed;
+    expect(marsClose.code).toBe(4004);
+    expect(marsClose.reason).toContain('context mars is not served');
+
+    const p = connect(`${ws}/api/tty/${ns}/vm-00003?context=lab`, { origin: corral.url });
+    await p.opened;
+    p.ws.send(Buffer.from('\r'));
+    await p.waitFor((all) => all.toString().includes('login: '), 20_000);
+    const sessions = await get(`/api/vms/${ns}/vm-00003/console-sessions?context=lab`);
+    expect(sessions.status).toBe(200);
+    expect((sessions.body as { serial: unknown }).serial).not.toBeNull();
+    // The same namespace/name on home holds no session: consoles are keyed by cluster.
+    const homeSessions = await get(`/api/vms/${ns}/vm-00001/console-sessions`);
+    expect((homeSessions.body as { serial: unknown }).serial).toBeNull();
+    p.ws.close();
+    await p.closed;
+    const log = await get(`/api/vms/${ns}/vm-00003/console-log?context=lab`);
+    expect((log.body as { log: string }).log).toContain('login: ');
   });
 
   it('one cluster that stops answering is marked stale while the other keeps serving', async () => {
