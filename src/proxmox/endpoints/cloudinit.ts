@@ -16,11 +16,12 @@ import { corral } from '../errors';
 import { onlyParams } from '../qemu-params';
 import { paramError } from '../wire';
 import { define, type EndpointContext, type Routes } from './context';
-import { VM_AUDIT, resolve } from './qemu-common';
+import { VM_AUDIT, adoptLegacyKeys, resolve } from './qemu-common';
 
 async function items(ctx: EndpointContext): Promise<Record<string, unknown>[]> {
   onlyParams(ctx.args, []);
   const vm = resolve(ctx);
+  await adoptLegacyKeys(ctx, vm);
   const state = await corral(readCloudInit(ctx.state.services.deps, vm.ref.namespace, vm.ref.name));
   return pveCloudInitItems(state).map((i) => ({
     key: i.key,
@@ -36,6 +37,7 @@ async function dump(ctx: EndpointContext): Promise<string> {
   if (type !== 'user' && type !== 'network' && type !== 'meta')
     throw paramError({ type: `value '${type}' does not have a value in the enumeration 'user, network, meta'` });
   const vm = resolve(ctx);
+  await adoptLegacyKeys(ctx, vm);
   const text = await corral(
     dumpCloudInit(ctx.state.services.deps, vm.ref.namespace, vm.ref.name, type).catch((err: unknown) => {
       throw cloudInitError(err);
@@ -50,6 +52,7 @@ async function dump(ctx: EndpointContext): Promise<string> {
 async function regenerate(ctx: EndpointContext): Promise<null> {
   onlyParams(ctx.args, []);
   const vm = resolve(ctx);
+  await adoptLegacyKeys(ctx, vm);
   await corral(
     regenerateCloudInit(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name).catch(
       (err: unknown) => {

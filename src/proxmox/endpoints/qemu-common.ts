@@ -4,6 +4,7 @@ import { startOnBoot } from '@/server/domain/vm-hw-options';
 import { vmRuntime } from '@/server/domain/vm-runtime';
 import type { DomainDeps } from '@/server/domain/deps';
 import { readCloudInit, settingsToPveKeys } from '@/server/domain/vm-cloudinit';
+import { adoptLegacyCloudInit } from '../cloudinit-legacy';
 import { corral } from '../errors';
 import { pveUser, type ResolvedVm } from '../state';
 import { vmConfig, type RowContext } from '../vm-view';
@@ -37,8 +38,16 @@ export function upid(ctx: EndpointContext, taskId: string, vm?: { vmid: number; 
   return ctx.state.upidOfJournalTask(task);
 }
 
+/** A VM from before the cloud-init domain may still hold plaintext ci* keys in its extras: moved before any use. */
+export async function adoptLegacyKeys(ctx: EndpointContext, vm: ResolvedVm): Promise<void> {
+  await corral(
+    adoptLegacyCloudInit(ctx.state.services.deps, ctx.state.caller(ctx.principal), vm.ref.namespace, vm.ref.name),
+  );
+}
+
 export async function configContext(ctx: EndpointContext, vm: ResolvedVm) {
   const { services } = ctx.state;
+  await adoptLegacyKeys(ctx, vm);
   // An instancetype-sized VM has no CPU/memory in its template: the domain fills them in from the instancetype.
   const hw = await corral(sizedHardware(services.deps, vm.ref.namespace, vm.ref.name));
   const storages = await pveStorages(services);

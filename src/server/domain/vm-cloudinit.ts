@@ -271,6 +271,8 @@ export interface CloudInitOptions {
   ostype?: string;
   /** Regenerate the image even while the VM runs (PUT …/cloudinit, "Regenerate image"). */
   regenerate?: boolean;
+  /** More annotations for the same VM patch (the Proxmox door's extras, rid of legacy plaintext `ci*` keys). */
+  annotations?: Record<string, string>;
 }
 
 /**
@@ -376,6 +378,7 @@ export async function setCloudInit(
       metadata: {
         resourceVersion: vm.metadata.resourceVersion,
         annotations: {
+          ...options.annotations,
           [CLOUDINIT_ANNOTATION]: canonical(settings),
           ...(options.ostype ? { [OSTYPE_ANNOTATION]: options.ostype } : {}),
         },

@@ -23,6 +23,11 @@ export interface ProxmoxHarness {
   /** https://127.0.0.1:<port> */
   url: string;
   port: number;
+  /**
+   * Stops Corral and its Proxmox door and starts new ones on the same embedded cluster (a restart: nothing kept in
+   * memory survives); `corral`, `proxmox`, `https`, `url` and `port` then name the new ones.
+   */
+  restartCorral(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,6 +35,28 @@ export async function startProxmoxHarness(options: { tokens?: string; speed?: nu
   // Self-signed certificate: the clients are told to skip verification, as Proxmox users do.
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', speed: options.speed ?? 50 });
+  const logs: string[] = [];
+  const door = await startDoor(sim, options, logs);
+  const h: ProxmoxHarness = {
+    sim,
+    ...door,
+    logs,
+    get gaps() {
+      return logs.filter((l) => l.startsWith('[proxmox-gap]'));
+    },
+    async restartCorral() {
+      await stopDoor(h);
+      Object.assign(h, await startDoor(sim, options, logs));
+    },
+    async close() {
+      await stopDoor(h);
+      await sim.close();
+    },
+  };
+  return h;
+}
+
+async function startDoor(sim: EmbeddedCluster, options: { tokens?: string }, logs: string[]) {
   const corral = await startCorral({
     kube: { yaml: sim.kubeconfig },
     demo: true,
@@ -41,7 +68,6 @@ export async function startProxmoxHarness(options: { tokens?: string; speed?: nu
     config: { pollMs: 50, waitTimeoutMs: 30_000 },
   });
   await corral.cluster.cache.waitForSync(20_000);
-  const logs: string[] = [];
   const proxmox = createProxmoxHandler({
     services: corral.services,
     grants: parseGrants(options.tokens ?? TOKEN_CONFIG),
@@ -54,25 +80,13 @@ export async function startProxmoxHarness(options: { tokens?: string; speed?: nu
     port: 0,
     tls: await selfSignedTls('localhost'),
   });
-  const port = Number(new URL(https.url).port);
-  return {
-    sim,
-    corral,
-    proxmox,
-    https,
-    logs,
-    get gaps() {
-      return logs.filter((l) => l.startsWith('[proxmox-gap]'));
-    },
-    url: https.url,
-    port,
-    async close() {
-      await https.close();
-      proxmox.close();
-      await corral.close();
-      await sim.close();
-    },
-  };
+  return { corral, proxmox, https, url: https.url, port: Number(new URL(https.url).port) };
+}
+
+async function stopDoor(h: Pick<ProxmoxHarness, 'https' | 'proxmox' | 'corral'>): Promise<void> {
+  await h.https.close();
+  h.proxmox.close();
+  await h.corral.close();
 }
 
 export interface PxReply {
