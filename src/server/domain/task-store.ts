@@ -8,7 +8,8 @@
  * - A task's log is bounded (TaskJournal: 1000 lines / 64 KiB), far under the apiserver's ~1 MiB object limit.
  * - Writes are batched: a task's changes are held for `flushMs` and written as one create or one merge patch; the
  *   final state is written at once. A task that logs 500 lines in a burst costs one or two requests, not 500.
- * - Retention (last `retainCount` tasks, none older than `retainDays`) is enforced by the leader alone.
+ * - Retention (last `retainCount` tasks, none older than `retainDays`) is enforced by the leader alone, counted
+ *   on a fresh list of the journal (prune()).
  * - A running task whose replica's heartbeat Lease (leases.ts) has run out is marked `error: interrupted (replica
  *   gone)` by whichever survivor notices first; the write carries the resourceVersion it read, so only one does.
  */
@@ -354,24 +355,53 @@ export class TaskStore {
     return marked;
   }
 
-  /** Leader only: deletes finished tasks beyond the newest `retainCount` or older than `retainDays`. */
+  /**
+   * Leader only: deletes finished tasks beyond the newest `retainCount` or older than `retainDays`. The cut is
+   * counted on a fresh list of the journal, never on this replica's watch cache: the cache trails the cluster by
+   * the tasks other replicas wrote a moment ago, and a cut counted on it keeps that many too many (the retention
+   * test once ended at 1,001 of 1,000 that way). Tasks written after the list are newer than every victim, so they
+   * only ever make the next round's cut, never this one's wrong.
+   */
   async prune(now = Date.now()): Promise<number> {
-    const finished = [...this.known.entries()]
-      .filter(([, k]) => k.task.status !== 'running')
-      .sort(([, a], [, b]) => b.task.startedAt.localeCompare(a.task.startedAt));
-    const cutoff = now - this.options.retainDays * 86_400_000;
-    const runningCount = this.known.size - finished.length;
-    const victims = finished.filter(
-      ([, k], i) => i + runningCount >= this.options.retainCount || Date.parse(k.task.startedAt) < cutoff,
+    this.requests++;
+    const page = await this.cluster.listPage('ConfigMap', {
+      namespace: this.options.namespace,
+      labelSelector: `${JOURNAL_LABEL}=task`,
+    });
+    const victims = retentionVictims(
+      page.items.flatMap((cm) => {
+        const task = taskFromConfigMap(cm);
+        return task ? [{ name: cm.metadata.name ?? '', task }] : [];
+      }),
+      { retainCount: this.options.retainCount, retainDays: this.options.retainDays, now },
     );
     let removed = 0;
-    for (const [name] of victims) {
+    for (const name of victims) {
       if (this.abort.signal.aborted) break;
       this.requests++;
       if (await this.cluster.remove('ConfigMap', this.options.namespace, name)) removed++;
     }
     return removed;
   }
+}
+
+/**
+ * The journal entries retention deletes: finished tasks beyond the newest `retainCount` (running tasks count
+ * toward it but are never deleted) or started more than `retainDays` ago. Ties in start time keep the name order,
+ * so every replica cuts the same way.
+ */
+export function retentionVictims(
+  entries: readonly { name: string; task: Task }[],
+  limits: { retainCount: number; retainDays: number; now: number },
+): string[] {
+  const finished = entries
+    .filter((e) => e.task.status !== 'running')
+    .sort((a, b) => b.task.startedAt.localeCompare(a.task.startedAt) || b.name.localeCompare(a.name));
+  const running = entries.length - finished.length;
+  const cutoff = limits.now - limits.retainDays * 86_400_000;
+  return finished
+    .filter((e, i) => i + running >= limits.retainCount || Date.parse(e.task.startedAt) < cutoff)
+    .map((e) => e.name);
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
