@@ -1,19 +1,11 @@
 // Datacenter → Extensions (issue 12): from the Datacenter navigation, install the bootc extension behind its
 // confirmation, watch the task list what was applied, see the card turn Installed and capabilities.bootc true;
 // remove it again and bootc is false. Screenshots at desktop and phone width in both themes.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { SCREENSHOT_DIR } from './env';
+import { PHONE_LOOKS, pictureLooks, watchErrors } from './pictures';
 
 const DIR = SCREENSHOT_DIR;
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
 
 test('install the bootc extension, see it installed, remove it', async ({ page, browser, request, baseURL }) => {
   const errors = watchErrors(page);
@@ -46,26 +38,10 @@ test('install the bootc extension, see it installed, remove it', async ({ page, 
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     await page.screenshot({ path: `${DIR}/extensions-light.png` });
     await page.getByTestId('theme-toggle').click();
-    for (const theme of ['dark', 'light'] as const) {
-      const phone = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        isMobile: true,
-        hasTouch: true,
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await phone.newPage();
-      const phoneErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+    await pictureLooks(browser, baseURL, 'extensions', PHONE_LOOKS, async (p) => {
       await p.goto('/extensions');
-      await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
       await expect(p.locator('[data-extension="bootc"]')).toHaveAttribute('data-installed', 'true');
-      await p.screenshot({
-        path: `${DIR}/${theme === 'dark' ? 'extensions-phone.png' : 'extensions-phone-light.png'}`,
-      });
-      expect(phoneErrors).toEqual([]);
-      await phone.close();
-    }
+    });
 
     await card.getByRole('button', { name: 'Remove' }).click();
     await expect(dialog).toContainText('deletes every object labelled corral.dev/extension=bootc');

@@ -4,8 +4,9 @@
 // page at desktop and phone width in both themes. Further tests follow other disabled controls to their rows: Add
 // disk (HotplugVolumes off), Clone and the Clone dialog (Snapshot off), Add NIC (no NetworkAttachmentDefinition).
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { REFRESHING_SCREENSHOTS, SCREENSHOT_DIR, SIM_URL } from './env';
+import { SCREENSHOT_DIR, SIM_URL } from './env';
 import { apiCreate, apiDelete, NS, uniqueName } from './helpers';
+import { ALL_LOOKS, DESKTOP_LIGHT, PHONE_DARK, PHONE_LIGHT, PHONE_LOOKS, pictureLooks, watchErrors } from './pictures';
 
 const DIR = SCREENSHOT_DIR;
 const KUBEVIRT = '/apis/kubevirt.io/v1/namespaces/kubevirt/kubevirts/kubevirt';
@@ -27,25 +28,20 @@ async function setFeatureGates(request: APIRequestContext, gates: string[]) {
   expect(res.ok(), await res.text()).toBe(true);
 }
 
-/** Console errors and page errors the page logs (a page that logs one is broken). */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
-
 function row(page: Page, name: string) {
   return page.locator(`[data-check="${name}"]`);
 }
 
-/** The failing row in the middle of the view, then the picture. */
-async function shoot(page: Page, file: string) {
+/** The failing row in the middle of the view. */
+async function centreFailingGate(page: Page) {
   const gate = row(page, 'gate-snapshot');
   await expect(gate).toHaveAttribute('data-status', 'fail');
   await gate.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+}
+
+/** The failing row in the middle of the view, then the picture. */
+async function shoot(page: Page, file: string) {
+  await centreFailingGate(page);
   await page.screenshot({ path: `${DIR}/${file}` });
 }
 
@@ -79,23 +75,10 @@ test('a failing feature gate: Health shows it, the VM links to it, Fix enables s
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     await shoot(page, 'health-light.png');
     await page.getByTestId('theme-toggle').click();
-    for (const theme of REFRESHING_SCREENSHOTS ? (['dark', 'light'] as const) : []) {
-      const phone = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        isMobile: true,
-        hasTouch: true,
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await phone.newPage();
-      const phoneErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+    await pictureLooks(browser, baseURL, 'health', PHONE_LOOKS, async (p) => {
       await p.goto('/health');
-      await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
-      await shoot(p, theme === 'dark' ? 'health-phone.png' : 'health-phone-light.png');
-      expect(phoneErrors).toEqual([]);
-      await phone.close();
-    }
+      await centreFailingGate(p);
+    });
 
     // The VM's Export disk is disabled too, with a link to its check in the More menu.
     await page.goto(`/vms/${NS}/${name}?tab=snapshots`);
@@ -235,26 +218,11 @@ test("the Snapshot gate off: a running VM's Clone names it and links to the gate
     await openMenu(page);
     await page.screenshot({ path: `${DIR}/vm-clone-blocked-light.png` });
     await page.getByTestId('theme-toggle').click();
-    for (const theme of REFRESHING_SCREENSHOTS ? (['dark', 'light'] as const) : []) {
-      const phone = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        isMobile: true,
-        hasTouch: true,
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await phone.newPage();
-      const phoneErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+    await pictureLooks(browser, baseURL, 'vm-clone-blocked', PHONE_LOOKS, async (p) => {
       await p.goto(url);
       await openMenu(p);
       await p.getByTestId('blocked-clone').scrollIntoViewIfNeeded();
-      await p.screenshot({
-        path: `${DIR}/${theme === 'dark' ? 'vm-clone-blocked-phone.png' : 'vm-clone-blocked-phone-light.png'}`,
-      });
-      expect(phoneErrors).toEqual([]);
-      await phone.close();
-    }
+    });
 
     // The theme toggle closed the desktop menu: open it again and follow the link.
     await openMenu(page);
@@ -272,31 +240,18 @@ test("the Snapshot gate off: a running VM's Clone names it and links to the gate
     const within = dialog.getByTestId('blocked-snapshots');
     await expect(within).toContainText('Clones within a namespace are off: the KubeVirt Snapshot feature gate is off');
     await page.screenshot({ path: `${DIR}/vm-clone-dialog-blocked.png` });
-    for (const [theme, phoneWidth, file] of REFRESHING_SCREENSHOTS
-      ? ([
-          ['light', false, 'vm-clone-dialog-blocked-light.png'],
-          ['dark', true, 'vm-clone-dialog-blocked-phone.png'],
-          ['light', true, 'vm-clone-dialog-blocked-phone-light.png'],
-        ] as const)
-      : []) {
-      const ctx = await browser.newContext({
-        viewport: phoneWidth ? { width: 390, height: 844 } : { width: 1440, height: 900 },
-        isMobile: phoneWidth,
-        hasTouch: phoneWidth,
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await ctx.newPage();
-      const pErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
-      await p.goto(`/vms/${stopped!.namespace}/${stopped!.name}`);
-      await p.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
-      await p.getByRole('menuitem', { name: /^(Clone|New VM from template)…/ }).click();
-      await expect(p.getByRole('dialog').getByTestId('blocked-snapshots')).toBeVisible();
-      await p.screenshot({ path: `${DIR}/${file}` });
-      expect(pErrors).toEqual([]);
-      await ctx.close();
-    }
+    await pictureLooks(
+      browser,
+      baseURL,
+      'vm-clone-dialog-blocked',
+      [DESKTOP_LIGHT, PHONE_DARK, PHONE_LIGHT],
+      async (p) => {
+        await p.goto(`/vms/${stopped!.namespace}/${stopped!.name}`);
+        await p.getByTestId('vm-toolbar').getByRole('button', { name: 'More ▾' }).click();
+        await p.getByRole('menuitem', { name: /^(Clone|New VM from template)…/ }).click();
+        await expect(p.getByRole('dialog').getByTestId('blocked-snapshots')).toBeVisible();
+      },
+    );
     await within.getByRole('link', { name: 'fix' }).click();
     await expect(page).toHaveURL(/\/health#check-gate-snapshot$/);
 
@@ -353,30 +308,10 @@ test("no NetworkAttachmentDefinition: a VM's Add NIC links to the multus row", a
     await expect(blocked).toContainText(
       'Bridged NICs are off: Multus is installed but there is no NetworkAttachmentDefinition',
     );
-    for (const [theme, phoneWidth, file] of REFRESHING_SCREENSHOTS
-      ? ([
-          ['dark', false, 'vm-nic-blocked.png'],
-          ['light', false, 'vm-nic-blocked-light.png'],
-          ['dark', true, 'vm-nic-blocked-phone.png'],
-          ['light', true, 'vm-nic-blocked-phone-light.png'],
-        ] as const)
-      : []) {
-      const ctx = await browser.newContext({
-        viewport: phoneWidth ? { width: 390, height: 844 } : { width: 1440, height: 900 },
-        isMobile: phoneWidth,
-        hasTouch: phoneWidth,
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await ctx.newPage();
-      const pErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+    await pictureLooks(browser, baseURL, 'vm-nic-blocked', ALL_LOOKS, async (p) => {
       await p.goto(`/vms/${vm!.namespace}/${vm!.name}?tab=hardware`);
       await expect(p.getByTestId('blocked-networks')).toBeVisible();
-      await p.screenshot({ path: `${DIR}/${file}` });
-      expect(pErrors).toEqual([]);
-      await ctx.close();
-    }
+    });
     await blocked.getByRole('link', { name: 'fix' }).click();
     await expect(page).toHaveURL(/\/health#check-multus$/);
     await expect(row(page, 'multus')).toHaveClass(/health-linked/);

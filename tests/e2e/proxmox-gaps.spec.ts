@@ -1,19 +1,11 @@
 // Datacenter → Proxmox API (issue 16): Proxmox requests Corral does not serve show up in the gap table with their
 // count and last caller, reached from the Datacenter navigation. Screenshots at desktop and phone width in both
 // themes.
-import { expect, test, type Page } from '@playwright/test';
-import { REFRESHING_SCREENSHOTS, SCREENSHOT_DIR } from './env';
+import { expect, test } from '@playwright/test';
+import { SCREENSHOT_DIR } from './env';
+import { PHONE_LOOKS, pictureLooks, watchErrors } from './pictures';
 
 const DIR = SCREENSHOT_DIR;
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
 
 test('unserved Proxmox requests are listed by shape with counts and the caller', async ({
   page,
@@ -45,25 +37,9 @@ test('unserved Proxmox requests are listed by shape with counts and the caller',
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await page.screenshot({ path: `${DIR}/proxmox-gaps-light.png` });
   await page.getByTestId('theme-toggle').click();
-  for (const theme of REFRESHING_SCREENSHOTS ? (['dark', 'light'] as const) : []) {
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      baseURL,
-      colorScheme: theme,
-    });
-    const p = await phone.newPage();
-    const phoneErrors = watchErrors(p);
-    await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+  await pictureLooks(browser, baseURL, 'proxmox-gaps', PHONE_LOOKS, async (p) => {
     await p.goto('/proxmox');
-    await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
     await expect(p.locator('[data-gap="GET /nodes/{node}/ceph/status"]')).toBeVisible();
-    await p.screenshot({
-      path: `${DIR}/${theme === 'dark' ? 'proxmox-gaps-phone.png' : 'proxmox-gaps-phone-light.png'}`,
-    });
-    expect(phoneErrors).toEqual([]);
-    await phone.close();
-  }
+  });
   expect(errors).toEqual([]);
 });

@@ -4,39 +4,23 @@
 // Everything it creates is removed again (the e2e cluster is shared).
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { SCREENSHOT_DIR } from './env';
+import { PHONE_LOOKS, pictureLooks, watchErrors } from './pictures';
 
 const DIR = SCREENSHOT_DIR;
 
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
-
+/** The screen at phone width in both themes; nothing may widen the page past the phone (tables scroll inside). */
 async function phoneShots(browser: Browser, baseURL: string | undefined, path: string, name: string, ready: string) {
-  for (const theme of ['dark', 'light'] as const) {
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      baseURL,
-      colorScheme: theme,
-    });
-    const p = await phone.newPage();
-    const errors = watchErrors(p);
-    await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
-    await p.goto(path);
-    await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
-    await expect(p.getByTestId(ready)).toBeVisible();
-    // Nothing may widen the page past the phone's width (the table scrolls inside its panel).
-    expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await p.screenshot({ path: `${DIR}/${name}-phone${theme === 'light' ? '-light' : ''}.png` });
-    expect(errors).toEqual([]);
-    await phone.close();
-  }
+  await pictureLooks(
+    browser,
+    baseURL,
+    name,
+    PHONE_LOOKS,
+    async (p) => {
+      await p.goto(path);
+      await expect(p.getByTestId(ready)).toBeVisible();
+    },
+    { fitsPhone: true },
+  );
 }
 
 async function bothThemes(page: Page, name: string) {

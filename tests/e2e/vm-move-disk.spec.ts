@@ -1,20 +1,9 @@
 // Hardware tab → Move (issue 16): a stopped VM's disk moves to another StorageClass through its dialog and the row
 // then shows the new class; while the VM runs a hot-plugged disk's button is disabled and says why. Screenshots of the dialog at
 // desktop and phone width in both themes.
-import { expect, test, type Page } from '@playwright/test';
-import { REFRESHING_SCREENSHOTS, SCREENSHOT_DIR } from './env';
+import { expect, test } from '@playwright/test';
 import { apiAction, apiCreate, apiDelete, NS, origin, uniqueName, waitForStatus, waitLive } from './helpers';
-
-const DIR = SCREENSHOT_DIR;
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
+import { ALL_LOOKS, pictureLooks, watchErrors } from './pictures';
 
 test('move a stopped VM disk to another storage class from the Hardware tab', async ({
   page,
@@ -57,33 +46,12 @@ test('move a stopped VM disk to another storage class from the Hardware tab', as
     await expect(moved).toContainText(/-mv[0-9a-z]+/);
 
     // The dialog (the modal blocks the theme toggle, so each picture is its own context).
-    for (const [size, theme] of REFRESHING_SCREENSHOTS
-      ? ([
-          ['desktop', 'dark'],
-          ['desktop', 'light'],
-          ['phone', 'dark'],
-          ['phone', 'light'],
-        ] as const)
-      : []) {
-      const ctx = await browser.newContext({
-        viewport: size === 'phone' ? { width: 390, height: 844 } : { width: 1440, height: 900 },
-        ...(size === 'phone' ? { isMobile: true, hasTouch: true } : {}),
-        baseURL,
-        colorScheme: theme,
-      });
-      const p = await ctx.newPage();
-      const pageErrors = watchErrors(p);
-      await p.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+    await pictureLooks(browser, baseURL, 'vm-move-disk', ALL_LOOKS, async (p) => {
       await p.goto(`/vms/${NS}/${name}?tab=hardware`);
-      await expect(p.locator('html')).toHaveAttribute('data-theme', theme);
       const row = p.getByTestId('hardware-table').locator('[data-disk]', { hasText: 'storage=nfs' });
       await row.getByRole('button', { name: 'Move' }).click();
       await p.getByRole('dialog').getByLabel('Storage class').fill('longhorn');
-      const file = `vm-move-disk${size === 'phone' ? '-phone' : ''}${theme === 'light' ? '-light' : ''}.png`;
-      await p.screenshot({ path: `${DIR}/${file}` });
-      expect(pageErrors).toEqual([]);
-      await ctx.close();
-    }
+    });
     expect(errors).toEqual([]);
   } finally {
     await apiDelete(request, baseURL, name);
