@@ -3,17 +3,18 @@
 // Pool view (pools/PoolTree.tsx: pools nested by path, drag-and-drop onto them).
 // Groups render at most GROUP_CAP VMs: at thousands of VMs the tree is for navigation, the table for browsing.
 // With several clusters each gets a top level (its health, and when it does not answer its error and a "stale" mark
-// over its last-known rows); the VM and CT pages serve the default cluster, so other clusters' guests are not links.
+// over its last-known rows); links to another cluster's nodes and guests carry `?context=` (lib/cluster-links.ts).
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useMemo, useState } from 'react';
+import { ctPageHref, vmPageHref, withContext } from '../lib/cluster-links';
 import { FilterIndex } from '../lib/filter-index';
 import { ctFilterable, isEmptyFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
 import type { ClusterStatus } from '../lib/model';
 import { groupsOf, type Group, type View } from '../lib/tree-groups';
 import { compareNames } from '../lib/sort';
-import { ctHref, ctStatus, useCts } from './ct/use-cts';
+import { ctStatus, useCts } from './ct/use-cts';
 import { PoolTree } from './pools/PoolTree';
 import { NodeDot, StatusDot } from './StatusDot';
 import { ClusterSection, TreeLink } from './ClusterSection';
@@ -103,9 +104,10 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
     (expandedByDefault ||
       (selected !== null && g.vms.some((v) => v.name === selected.name && v.namespace === selected.ns)));
 
-  /** One node or namespace group; `linked`: its guests open their pages (the default cluster's). */
-  const renderGroup = (g: Group, linked: boolean) => {
+  /** One node or namespace group of the cluster `context` ('' with one cluster); its links name that cluster. */
+  const renderGroup = (g: Group, context: string) => {
     const open = isOpen(g);
+    const groupHref = g.href && withContext(g.href, context, defaultContext);
     return (
       <li key={g.key}>
         <div style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}>
@@ -118,12 +120,12 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
           >
             {open ? '▾' : '▸'}
           </button>
-          {g.href && linked ? (
+          {groupHref ? (
             <Link
-              href={g.href}
+              href={groupHref}
               className="tree-item"
               style={{ flex: 1, paddingLeft: 4 }}
-              aria-current={pathname === g.href ? 'page' : undefined}
+              aria-current={pathname === groupHref ? 'page' : undefined}
               onClick={onNavigate}
             >
               <NodeDot ready={g.ready ?? false} />
@@ -147,12 +149,12 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
         {open && (
           <ul>
             {firstByName(g.vms, GROUP_CAP).map((vm) => {
-              const href = `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`;
-              const current = linked && selected?.name === vm.name && selected.ns === vm.namespace;
+              const href = vmPageHref(vm, defaultContext);
+              const current = selected?.name === vm.name && selected.ns === vm.namespace;
               return (
                 <li key={`${vm.namespace}/${vm.name}`}>
                   <TreeLink
-                    linked={linked}
+                    linked
                     href={href}
                     className="tree-item"
                     style={{ paddingLeft: 38 }}
@@ -168,12 +170,12 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               );
             })}
             {firstByName(g.cts, GROUP_CAP).map((ct) => {
-              const current = linked && selected?.name === ct.name && selected.ns === ct.namespace;
+              const current = selected?.name === ct.name && selected.ns === ct.namespace;
               return (
                 <li key={`ct:${ct.namespace}/${ct.name}`}>
                   <TreeLink
-                    linked={linked}
-                    href={ctHref(ct.namespace, ct.name)}
+                    linked
+                    href={ctPageHref(ct, defaultContext)}
                     className="tree-item"
                     style={{ paddingLeft: 38 }}
                     aria-current={current ? 'page' : undefined}
@@ -281,10 +283,10 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
                 open={toggled[`cluster:${section.cluster.context}`] ?? true}
                 onToggle={(open) => setToggled((t) => ({ ...t, [`cluster:${section.cluster!.context}`]: open }))}
               >
-                {section.groups.map((g) => renderGroup(g, section.cluster!.context === defaultContext))}
+                {section.groups.map((g) => renderGroup(g, section.cluster!.context))}
               </ClusterSection>
             ) : (
-              section.groups.map((g) => renderGroup(g, true))
+              section.groups.map((g) => renderGroup(g, ''))
             ),
           )}
         </ul>

@@ -15,7 +15,7 @@ import {
 } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { FleetState } from './fleet-state';
-import { vmKey } from './fleet-store';
+import { rowKey } from './fleet-store';
 import { MetricsFeed } from './metrics-feed';
 import { takePrefill } from './prefill';
 import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
@@ -173,9 +173,15 @@ export function useVms(): VmRow[] {
   return state.vms.list();
 }
 
-export function useVm(namespace: string, name: string): VmRow | undefined {
+/** One VM; `context` names its cluster when it is not the default one (a page's `?context=`). */
+export function useVm(namespace: string, name: string, context?: string): VmRow | undefined {
   const { state } = useFleet();
-  return state.vms.get(vmKey(namespace, name));
+  return state.vms.get(rowKey({ namespace, name, context }, state.defaultContext));
+}
+
+/** The cluster requests without a context act on ('' while Corral serves one): its pages' URLs carry no context. */
+export function useDefaultContext(): string {
+  return useFleet().state.defaultContext;
 }
 
 /** Every container (CT), pushed by the same stream as VMs. */
@@ -184,9 +190,9 @@ export function useCts(): CtRow[] {
   return state.cts.list();
 }
 
-export function useCtRow(namespace: string, name: string): CtRow | undefined {
+export function useCtRow(namespace: string, name: string, context?: string): CtRow | undefined {
   const { state } = useFleet();
-  return state.cts.get(vmKey(namespace, name));
+  return state.cts.get(rowKey({ namespace, name, context }, state.defaultContext));
 }
 
 export function useNodes(): NodeRow[] {

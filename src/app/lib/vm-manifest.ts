@@ -6,6 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { VmRow } from './model';
 import { useTRPC } from './trpc';
+import { inContext } from './cluster-links';
 
 export interface Condition {
   type: string;
@@ -37,7 +38,10 @@ export function agentConnected(manifest: Record<string, unknown> | undefined): b
 export function useVmManifest(namespace: string, name: string, row: VmRow | undefined) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const options = trpc.vms.get.queryOptions({ namespace, name }, { enabled: row !== undefined, retry: false });
+  const options = trpc.vms.get.queryOptions(
+    { namespace, name, ...inContext(row?.context) },
+    { enabled: row !== undefined, retry: false },
+  );
   useEffect(() => {
     if (row) void queryClient.invalidateQueries({ queryKey: options.queryKey });
     // The row object is replaced on every change to the VM, which is exactly when to refetch.

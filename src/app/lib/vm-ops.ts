@@ -113,8 +113,9 @@ export function suggestSnapshotName(now = new Date()): string {
 }
 
 /** The streaming download route (api.md); a plain link, so the browser's own download manager takes it. */
-export function exportUrl(namespace: string, name: string, format: ExportFormat): string {
-  return `/api/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/export?format=${encodeURIComponent(format)}`;
+export function exportUrl(namespace: string, name: string, format: ExportFormat, context?: string): string {
+  const base = `/api/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/export?format=${encodeURIComponent(format)}`;
+  return context ? `${base}&context=${encodeURIComponent(context)}` : base;
 }
 
 /** The newest task of `actions` on `namespace/name` started at or after `since` (ms), if any. */

@@ -13,7 +13,7 @@ import { WindowSelector } from './WindowSelector';
 
 export function VmCharts({ vm }: { vm: VmRow }) {
   const [window, setWindow] = useState<HistoryWindow>('hour');
-  const { points, loading, error, status } = useVmHistory(vm.namespace, vm.name, window);
+  const { points, loading, error, status } = useVmHistory(vm.namespace, vm.name, window, vm.context);
   const cpuLimit = vm.cpu > 0 ? vm.cpu * 1000 : undefined;
   const memLimit = vm.mem ? (parseQuantity(vm.mem) ?? undefined) : undefined;
   const common = { points, window, status, loading };

@@ -8,6 +8,7 @@ import type { HistoryPoint, HistoryWindow, MetricsFollowEvent, MetricsTick } fro
 import { useLive } from '../../lib/live';
 import { mergePoint, type MetricsStatus } from '../../lib/metrics-live';
 import { useTRPC, useTRPCClient } from '../../lib/trpc';
+import { inContext } from '../../lib/cluster-links';
 
 export interface HistoryState {
   points: HistoryPoint[];
@@ -42,18 +43,21 @@ function usePushInto(key: QueryKey, window: HistoryWindow) {
 const EMPTY: HistoryPoint[] = [];
 
 /** A VM's history for `window`, live through `metrics.follow` while the page is open. */
-export function useVmHistory(namespace: string, name: string, window: HistoryWindow): HistoryState {
+export function useVmHistory(namespace: string, name: string, window: HistoryWindow, context?: string): HistoryState {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const options = trpc.metrics.vmHistory.queryOptions({ namespace, name, window });
+  const options = trpc.metrics.vmHistory.queryOptions({ namespace, name, window, ...inContext(context) });
   const history = useQuery({ ...options, staleTime: Infinity });
-  const reading = useQuery({ ...trpc.metrics.vm.queryOptions({ namespace, name }), staleTime: Infinity });
+  const reading = useQuery({
+    ...trpc.metrics.vm.queryOptions({ namespace, name, ...inContext(context) }),
+    staleTime: Infinity,
+  });
   const push = usePushInto(options.queryKey, window);
   const [live, setLive] = useState<{ stale: boolean; t: number } | null>(null);
 
   useEffect(() => {
     const sub = client.metrics.follow.subscribe(
-      { namespace, name },
+      { namespace, name, ...inContext(context) },
       {
         onData: (value) => {
           const e = unwrap<MetricsFollowEvent>(value);
@@ -63,7 +67,7 @@ export function useVmHistory(namespace: string, name: string, window: HistoryWin
       },
     );
     return () => sub.unsubscribe();
-  }, [client, namespace, name, push]);
+  }, [client, namespace, name, context, push]);
 
   const stale = live?.stale ?? reading.data?.stale ?? false;
   return {

@@ -3,11 +3,25 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../../lib/trpc';
 import { useSession } from '../../lib/session';
+import { inContext } from '../../lib/cluster-links';
 
-export function ConsoleHolder({ namespace, name, kind }: { namespace: string; name: string; kind: 'vnc' | 'serial' }) {
+export function ConsoleHolder({
+  namespace,
+  name,
+  context,
+  kind,
+}: {
+  namespace: string;
+  name: string;
+  context?: string;
+  kind: 'vnc' | 'serial';
+}) {
   const trpc = useTRPC();
   const session = useSession();
-  const sessions = useQuery({ ...trpc.consoles.sessions.queryOptions({ namespace, name }), refetchInterval: 3000 });
+  const sessions = useQuery({
+    ...trpc.consoles.sessions.queryOptions({ namespace, name, ...inContext(context) }),
+    refetchInterval: 3000,
+  });
   const holder = sessions.data?.[kind];
   if (!holder)
     return (

@@ -12,17 +12,21 @@ import { useConsoleConnection } from './use-console-connection';
 import './console.css';
 
 export function ConsoleTab({ vm, readOnly }: VmTabProps) {
-  return <VncConsole namespace={vm.namespace} name={vm.name} running={vm.running} readOnly={readOnly} />;
+  return (
+    <VncConsole namespace={vm.namespace} name={vm.name} context={vm.context} running={vm.running} readOnly={readOnly} />
+  );
 }
 
 interface VncConsoleProps {
   namespace: string;
   name: string;
+  /** The VM's cluster (absent: the default one). */
+  context?: string;
   running: boolean;
   readOnly: boolean;
 }
 
-export function VncConsole({ namespace, name, running, readOnly }: VncConsoleProps) {
+export function VncConsole({ namespace, name, context, running, readOnly }: VncConsoleProps) {
   const frameRef = useRef<HTMLDivElement>(null);
   const screenRef = useRef<HTMLDivElement>(null);
   const rfbRef = useRef<RFB | null>(null);
@@ -69,6 +73,7 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
     kind: 'vnc',
     namespace,
     name,
+    context,
     enabled: running && RFBClass !== null,
     attach,
   });
@@ -180,7 +185,7 @@ export function VncConsole({ namespace, name, running, readOnly }: VncConsolePro
         </button>
         <span className="header-spacer" />
         {desktop && <span className="console-desktop">{desktop}</span>}
-        <ConsoleHolder namespace={namespace} name={name} kind="vnc" />
+        <ConsoleHolder namespace={namespace} name={name} context={context} kind="vnc" />
       </div>
       <ConsoleNotice
         state={state}

@@ -4,11 +4,12 @@
 import type RFB from '@novnc/novnc';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useVms } from '../../lib/live';
+import { useDefaultContext, useVms } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useNoVnc } from './ConsoleTab';
 import { useConsoleConnection } from './use-console-connection';
 import './console.css';
+import { vmPageHref, vmRef } from '../../lib/cluster-links';
 
 const SIZES = [4, 6, 9, 12, 16];
 const STORAGE_KEY = 'corral.multiview';
@@ -119,6 +120,7 @@ export function Multiview() {
 
 function VncTile({ vm }: { vm: VmRow }) {
   const router = useRouter();
+  const defaultContext = useDefaultContext();
   const RFBClass = useNoVnc();
   const screenRef = useRef<HTMLDivElement>(null);
   const attach = useCallback(
@@ -143,13 +145,12 @@ function VncTile({ vm }: { vm: VmRow }) {
   );
   const { state } = useConsoleConnection({
     kind: 'vnc',
-    namespace: vm.namespace,
-    name: vm.name,
+    ...vmRef(vm),
     enabled: vm.running && RFBClass !== null,
     watch: true,
     attach,
   });
-  const open = () => router.push(`/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}?tab=console`);
+  const open = () => router.push(vmPageHref(vm, defaultContext, 'console'));
   const note = state.phase === 'open' ? '' : state.verdict ? state.verdict.message : 'Connecting…';
   return (
     // A div, not a button: noVNC puts its own divs and canvas inside, which a button may not contain.

@@ -12,6 +12,7 @@ import { ConsoleNotice } from './ConsoleNotice';
 import { useConsoleConnection } from './use-console-connection';
 import '@xterm/xterm/css/xterm.css';
 import './console.css';
+import { vmRef } from '../../lib/cluster-links';
 
 interface XtermModules {
   Terminal: typeof Terminal;
@@ -116,8 +117,7 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
 
   const { state, reconnect, takeOver } = useConsoleConnection({
     kind: 'serial',
-    namespace: vm.namespace,
-    name: vm.name,
+    ...vmRef(vm),
     // Read-only callers get no serial terminal: do not even try (the server would refuse with 4003).
     enabled: vm.running && mods !== null && !readOnly,
     attach,
@@ -126,7 +126,7 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
   const download = async () => {
     setDownloadError('');
     try {
-      const log = await client.consoles.serialLog.query({ namespace: vm.namespace, name: vm.name, format: 'base64' });
+      const log = await client.consoles.serialLog.query({ ...vmRef(vm), format: 'base64' });
       const bytes = Uint8Array.from(atob(log.log), (c) => c.charCodeAt(0));
       const url = URL.createObjectURL(new Blob([bytes], { type: 'text/plain' }));
       const a = document.createElement('a');
@@ -196,7 +196,7 @@ export function TerminalTab({ vm, readOnly }: VmTabProps) {
           </button>
         )}
         <span className="header-spacer" />
-        <ConsoleHolder namespace={vm.namespace} name={vm.name} kind="serial" />
+        <ConsoleHolder namespace={vm.namespace} name={vm.name} context={vm.context} kind="serial" />
       </div>
       {readOnly && loaded ? (
         <div className="console-notice error" role="alert" data-testid="console-notice">

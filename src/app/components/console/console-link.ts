@@ -8,13 +8,15 @@ export function consoleUrl(
   kind: ConsoleKind,
   namespace: string,
   name: string,
-  mode: { takeover?: boolean; watch?: boolean } = {},
+  mode: { takeover?: boolean; watch?: boolean; context?: string } = {},
 ): string {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const path = `/api/${kind === 'vnc' ? 'vnc' : 'tty'}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
   const query = new URLSearchParams();
   if (mode.takeover) query.set('takeover', '1');
   if (mode.watch) query.set('watch', '1');
+  // The VM's cluster (rows carry it); the server's default cluster when absent.
+  if (mode.context) query.set('context', mode.context);
   const qs = query.toString();
   return `${scheme}//${location.host}${path}${qs ? `?${qs}` : ''}`;
 }

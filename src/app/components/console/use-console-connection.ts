@@ -21,6 +21,8 @@ export interface ConsoleConnectionOptions {
   kind: ConsoleKind;
   namespace: string;
   name: string;
+  /** The kube context (cluster) of the VM; absent: the default cluster. */
+  context?: string;
   /** Connect at all (false while the VM is not running or the tab is hidden). */
   enabled: boolean;
   watch?: boolean;
@@ -32,7 +34,7 @@ export interface ConsoleConnectionOptions {
 const HEALTHY_MS = 5000;
 
 export function useConsoleConnection(options: ConsoleConnectionOptions) {
-  const { kind, namespace, name, enabled, watch } = options;
+  const { kind, namespace, name, context, enabled, watch } = options;
   const attachRef = useRef(options.attach);
   attachRef.current = options.attach;
   const [state, setState] = useState<ConsoleConnectionState>({
@@ -57,7 +59,7 @@ export function useConsoleConnection(options: ConsoleConnectionOptions) {
     const open = (takeover: boolean) => {
       generation += 1;
       const myGeneration = generation;
-      const ws = new WebSocket(consoleUrl(window.location, kind, namespace, name, { takeover, watch }));
+      const ws = new WebSocket(consoleUrl(window.location, kind, namespace, name, { takeover, watch, context }));
       ws.binaryType = 'arraybuffer';
       let openedAt = 0;
       setState((s) => ({ phase: 'connecting', verdict: s.verdict, retryAt: null, generation: s.generation + 1 }));
@@ -90,7 +92,7 @@ export function useConsoleConnection(options: ConsoleConnectionOptions) {
       if (current && current.ws.readyState <= WebSocket.OPEN) current.ws.close(1000, 'viewer closed');
       current = null;
     };
-  }, [kind, namespace, name, enabled, watch, request]);
+  }, [kind, namespace, name, context, enabled, watch, request]);
 
   /** Connect again now; with `takeover`, take the console from whoever holds it. */
   const reconnect = useCallback((takeover = false) => {

@@ -11,16 +11,19 @@ import { ScheduleDialog } from './ScheduleDialog';
 import { ScheduleTable, useScheduleRefresh } from './ScheduleTable';
 import { useScheduleExtensions } from './SchedulesView';
 import './schedules.css';
+import { inContext, vmRef } from '../../lib/cluster-links';
 
 export function VmSchedules({ vm, readOnly }: { vm: VmRow; readOnly: boolean }) {
   const trpc = useTRPC();
-  const list = useQuery(trpc.schedules.list.queryOptions({ namespace: vm.namespace, vm: vm.name }));
+  const list = useQuery(
+    trpc.schedules.list.queryOptions({ namespace: vm.namespace, vm: vm.name, ...inContext(vm.context) }),
+  );
   const refresh = useScheduleRefresh();
   const ext = useScheduleExtensions();
   const [dialog, setDialog] = useState<{ editing?: ScheduleRow } | null>(null);
   const none = ext.loaded && !ext.installed.snapshot && !ext.installed.power;
   const rows = list.data ?? [];
-  const target = { namespace: vm.namespace, name: vm.name };
+  const target = { ...vmRef(vm) };
 
   return (
     <section className="panel sched-vm" aria-labelledby="vm-schedules-title" data-testid="vm-schedules">

@@ -13,6 +13,7 @@ import { cloneTargetProblem, type OpsFacts } from '../../lib/vm-ops';
 import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { ActionDialog } from './ActionDialog';
 import { TaskProgress } from './SnapshotsTab';
+import { inContext, vmPageHref } from '../../lib/cluster-links';
 
 export function vmHref(namespace: string, name: string, tab = 'summary'): string {
   return `/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?tab=${tab}`;
@@ -48,13 +49,20 @@ export function CloneDialog({
   }, [open, vm.name, vm.namespace, facts.canSnapshot]);
   const clone = useMutation(trpc.clones.create.mutationOptions());
   const task = useTask(clone.data?.task ?? null);
-  const created = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '');
+  // The clone is made in the source's cluster.
+  const created = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '', vm.context);
   const done = task?.status === 'done' && created !== undefined;
   useEffect(() => {
     if (done && clone.data) {
       onClose();
       clone.reset();
-      router.push(vmHref(clone.data.namespace, clone.data.target));
+      router.push(
+        vmPageHref(
+          { namespace: clone.data.namespace, name: clone.data.target, context: vm.context },
+          state.defaultContext,
+          'summary',
+        ),
+      );
     }
   }, [done]);
 
@@ -87,6 +95,7 @@ export function CloneDialog({
           clone.mutate({
             ns: vm.namespace,
             name: vm.name,
+            ...inContext(vm.context),
             target,
             ...(elsewhere ? { namespace } : {}),
             start,

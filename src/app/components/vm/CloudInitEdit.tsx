@@ -6,6 +6,7 @@ import { ipConfigText, lines, words, type CloudInitView, type IpConfig, type Set
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { ActionDialog } from './ActionDialog';
+import { vmRef } from '../../lib/cluster-links';
 
 export type Field = 'user' | 'password' | 'dns' | 'keys' | 'upgrade' | 'type' | { nic: number; label: string };
 
@@ -16,7 +17,7 @@ export function useSet(vm: VmRow, onDone: () => void) {
     trpc.cloudInit.set.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries({
-          queryKey: trpc.cloudInit.get.queryKey({ namespace: vm.namespace, name: vm.name }),
+          queryKey: trpc.cloudInit.get.queryKey({ ...vmRef(vm) }),
         });
         onDone();
       },
@@ -245,7 +246,7 @@ export function EditDialog({
       form={{
         id: 'cloudinit-form',
         onSubmit: () => {
-          if (change) set.mutate({ namespace: vm.namespace, name: vm.name, ...change });
+          if (change) set.mutate({ ...vmRef(vm), ...change });
         },
       }}
     >

@@ -9,22 +9,23 @@ import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { EditDialog, useSet, type Field } from './CloudInitEdit';
 import type { VmTabProps } from './tabs';
+import { vmRef } from '../../lib/cluster-links';
 
 function useCloudInit(vm: VmRow) {
   const trpc = useTRPC();
-  return useQuery(trpc.cloudInit.get.queryOptions({ namespace: vm.namespace, name: vm.name }, { retry: false }));
+  return useQuery(trpc.cloudInit.get.queryOptions({ ...vmRef(vm) }, { retry: false }));
 }
 
 export function CloudInitTab({ vm, readOnly }: VmTabProps) {
   const query = useCloudInit(vm);
   const trpc = useTRPC();
   // Only the NIC list is needed from the hardware view (an IP Config row per NIC).
-  const hw = useQuery(trpc.hardware.get.queryOptions({ namespace: vm.namespace, name: vm.name }, { retry: false }));
+  const hw = useQuery(trpc.hardware.get.queryOptions({ ...vmRef(vm) }, { retry: false }));
   const queryClient = useQueryClient();
   const [field, setField] = useState<Field | null>(null);
   const refresh = () =>
     queryClient.invalidateQueries({
-      queryKey: trpc.cloudInit.get.queryKey({ namespace: vm.namespace, name: vm.name }),
+      queryKey: trpc.cloudInit.get.queryKey({ ...vmRef(vm) }),
     });
   const regenerate = useMutation(trpc.cloudInit.regenerate.mutationOptions({ onSuccess: refresh }));
   const drive = useSet(vm, () => undefined);
@@ -112,7 +113,7 @@ export function CloudInitTab({ vm, readOnly }: VmTabProps) {
                 className="btn-small"
                 disabled={drive.isPending}
                 title={`Detach the cloud-init drive ${ci.drive.disk} (the settings stay)`}
-                onClick={() => drive.mutate({ namespace: vm.namespace, name: vm.name, drive: 'remove' })}
+                onClick={() => drive.mutate({ ...vmRef(vm), drive: 'remove' })}
               >
                 Remove drive
               </button>
@@ -122,7 +123,7 @@ export function CloudInitTab({ vm, readOnly }: VmTabProps) {
                 className="btn-small"
                 disabled={drive.isPending}
                 title="Attach a cloud-init drive generated from these settings"
-                onClick={() => drive.mutate({ namespace: vm.namespace, name: vm.name, drive: 'add' })}
+                onClick={() => drive.mutate({ ...vmRef(vm), drive: 'add' })}
               >
                 Add drive
               </button>
@@ -133,7 +134,7 @@ export function CloudInitTab({ vm, readOnly }: VmTabProps) {
               data-testid="ci-regenerate"
               disabled={regenWhy !== null || regenerate.isPending}
               title={regenWhy ? `Regenerate image: ${regenWhy}` : 'Regenerate the image from the current settings'}
-              onClick={() => regenerate.mutate({ namespace: vm.namespace, name: vm.name })}
+              onClick={() => regenerate.mutate({ ...vmRef(vm) })}
             >
               {regenerate.isPending ? 'Regenerating…' : 'Regenerate image'}
             </button>

@@ -6,14 +6,13 @@ import { useState } from 'react';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { ActionDialog } from './ActionDialog';
+import { vmRef } from '../../lib/cluster-links';
 
 export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [typed, setTyped] = useState('');
-  const plan = useQuery(
-    trpc.vms.deletionPlan.queryOptions({ namespace: vm.namespace, name: vm.name }, { enabled: open, staleTime: 0 }),
-  );
+  const plan = useQuery(trpc.vms.deletionPlan.queryOptions({ ...vmRef(vm) }, { enabled: open, staleTime: 0 }));
   const remove = useMutation(
     trpc.vms.delete.mutationOptions({
       onSuccess: () => {
@@ -39,7 +38,7 @@ export function DeleteDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; 
       disabled={typed !== vm.name}
       confirmTitle={typed !== vm.name ? 'Type the VM name to confirm' : undefined}
       danger
-      onConfirm={() => remove.mutate({ namespace: vm.namespace, name: vm.name })}
+      onConfirm={() => remove.mutate({ ...vmRef(vm) })}
     >
       {vm.running && <p style={{ margin: 0 }}>The VM is running: it will be stopped first.</p>}
       <div>

@@ -25,6 +25,7 @@ import { MoveDiskDialog, moveDiskState } from './hardware/MoveDiskDialog';
 import { gated, useBlocker, WhyOrBlocked as Why } from '../health/BlockedBy';
 import { WhyHint } from './SnapshotsTab';
 import type { VmTabProps } from './tabs';
+import { vmRef } from '../../lib/cluster-links';
 
 /**
  * `hardware.get` for a VM, refetched when one of the VM's tasks starts, moves on or ends, and when the stream
@@ -33,7 +34,7 @@ import type { VmTabProps } from './tabs';
 export function useHardware(vm: VmRow) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const options = trpc.hardware.get.queryOptions({ namespace: vm.namespace, name: vm.name }, { retry: false });
+  const options = trpc.hardware.get.queryOptions({ ...vmRef(vm) }, { retry: false });
   const query = useQuery(options);
   const target = `${vm.namespace}/${vm.name}`;
   const signature = useTasks()

@@ -7,6 +7,7 @@ import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { StatusText } from '../TasksPanel';
 import { ActionDialog } from './ActionDialog';
+import { vmRef } from '../../lib/cluster-links';
 
 export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -29,7 +30,7 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
       busy={migrate.isPending}
       error={migrate.error}
       confirmTitle={migrate.isPending ? 'The migration is being started' : undefined}
-      onConfirm={() => migrate.mutate({ namespace: vm.namespace, name: vm.name, targetNode: target || undefined })}
+      onConfirm={() => migrate.mutate({ ...vmRef(vm), targetNode: target || undefined })}
       done={migrate.isSuccess}
       after={
         migrate.isSuccess && (

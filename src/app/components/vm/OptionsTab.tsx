@@ -21,6 +21,7 @@ import { ActionDialog } from './ActionDialog';
 import { ControlButton, PanelError, PendingNote, useHardware } from './HardwareTab';
 import { WhyHint } from './SnapshotsTab';
 import type { VmTabProps } from './tabs';
+import { vmRef } from '../../lib/cluster-links';
 
 const RUN_STRATEGIES = ['Always', 'RerunOnFailure', 'Once', 'Manual', 'Halted'] as const;
 type RunStrategy = (typeof RUN_STRATEGIES)[number];
@@ -160,7 +161,7 @@ function OptionsDialog({
         id: 'options-form',
         onSubmit: () => {
           if (why || !change) return;
-          set.mutate({ namespace: vm.namespace, name: vm.name, ...change });
+          set.mutate({ ...vmRef(vm), ...change });
         },
       }}
     >

@@ -23,6 +23,7 @@ import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { StatusText } from '../TasksPanel';
 import { ActionDialog } from './ActionDialog';
 import type { VmTabProps } from './tabs';
+import { inContext } from '../../lib/cluster-links';
 
 /** A 409 about what the cluster lacks (not e.g. a name already used): Take stays disabled with it. */
 const SUPPORT_REFUSAL = /VolumeSnapshotClass|feature gate|snapshot API|not installed/i;
@@ -70,7 +71,10 @@ export function SnapshotsTab({ vm, readOnly }: VmTabProps) {
   const queryClient = useQueryClient();
   const session = useSession();
   const target = `${vm.namespace}/${vm.name}`;
-  const options = trpc.snapshots.list.queryOptions({ namespace: vm.namespace, vm: vm.name }, { retry: false });
+  const options = trpc.snapshots.list.queryOptions(
+    { namespace: vm.namespace, vm: vm.name, ...inContext(vm.context) },
+    { retry: false },
+  );
   const list = useQuery(options);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   // The server's 409 to a Take (no VolumeSnapshotClass for this VM's storage, the feature gate off): from then on
@@ -301,6 +305,7 @@ function TakeDialog({
           create.mutate({
             namespace: vm.namespace,
             vm: vm.name,
+            ...inContext(vm.context),
             name,
             ...(description.trim() ? { description: description.trim() } : {}),
           });
@@ -367,7 +372,9 @@ function RollbackDialog({
       error={restore.error}
       disabled={!snap}
       danger
-      onConfirm={() => snap && restore.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
+      onConfirm={() =>
+        snap && restore.mutate({ namespace: vm.namespace, vm: vm.name, ...inContext(vm.context), snap: snap.name })
+      }
     >
       <p style={{ margin: 0 }}>
         The disks and the configuration return to the state of <strong className="mono">{snap?.name}</strong>
@@ -408,7 +415,9 @@ function DeleteSnapshotDialog({
       error={remove.error}
       disabled={!snap}
       danger
-      onConfirm={() => snap && remove.mutate({ namespace: vm.namespace, vm: vm.name, snap: snap.name })}
+      onConfirm={() =>
+        snap && remove.mutate({ namespace: vm.namespace, vm: vm.name, ...inContext(vm.context), snap: snap.name })
+      }
     >
       <p style={{ margin: 0 }}>
         {vm.name} can no longer be rolled back to <strong className="mono">{snap?.name}</strong>. The VM itself is not

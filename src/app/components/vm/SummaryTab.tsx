@@ -2,6 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { useDefaultContext } from '../../lib/live';
 import { formatQuantity } from '../../lib/quantity';
 import { useTRPC } from '../../lib/trpc';
 import { agentConnected, liveMigratable, useVmManifest } from '../../lib/vm-manifest';
@@ -9,6 +10,7 @@ import { VmCharts } from '../charts/VmCharts';
 import { StatusDot } from '../StatusDot';
 import { GuestInfoPanel } from './observe/GuestInfoPanel';
 import type { VmTabProps } from './tabs';
+import { nodePageHref, vmRef } from '../../lib/cluster-links';
 
 // Same rule as the server's Tag schema (a label-name segment), so a bad tag is explained before the round trip.
 const TAG = /^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/;
@@ -22,6 +24,7 @@ function tagProblem(tag: string): string | null {
 
 export function SummaryTab({ vm, readOnly }: VmTabProps) {
   const trpc = useTRPC();
+  const defaultContext = useDefaultContext();
   const manifest = useVmManifest(vm.namespace, vm.name, vm);
   const setTag = useMutation(trpc.vms.setTag.mutationOptions());
   const [newTag, setNewTag] = useState('');
@@ -32,7 +35,7 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
   const addTag = () => {
     const tag = newTag.trim();
     if (!tag || problem) return;
-    setTag.mutate({ namespace: vm.namespace, name: vm.name, tag, on: true }, { onSuccess: () => setNewTag('') });
+    setTag.mutate({ ...vmRef(vm), tag, on: true }, { onSuccess: () => setNewTag('') });
   };
 
   return (
@@ -48,9 +51,22 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
               <StatusDot status={vm.status} />
               {vm.status}
             </dd>
+            {defaultContext && (
+              <>
+                <dt>Cluster</dt>
+                <dd data-testid="vm-cluster">
+                  {vm.context}
+                  {vm.context === defaultContext ? ' (default)' : ''}
+                </dd>
+              </>
+            )}
             <dt>Node</dt>
             <dd>
-              {vm.node ? <Link href={`/nodes/${encodeURIComponent(vm.node)}`}>{vm.node}</Link> : '— (not running)'}
+              {vm.node ? (
+                <Link href={nodePageHref({ name: vm.node, context: vm.context }, defaultContext)}>{vm.node}</Link>
+              ) : (
+                '— (not running)'
+              )}
             </dd>
             <dt>IP address</dt>
             <dd className="mono">{vm.ip || '—'}</dd>
@@ -120,7 +136,7 @@ export function SummaryTab({ vm, readOnly }: VmTabProps) {
                     aria-label={`Remove tag ${t}`}
                     title={`Remove tag ${t}`}
                     disabled={setTag.isPending}
-                    onClick={() => setTag.mutate({ namespace: vm.namespace, name: vm.name, tag: t, on: false })}
+                    onClick={() => setTag.mutate({ ...vmRef(vm), tag: t, on: false })}
                   >
                     ×
                   </button>

@@ -5,6 +5,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { VmRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
 import { ActionDialog } from './ActionDialog';
+import { vmRef } from '../../lib/cluster-links';
 
 export function TemplateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -23,7 +24,7 @@ export function TemplateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean
       busyLabel="Saving…"
       busy={set.isPending}
       error={set.error}
-      onConfirm={() => set.mutate({ namespace: vm.namespace, name: vm.name, on })}
+      onConfirm={() => set.mutate({ ...vmRef(vm), on })}
     >
       <p style={{ margin: 0 }}>
         {on

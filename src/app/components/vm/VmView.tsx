@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
-import { useFleet, useNodes, useVm } from '../../lib/live';
+import { useDefaultContext, useFleet, useNodes, useVm } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
 import { actionState, type VmAction } from '../../lib/status';
@@ -15,6 +15,7 @@ import { DeleteDialog } from './DeleteDialog';
 import { MigrateDialog } from './MigrateDialog';
 import { MoreMenu } from './MoreMenu';
 import { DEFAULT_TAB, VM_TABS } from './tabs';
+import { contextOfSearch, vmPageHref, vmRef } from '../../lib/cluster-links';
 
 const BUTTONS: { action: Exclude<VmAction, 'migrate'>; label: string }[] = [
   { action: 'start', label: 'Start' },
@@ -30,7 +31,10 @@ export function VmView() {
   const name = decodeURIComponent(params.name);
   const search = useSearchParams();
   const { synced } = useFleet();
-  const vm = useVm(namespace, name);
+  // `?context=lab`: a VM of another cluster than the default (docs/multi-cluster.md); today's URLs stay the default's.
+  const context = contextOfSearch(search);
+  const defaultContext = useDefaultContext();
+  const vm = useVm(namespace, name, context);
   const session = useSession();
   // At phone width the tab strip scrolls sideways: keep the selected tab in view.
   const tabList = useRef<HTMLDivElement>(null);
@@ -47,6 +51,7 @@ export function VmView() {
           <div className="panel empty" data-testid="vm-missing">
             <h2>
               No VM {namespace}/{name}
+              {context ? ` on ${context}` : ''}
             </h2>
             <p>It does not exist (yet, or any more). This page updates by itself if it appears.</p>
             <Link href="/" className="btn">
@@ -62,7 +67,7 @@ export function VmView() {
   const visible = VM_TABS.filter((t) => t.visible?.(vm) ?? true);
   const tabId = search.get('tab') ?? DEFAULT_TAB;
   const tab = visible.find((t) => t.id === tabId) ?? visible[0];
-  const base = `/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+
   return (
     <div className="workbench">
       <div className="page-head">
@@ -70,7 +75,8 @@ export function VmView() {
           <StatusDot status={vm.status} />
           {vm.name}
         </h1>
-        <span className="page-sub">
+        <span className="page-sub" data-testid="vm-sub">
+          {defaultContext && vm.context ? `${vm.context} · ` : ''}
           {vm.namespace} · {vm.status}
           {vm.node ? ` on ${vm.node}` : ''}
         </span>
@@ -82,7 +88,7 @@ export function VmView() {
           <Link
             key={t.id}
             role="tab"
-            href={`${base}?tab=${t.id}`}
+            href={vmPageHref(vm, defaultContext, t.id)}
             aria-selected={t.id === tab?.id}
             replace
             scroll={false}
@@ -109,7 +115,8 @@ function VmToolbar({ vm }: { vm: VmRow }) {
     status: vm.status,
     running: vm.running,
     liveMigratable: liveMigratable(manifest.data),
-    otherReadyNodes: nodes.filter((n) => n.ready && n.schedulable && n.name !== vm.node).length,
+    otherReadyNodes: nodes.filter((n) => n.context === vm.context && n.ready && n.schedulable && n.name !== vm.node)
+      .length,
   };
   const migrate = actionState('migrate', facts);
   return (
@@ -123,7 +130,7 @@ function VmToolbar({ vm }: { vm: VmRow }) {
             type="button"
             disabled={!s.enabled || act.isPending}
             title={s.enabled ? `${label} ${vm.name}` : `${label}: ${s.reason}`}
-            onClick={() => act.mutate({ namespace: vm.namespace, name: vm.name, action })}
+            onClick={() => act.mutate({ ...vmRef(vm), action })}
           >
             {pending ? `${label}…` : label}
           </button>

@@ -8,6 +8,7 @@ import { useTRPC } from '../../../lib/trpc';
 import { cpuProblem, memoryProblem } from '../../../lib/validation';
 import { scaleMode } from '../../../lib/vm-hardware';
 import { ActionDialog } from '../ActionDialog';
+import { vmRef } from '../../../lib/cluster-links';
 
 export function ScaleDialog({
   vm,
@@ -50,11 +51,7 @@ export function ScaleDialog({
         id: 'scale-form',
         onSubmit: () => {
           if (problem) return;
-          scale.mutate(
-            what === 'cpu'
-              ? { namespace: vm.namespace, name: vm.name, cpu }
-              : { namespace: vm.namespace, name: vm.name, mem: value.trim() },
-          );
+          scale.mutate(what === 'cpu' ? { ...vmRef(vm), cpu } : { ...vmRef(vm), mem: value.trim() });
         },
       }}
     >

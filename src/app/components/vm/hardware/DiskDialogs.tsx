@@ -8,6 +8,7 @@ import { formatBytes, parseQuantity } from '../../../lib/quantity';
 import { useTRPC } from '../../../lib/trpc';
 import { diskProblem } from '../../../lib/validation';
 import { ActionDialog } from '../ActionDialog';
+import { vmRef } from '../../../lib/cluster-links';
 
 const DISK_BUSES = ['scsi', 'virtio', 'sata'] as const;
 
@@ -54,8 +55,7 @@ export function AddDiskDialog({
         onSubmit: () => {
           if (problem) return;
           add.mutate({
-            namespace: vm.namespace,
-            name: vm.name,
+            ...vmRef(vm),
             size: size.trim(),
             bus,
             ...(storageClass ? { storageClass } : {}),
@@ -143,7 +143,7 @@ export function ExpandDialog({ vm, disk, onClose }: { vm: VmRow; disk: Disk | nu
         id: 'expand-form',
         onSubmit: () => {
           if (problem || !disk) return;
-          expand.mutate({ namespace: vm.namespace, name: vm.name, pvc: disk.claim || disk.name, size: size.trim() });
+          expand.mutate({ ...vmRef(vm), pvc: disk.claim || disk.name, size: size.trim() });
         },
       }}
     >
@@ -189,8 +189,7 @@ export function DetachDialog({ vm, disk, onClose }: { vm: VmRow; disk: Disk | nu
       onConfirm={() =>
         disk &&
         detach.mutate({
-          namespace: vm.namespace,
-          name: vm.name,
+          ...vmRef(vm),
           vol: disk.claim || disk.name,
           ...(alsoDelete ? { delete: true } : {}),
         })

@@ -8,6 +8,7 @@ import type { HardwareView, VmRow } from '../../../lib/model';
 import type { ActionState } from '../../../lib/status';
 import { useTRPC } from '../../../lib/trpc';
 import { ActionDialog } from '../ActionDialog';
+import { vmRef } from '../../../lib/cluster-links';
 
 type Disk = HardwareView['disks'][number];
 
@@ -72,8 +73,7 @@ export function MoveDiskDialog({
         onSubmit: () => {
           if (problem || !disk) return;
           move.mutate({
-            namespace: vm.namespace,
-            name: vm.name,
+            ...vmRef(vm),
             disk: disk.name,
             storageClass,
             ...(deleteSource ? { deleteSource: true } : {}),

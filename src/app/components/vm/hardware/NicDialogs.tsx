@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import type { HardwareView, VmRow } from '../../../lib/model';
 import { useTRPC } from '../../../lib/trpc';
 import { ActionDialog } from '../ActionDialog';
+import { vmRef } from '../../../lib/cluster-links';
 
 const NIC_MODELS = ['virtio', 'e1000', 'e1000e', 'rtl8139'] as const;
 
@@ -45,7 +46,7 @@ export function AddNicDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; 
         id: 'add-nic-form',
         onSubmit: () => {
           if (problem) return;
-          add.mutate({ namespace: vm.namespace, name: vm.name, nad, model });
+          add.mutate({ ...vmRef(vm), nad, model });
         },
       }}
     >
@@ -106,7 +107,7 @@ export function RemoveNicDialog({
       error={remove.error}
       disabled={!nic}
       danger
-      onConfirm={() => nic && remove.mutate({ namespace: vm.namespace, name: vm.name, iface: nic.name })}
+      onConfirm={() => nic && remove.mutate({ ...vmRef(vm), iface: nic.name })}
     >
       <p style={{ margin: 0 }}>
         The network device on <strong>{nic?.network}</strong> ({nic?.mac || 'no MAC'}) is removed from the VM spec

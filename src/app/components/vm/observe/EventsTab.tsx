@@ -11,6 +11,7 @@ import { useTRPC } from '../../../lib/trpc';
 import { absoluteTime, EVENT_ROWS, mergeEvent, relativeTime } from '../../../lib/vm-observe';
 import type { VmTabProps } from '../tabs';
 import './observe.css';
+import { vmRef } from '../../../lib/cluster-links';
 
 const FILTERS: { value: VmEventType | undefined; label: string }[] = [
   { value: undefined, label: 'All' },
@@ -32,7 +33,7 @@ export function EventsTab({ vm }: VmTabProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<VmEventType | undefined>(undefined);
-  const ref = { namespace: vm.namespace, name: vm.name };
+  const ref = { ...vmRef(vm) };
   const input = filter ? { ...ref, type: filter } : ref;
   const events = useQuery(trpc.observe.events.queryOptions(input));
   const live = useSubscription(

@@ -11,6 +11,7 @@ import { formatBytes } from '../../../lib/quantity';
 import { useTRPC } from '../../../lib/trpc';
 import { formatOffset, usageLevel, usagePercent } from '../../../lib/vm-observe';
 import './observe.css';
+import { vmRef } from '../../../lib/cluster-links';
 
 /**
  * `agent`: the AgentConnected condition KubeVirt copies onto the VM (undefined until the manifest is read). The agent
@@ -21,7 +22,7 @@ export function GuestInfoPanel({ vm, agent }: { vm: VmRow; agent: boolean | unde
   const running = vm.status === 'Running';
   const connected = running && (agent === true || vm.os !== '');
   const info = useQuery({
-    ...trpc.observe.guestInfo.queryOptions({ namespace: vm.namespace, name: vm.name }),
+    ...trpc.observe.guestInfo.queryOptions({ ...vmRef(vm) }),
     enabled: connected,
     retry: false,
   });
