@@ -16,6 +16,7 @@ const PVCS = '/persistentvolumeclaims';
 const DVS = 'cdi.kubevirt.io/datavolumes';
 const VMS = 'kubevirt.io/virtualmachines';
 const VMIS = 'kubevirt.io/virtualmachineinstances';
+const SCS = 'storage.k8s.io/storageclasses';
 const CONTENT = 'sim.corral.dev/disk-content';
 const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
 const ADMIN = { identity: { login: 'test', admin: true } } as Parameters<typeof openVmExport>[1];
@@ -175,6 +176,26 @@ describe('move destinations and preflight', () => {
     expect(fine.plan.disks.map((d) => d.to)).toEqual(['web-disk']);
     expect(lab.store.list(DVS, NS).length).toBe(before);
     expect(lab.store.get(VMS, NS, 'web')).toBeUndefined();
+  });
+
+  it('refuses a disk whose StorageClass the destination lacks, naming it and the remedy', async () => {
+    const cls = (home.store.get(PVCS, NS, 'web-disk')!.spec as { storageClassName: string }).storageClassName;
+    const saved = lab.store.get(SCS, undefined, cls)!;
+    lab.store.delete(SCS, undefined, cls);
+    try {
+      const p = (
+        await post('/api/move/preflight', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' })
+      ).body as Preflight;
+      expect(p.refusals).toEqual([
+        {
+          reason: `StorageClass ${cls} (disk rootdisk) is missing in context lab`,
+          remedy: expect.stringMatching(new RegExp(`^create StorageClass ${cls} in lab, or move the disk`)),
+        },
+      ]);
+    } finally {
+      const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...metadata } = saved.metadata;
+      lab.store.create(SCS, { ...saved, metadata });
+    }
   });
 
   it('bad input is a 400 naming the field; an unknown ref or context a 404', async () => {
