@@ -3,6 +3,7 @@
 // so a VM and a CT of the same name never share a selection.
 import { vmKey } from './fleet-store';
 import type { CtRow, VmRow } from './model';
+import { ctPageHref, vmPageHref } from './cluster-links';
 
 export type GuestType = 'vm' | 'ct';
 
@@ -26,7 +27,8 @@ export interface GuestRow {
 
 export const ctKey = (namespace: string, name: string): string => `ct:${vmKey(namespace, name)}`;
 
-export function vmGuest(vm: VmRow): GuestRow {
+/** `defaultContext`: the default cluster's name ('' with one); another cluster's rows link with `?context=`. */
+export function vmGuest(vm: VmRow, defaultContext = ''): GuestRow {
   return {
     type: 'vm',
     key: vmKey(vm.namespace, vm.name),
@@ -40,11 +42,11 @@ export function vmGuest(vm: VmRow): GuestRow {
     ip: vm.ip,
     tags: vm.tags,
     template: vm.template,
-    href: `/vms/${encodeURIComponent(vm.namespace)}/${encodeURIComponent(vm.name)}`,
+    href: vmPageHref(vm, defaultContext),
   };
 }
 
-export function ctGuest(ct: CtRow): GuestRow {
+export function ctGuest(ct: CtRow, defaultContext = ''): GuestRow {
   return {
     type: 'ct',
     key: ctKey(ct.namespace, ct.name),
@@ -58,26 +60,29 @@ export function ctGuest(ct: CtRow): GuestRow {
     ip: ct.ip,
     tags: [],
     template: false,
-    href: `/cts/${encodeURIComponent(ct.namespace)}/${encodeURIComponent(ct.name)}`,
+    href: ctPageHref(ct, defaultContext),
   };
 }
 
-const vmGuests = new WeakMap<VmRow, GuestRow>();
-const ctGuests = new WeakMap<CtRow, GuestRow>();
+/** Cached with the default context they were made for (their href depends on it). */
+const vmGuests = new WeakMap<VmRow, GuestRow & { defaultContext: string }>();
+const ctGuests = new WeakMap<CtRow, GuestRow & { defaultContext: string }>();
 
 /**
  * The same GuestRow object for the same VmRow object: the store replaces a row on each change, so a live change
  * rebuilds only its own guest row (and the filter index's keys, cached per row object, stay valid for the rest).
  */
-export function vmGuestCached(vm: VmRow): GuestRow {
+export function vmGuestCached(vm: VmRow, defaultContext = ''): GuestRow {
   let g = vmGuests.get(vm);
-  if (!g) vmGuests.set(vm, (g = vmGuest(vm)));
+  if (!g || g.defaultContext !== defaultContext)
+    vmGuests.set(vm, (g = { defaultContext, ...vmGuest(vm, defaultContext) }));
   return g;
 }
 
-export function ctGuestCached(ct: CtRow): GuestRow {
+export function ctGuestCached(ct: CtRow, defaultContext = ''): GuestRow {
   let g = ctGuests.get(ct);
-  if (!g) ctGuests.set(ct, (g = ctGuest(ct)));
+  if (!g || g.defaultContext !== defaultContext)
+    ctGuests.set(ct, (g = { defaultContext, ...ctGuest(ct, defaultContext) }));
   return g;
 }
 

@@ -12,6 +12,8 @@ import { WindowSelector } from './WindowSelector';
 interface Props {
   /** A node's name; the whole fleet when absent. */
   node?: string;
+  /** The node's cluster when it is not the default one. */
+  context?: string;
   /** Allocatable CPUs and memory bytes of the node (or of all ready nodes): drawn as reference lines. */
   capacity?: { cpus: number; memBytes: number | null };
   /** Network and disk charts as well as CPU and memory. */
@@ -19,9 +21,9 @@ interface Props {
   title: string;
 }
 
-export function SumCharts({ node, capacity, io = false, title }: Props) {
+export function SumCharts({ node, context, capacity, io = false, title }: Props) {
   const [window, setWindow] = useState<HistoryWindow>('hour');
-  const { points, loading, error, status } = useSumHistory(node, window);
+  const { points, loading, error, status } = useSumHistory(node, window, context);
   const common = { points, window, status, loading };
   const prefix = node === undefined ? 'fleet' : 'node';
   const cpuCap = capacity && capacity.cpus > 0 ? capacity.cpus * 1000 : undefined;

@@ -7,9 +7,20 @@ import { formatBytesShort, formatCpu } from '../../lib/metric-format';
 import { useTopVms } from './use-metrics';
 import './charts.css';
 
-export function TopVms({ by, node, limit = 5 }: { by: 'cpu' | 'mem'; node?: string; limit?: number }) {
+export function TopVms({
+  by,
+  node,
+  context,
+  limit = 5,
+}: {
+  by: 'cpu' | 'mem';
+  node?: string;
+  /** The node's cluster when it is not the default one. */
+  context?: string;
+  limit?: number;
+}) {
   const headId = useId();
-  const top = useTopVms(by, node, limit);
+  const top = useTopVms(by, node, limit, context);
   const rows = top.data ?? [];
   const value = (r: { cpu: number; mem?: number }) => (by === 'cpu' ? r.cpu : (r.mem ?? 0));
   const max = Math.max(1, ...rows.map(value));
@@ -35,7 +46,7 @@ export function TopVms({ by, node, limit = 5 }: { by: 'cpu' | 'mem'; node?: stri
         <ol className="top-list">
           {rows.map((r) => (
             <li key={`${r.namespace}/${r.name}`} data-top={`${r.namespace}/${r.name}`} data-value={value(r)}>
-              <Link href={`/vms/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>{r.name}</Link>
+              <Link href={topHref(r, context)}>{r.name}</Link>
               <span className="top-sub">
                 {r.namespace}
                 {node ? '' : ` · ${r.node}`}
@@ -52,4 +63,10 @@ export function TopVms({ by, node, limit = 5 }: { by: 'cpu' | 'mem'; node?: stri
       )}
     </section>
   );
+}
+
+/** A VM of the list; `context` is only given for another cluster than the default, whose pages carry it. */
+function topHref(r: { namespace: string; name: string }, context: string | undefined): string {
+  const path = `/vms/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`;
+  return context ? `${path}?context=${encodeURIComponent(context)}` : path;
 }

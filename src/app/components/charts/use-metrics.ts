@@ -95,16 +95,20 @@ export function useMetricsTicks(listener: (tick: MetricsTick) => void): MetricsT
   return tick;
 }
 
-/** The fleet's (no node) or one node's summed history, live from the stream's `metrics` events. */
-export function useSumHistory(node: string | undefined, window: HistoryWindow): HistoryState {
+/**
+ * The fleet's (no node) or one node's summed history, live from the stream's `metrics` events. `context`: a node of
+ * another cluster than the default, whose history is read from its cluster (the live rounds are the default's).
+ */
+export function useSumHistory(node: string | undefined, window: HistoryWindow, context?: string): HistoryState {
   const trpc = useTRPC();
   const options =
     node === undefined
       ? trpc.metrics.fleetHistory.queryOptions({ window })
-      : trpc.metrics.nodeHistory.queryOptions({ name: node, window });
+      : trpc.metrics.nodeHistory.queryOptions({ name: node, window, ...inContext(context) });
   const history = useQuery({ ...options, staleTime: Infinity });
   const push = usePushInto(options.queryKey, window);
   const tick = useMetricsTicks((t) => {
+    if (context) return; // the pushed rounds are the default cluster's: a namesake node there is another node
     const point = node === undefined ? t.fleet : t.nodes.find((n) => n.name === node)?.point;
     if (point && !t.stale) push(point);
   });
@@ -119,10 +123,12 @@ export function useSumHistory(node: string | undefined, window: HistoryWindow): 
 }
 
 /** The busiest VMs (fleet-wide or on one node), refreshed when a sampling round is pushed. */
-export function useTopVms(by: 'cpu' | 'mem', node: string | undefined, limit: number) {
+export function useTopVms(by: 'cpu' | 'mem', node: string | undefined, limit: number, context?: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const options = trpc.metrics.top.queryOptions(node === undefined ? { by, limit } : { by, node, limit });
+  const options = trpc.metrics.top.queryOptions(
+    node === undefined ? { by, limit, ...inContext(context) } : { by, node, limit, ...inContext(context) },
+  );
   const top = useQuery({ ...options, staleTime: Infinity });
   const key = useRef(options.queryKey);
   key.current = options.queryKey;

@@ -19,9 +19,15 @@ export function ctTerminalUrl(
   ns: string,
   name: string,
   takeover: boolean,
+  context?: string,
 ) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/api/ctty/${encodeURIComponent(ns)}/${encodeURIComponent(name)}${takeover ? '?takeover=1' : ''}`;
+  const query = new URLSearchParams();
+  if (takeover) query.set('takeover', '1');
+  // The CT's cluster (absent: the server's default one).
+  if (context) query.set('context', context);
+  const qs = query.toString();
+  return `${scheme}//${location.host}/api/ctty/${encodeURIComponent(ns)}/${encodeURIComponent(name)}${qs ? `?${qs}` : ''}`;
 }
 
 export function CtTerminal({ ct, readOnly }: { ct: CtRow; readOnly: boolean }) {
@@ -55,7 +61,7 @@ export function CtTerminal({ ct, readOnly }: { ct: CtRow; readOnly: boolean }) {
     term.loadAddon(fit);
     term.open(host);
     fit.fit();
-    const ws = new WebSocket(ctTerminalUrl(window.location, ct.namespace, ct.name, attempt.takeover));
+    const ws = new WebSocket(ctTerminalUrl(window.location, ct.namespace, ct.name, attempt.takeover, ct.context));
     ws.binaryType = 'arraybuffer';
     const encoder = new TextEncoder();
     const sendSize = () => {
@@ -84,7 +90,7 @@ export function CtTerminal({ ct, readOnly }: { ct: CtRow; readOnly: boolean }) {
       ws.close();
       term.dispose();
     };
-  }, [mods, running, readOnly, ct.namespace, ct.name, attempt]);
+  }, [mods, running, readOnly, ct.namespace, ct.name, ct.context, attempt]);
 
   return (
     <section className="panel console-panel" data-testid="ct-terminal">

@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams, useRouter, useSearchParams } from 'next/navigation';
 import { Fragment, useMemo, useState } from 'react';
-import { useFleet, useTask } from '../../lib/live';
+import { useDefaultContext, useFleet, useTask } from '../../lib/live';
 import { ctDiskUsage } from '../../lib/ct-usage';
 import { usageLevel } from '../../lib/vm-observe';
 import type { CtRow } from '../../lib/model';
@@ -18,7 +18,8 @@ import { ActionDialog } from '../vm/ActionDialog';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import '../vm/observe/observe.css';
 import { CtTerminal } from './CtTerminal';
-import { ctHref, ctStatus, useCtObjects, useCtRow } from './use-cts';
+import { ctStatus, useCtObjects, useCtRow } from './use-cts';
+import { contextOfSearch, ctPageHref, vmRef } from '../../lib/cluster-links';
 
 const TABS = [
   { id: 'summary', label: 'Summary' },
@@ -33,7 +34,10 @@ export function CtView() {
   const search = useSearchParams();
   const session = useSession();
   const { synced } = useFleet();
-  const row = useCtRow(namespace, name);
+  // `?context=lab`: a CT of another cluster than the default (docs/multi-cluster.md).
+  const context = contextOfSearch(search);
+  const defaultContext = useDefaultContext();
+  const row = useCtRow(namespace, name, context);
   if (!row) {
     return (
       <div className="workbench">
@@ -68,7 +72,8 @@ export function CtView() {
           {row.name}
         </h1>
         <span className="page-sub" data-testid="ct-status">
-          CT · {row.namespace} · {row.phase}
+          CT · {defaultContext && row.context ? `${row.context} · ` : ''}
+          {row.namespace} · {row.phase}
           {row.node ? ` on ${row.node}` : ''}
         </span>
         <span className="header-spacer" />
@@ -79,7 +84,7 @@ export function CtView() {
           <Link
             key={t.id}
             role="tab"
-            href={ctHref(namespace, name, t.id)}
+            href={ctPageHref({ namespace, name, context }, defaultContext, t.id)}
             aria-selected={t.id === tab.id}
             replace
             scroll={false}
@@ -116,7 +121,7 @@ function CtToolbar({ ct }: { ct: CtRow }) {
           type="button"
           disabled={!enabled || act.isPending}
           title={enabled ? `${label} ${ct.name}` : `${label}: ${why}`}
-          onClick={() => act.mutate({ namespace: ct.namespace, name: ct.name, action })}
+          onClick={() => act.mutate({ ...vmRef(ct), action })}
         >
           {act.isPending && act.variables.action === action ? `${label}…` : label}
         </button>
@@ -161,7 +166,7 @@ function DeleteCtDialog({ ct, open, onClose }: { ct: CtRow; open: boolean; onClo
       busy={del.isPending}
       error={del.error}
       danger
-      onConfirm={() => del.mutate({ namespace: ct.namespace, name: ct.name })}
+      onConfirm={() => del.mutate(vmRef(ct))}
     >
       <p style={{ margin: 0 }}>
         This deletes the pod <code>{ct.name}</code>, any Service of the CT and its data volume{' '}

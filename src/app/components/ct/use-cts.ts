@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { useCtRow, useCts as useLiveCts } from '../../lib/live';
 import type { CtRow } from '../../lib/model';
 import { useTRPC } from '../../lib/trpc';
+import { inContext } from '../../lib/cluster-links';
 
 export function ctHref(namespace: string, name: string, tab?: string): string {
   return `/cts/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}${tab ? `?tab=${tab}` : ''}`;
@@ -21,7 +22,12 @@ export function useCts(): CtRow[] {
  */
 export function useCtObjects(namespace: string, name: string, row: CtRow | undefined) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.cts.get.queryOptions({ namespace, name }, { enabled: row !== undefined, retry: false }));
+  const q = useQuery(
+    trpc.cts.get.queryOptions(
+      { namespace, name, ...inContext(row?.context) },
+      { enabled: row !== undefined, retry: false },
+    ),
+  );
   const { refetch } = q;
   const fingerprint = row ? `${row.phase}/${row.node}/${row.ip}/${row.ready}/${row.cpu}/${row.mem}/${row.disk}` : '';
   useEffect(() => {

@@ -70,13 +70,13 @@ export function DatacenterView() {
         continue;
       }
       vms.push(vm);
-      guests.push(vmGuestCached(vm));
+      guests.push(vmGuestCached(vm, state.defaultContext));
       if (vm.status === 'Running') running++;
       for (const t of vm.tags) tags.set(t, (tags.get(t) ?? 0) + 1);
     }
     let ctsRunning = 0;
     for (const ct of allCts) {
-      guests.push(ctGuestCached(ct));
+      guests.push(ctGuestCached(ct, state.defaultContext));
       if (ct.phase === 'Running') ctsRunning++;
     }
     return {

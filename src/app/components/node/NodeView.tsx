@@ -1,7 +1,9 @@
 'use client';
 // The Node page: readiness, roles, kubelet, arch, capacity, usage charts and top VMs, and the VMs placed on it (live).
-import { useParams } from 'next/navigation';
+import { useParams, useSearchParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
+import { contextOfSearch } from '../../lib/cluster-links';
+import { rowKey } from '../../lib/fleet-store';
 import { useFleet } from '../../lib/live';
 import { formatQuantity, parseQuantity } from '../../lib/quantity';
 import type { SortSpec } from '../../lib/sort';
@@ -14,14 +16,16 @@ import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
 export function NodeView() {
   const params = useParams<{ name: string }>();
   const name = decodeURIComponent(params.name);
+  // `?context=lab`: a node of another cluster than the default (docs/multi-cluster.md); node names repeat across them.
+  const context = contextOfSearch(useSearchParams());
   const { state, version, synced } = useFleet();
   const [sort, setSort] = useState<SortSpec<VmSortKey>>({ key: 'name', dir: 'asc' });
-  const node = state.nodes.get(name);
+  const node = state.nodes.get(rowKey({ name, context }, state.defaultContext));
   const vms = useMemo(() => {
     void version;
-    return state.vms.list().filter((v) => v.node === name);
-  }, [state, version, name]);
-  const guests = useMemo(() => vms.map(vmGuest), [vms]);
+    return state.vms.list().filter((v) => v.node === name && (!node || v.context === node.context));
+  }, [state, version, name, node]);
+  const guests = useMemo(() => vms.map((vm) => vmGuest(vm, state.defaultContext)), [vms, state.defaultContext]);
   const rows = useSortedVms(guests, sort);
 
   if (!synced) return <div className="skeleton workbench">Loading…</div>;
@@ -42,6 +46,7 @@ export function NodeView() {
           <NodeDot ready={node.ready} /> {node.name}
         </h1>
         <span className="page-sub">
+          {state.defaultContext && node.context ? `${node.context} · ` : ''}
           {node.ready ? 'Ready' : 'Not ready'}
           {!node.schedulable && ' · cordoned (unschedulable)'}
         </span>
@@ -91,13 +96,14 @@ export function NodeView() {
       </section>
       <SumCharts
         node={node.name}
+        context={context}
         io
         title="Usage of the VMs here"
         capacity={{ cpus: node.cpu, memBytes: parseQuantity(node.memory) }}
       />
       <div className="grid-2">
-        <TopVms by="cpu" node={node.name} />
-        <TopVms by="mem" node={node.name} />
+        <TopVms by="cpu" node={node.name} context={context} />
+        <TopVms by="mem" node={node.name} context={context} />
       </div>
       <section className="panel">
         <div className="panel-head">
