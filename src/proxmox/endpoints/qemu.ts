@@ -339,7 +339,7 @@ export function registerQemu(table: Routes): void {
       const vm = resolve(ctx);
       const rc = rowContext(ctx, vm.vmid, vm.row);
       // Only the agent setting is needed from the config: read it from the extras, not the whole config.
-      const manifest = corralSync(() => ctx.state.services.vms.manifest(vm.ref.namespace, vm.ref.name));
+      const manifest = corralSync(() => ctx.state.services.vms.cached(vm.ref.namespace, vm.ref.name));
       const agent = reportedAgent(
         parseExtras(manifest.metadata.annotations?.[EXTRAS_ANNOTATION]).options.agent,
         rc.runtime,

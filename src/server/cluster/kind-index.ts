@@ -8,12 +8,24 @@ const VM_LABELS = ['corral.dev/vm', 'vm.kubevirt.io/name', 'kubevirt.io/domain']
 
 export type Key = string; // "ns/name" or "name" for cluster-scoped kinds
 
+/**
+ * The keys under one index entry: most entries (a VM's own labels, its vmid, the objects of one VM) hold one key,
+ * which is kept as the key itself; a Set only from the second on (a Set per VM per label was most of the index).
+ */
+export type Bucket = Key | Set<Key>;
+
+/** The keys of a bucket, whichever form it has. */
+export function keysOf(bucket: Bucket | undefined): Iterable<Key> {
+  if (bucket === undefined) return [];
+  return typeof bucket === 'string' ? [bucket] : bucket;
+}
+
 export class KindIndex {
   readonly objects = new Map<Key, KObject>();
   readonly byNamespace = new Map<string, Map<Key, KObject>>();
-  readonly byNode = new Map<string, Set<Key>>();
-  readonly byVm = new Map<string, Set<Key>>();
-  readonly byLabel = new Map<string, Map<string, Set<Key>>>();
+  readonly byNode = new Map<string, Bucket>();
+  readonly byVm = new Map<string, Bucket>();
+  readonly byLabel = new Map<string, Map<string, Bucket>>();
 
   put(o: KObject): void {
     const key = keyOf(o);
@@ -64,15 +76,23 @@ export class KindIndex {
   }
 }
 
-function addTo<K>(m: Map<K, Set<Key>>, k: K, key: Key): void {
-  let s = m.get(k);
-  if (!s) m.set(k, (s = new Set()));
-  s.add(key);
+function addTo<K>(m: Map<K, Bucket>, k: K, key: Key): void {
+  const b = m.get(k);
+  if (b === undefined) m.set(k, key);
+  else if (typeof b === 'string') {
+    if (b !== key) m.set(k, new Set([b, key]));
+  } else b.add(key);
 }
-function removeFrom<K>(m: Map<K, Set<Key>>, k: K, key: Key): void {
-  const s = m.get(k);
-  s?.delete(key);
-  if (s?.size === 0) m.delete(k);
+function removeFrom<K>(m: Map<K, Bucket>, k: K, key: Key): void {
+  const b = m.get(k);
+  if (b === undefined) return;
+  if (typeof b === 'string') {
+    if (b === key) m.delete(k);
+    return;
+  }
+  b.delete(key);
+  if (b.size === 1) m.set(k, b.values().next().value as Key);
+  else if (b.size === 0) m.delete(k);
 }
 
 export function keyOf(o: KObject): Key {

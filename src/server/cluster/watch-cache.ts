@@ -25,8 +25,10 @@ import { CACHED_KINDS } from '../domain/cluster-port';
 import { CorralError } from '../errors';
 import type { KubeHttp } from './kube-http';
 import { fromKubeResponse } from './errors';
-import { KindIndex, keyOf, type Key } from './kind-index';
+import { KindIndex, keyOf, keysOf, type Bucket, type Key } from './kind-index';
+import { Interner } from './intern';
 import { LineSplitter } from './ndjson';
+import { project } from './projection';
 import { RESOURCES, resourcePath } from './resources';
 
 /**
@@ -157,6 +159,8 @@ export class WatchCache implements ClusterCache {
   private readonly indexes = new Map<CachedKind, KindIndex>(CACHED_KINDS.map((k) => [k, new KindIndex()]));
   private readonly informers: InformerState[] = [];
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  /** Shared copies of the repeated strings of every cached object (see projection.ts). */
+  private readonly strings = new Interner();
   private stopped = false;
   private readonly unreachableAfterMs: number;
   private readonly minBackoffMs: number;
@@ -321,11 +325,11 @@ export class WatchCache implements ClusterCache {
     return [...values.values()].flatMap((keys) => this.resolve(kind, keys));
   }
 
-  private resolve(kind: CachedKind, keys: Set<Key> | undefined): KObject[] {
-    if (!keys) return [];
+  private resolve(kind: CachedKind, bucket: Bucket | undefined): KObject[] {
+    if (bucket === undefined) return [];
     const objects = this.index(kind).objects;
     const out: KObject[] = [];
-    for (const k of keys) {
+    for (const k of keysOf(bucket)) {
       const o = objects.get(k);
       if (o) out.push(o);
     }
@@ -694,16 +698,19 @@ export class WatchCache implements ClusterCache {
     return true;
   }
 
-  /** Puts or drops one object and tells the listeners, unless it is unchanged. */
-  private apply(state: InformerState, type: ChangeType, o: KObject): void {
+  /**
+   * Puts or drops one object and tells the listeners, unless it is unchanged. What is kept (and told) is the
+   * object's projection (projection.ts), not the object as received.
+   */
+  private apply(state: InformerState, type: ChangeType, received: KObject): void {
     const idx = this.index(state.kind);
-    const old = idx.objects.get(keyOf(o));
-    if (type === 'DELETED') {
-      if (!old) return;
-      idx.drop(o);
-    } else {
-      const rv = o.metadata.resourceVersion;
-      if (old && rv !== undefined && old.metadata.resourceVersion === rv) return;
+    const old = idx.objects.get(keyOf(received));
+    if (type === 'DELETED' && !old) return;
+    const rv = received.metadata.resourceVersion;
+    if (type !== 'DELETED' && old && rv !== undefined && old.metadata.resourceVersion === rv) return;
+    const o = project(state.kind, received, this.strings);
+    if (type === 'DELETED') idx.drop(o);
+    else {
       idx.put(o);
       type = old ? 'MODIFIED' : 'ADDED';
     }

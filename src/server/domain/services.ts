@@ -139,7 +139,14 @@ export function createCorralServices(
         if (!row) throw new CorralError('NOT_FOUND', `VM ${namespace}/${name} not found`);
         return row;
       },
-      manifest: (namespace: string, name: string): KObject => requireVm(deps, namespace, name),
+      /** The VM as the watch cache holds it (its projection, see cluster/projection.ts): for frequent reads. */
+      cached: (namespace: string, name: string): KObject => requireVm(deps, namespace, name),
+      /** The VM exactly as the apiserver stores it (the YAML view): read from the apiserver, not the cache. */
+      manifest: async (namespace: string, name: string): Promise<KObject> => {
+        const vm = await deps.cluster.fetch('VirtualMachine', namespace, name);
+        if (!vm) throw new CorralError('NOT_FOUND', `VM ${namespace}/${name} not found`);
+        return vm;
+      },
       create: (caller: Caller, input: VmCreateInput) => createVm(deps, caller, input),
       action: (caller: Caller, namespace: string, name: string, action: VmAction) =>
         vmAction(deps, caller, namespace, name, action),
