@@ -7,6 +7,7 @@ import type { DataVolumeRow } from '@/server/schemas/images';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors, nameProblem } from '../../lib/validation';
 import { UploadImageForm } from './UploadImageForm';
+import { inContext } from '../../lib/cluster-links';
 
 const FIELDS = ['name', 'namespace', 'url', 'size', 'contentType'] as const;
 type Field = (typeof FIELDS)[number];
@@ -19,11 +20,20 @@ function phaseClass(r: DataVolumeRow): string {
   return 'status-running';
 }
 
-export function DataVolumesPanel({ readOnly, defaultNamespace }: { readOnly: boolean; defaultNamespace: string }) {
+/** `context`: the cluster whose DataVolumes are shown, imported, uploaded and deleted (absent: the default one). */
+export function DataVolumesPanel({
+  readOnly,
+  defaultNamespace,
+  context,
+}: {
+  readOnly: boolean;
+  defaultNamespace: string;
+  context?: string;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(
-    trpc.dataVolumes.list.queryOptions(undefined, {
+    trpc.dataVolumes.list.queryOptions(context ? { context } : undefined, {
       refetchInterval: (q) => ((q.state.data ?? []).some(importing) ? 1000 : 10_000),
     }),
   );
@@ -126,7 +136,7 @@ export function DataVolumesPanel({ readOnly, defaultNamespace }: { readOnly: boo
                       type="button"
                       className="btn-small"
                       disabled={remove.isPending}
-                      onClick={() => remove.mutate({ namespace: r.namespace, name: r.name })}
+                      onClick={() => remove.mutate({ namespace: r.namespace, name: r.name, ...inContext(context) })}
                       aria-label={`Delete image ${r.name}`}
                     >
                       Delete
@@ -158,6 +168,7 @@ export function DataVolumesPanel({ readOnly, defaultNamespace }: { readOnly: boo
               url: form.url.trim(),
               size: form.size.trim(),
               ...(form.namespace.trim() ? { namespace: form.namespace.trim() } : {}),
+              ...inContext(context),
             });
           }}
         >
@@ -218,7 +229,9 @@ export function DataVolumesPanel({ readOnly, defaultNamespace }: { readOnly: boo
           </div>
         </form>
       )}
-      {!readOnly && <UploadImageForm defaultNamespace={defaultNamespace} onChange={() => void refresh()} />}
+      {!readOnly && (
+        <UploadImageForm defaultNamespace={defaultNamespace} context={context} onChange={() => void refresh()} />
+      )}
     </section>
   );
 }

@@ -3,6 +3,8 @@
 // images (CDI DataVolumes) with add / remove / import and each import's live progress.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState } from 'react';
+import { useFleet } from '../../lib/live';
 import { useSession } from '../../lib/session';
 import { useTRPC } from '../../lib/trpc';
 import { Logo } from '../create/Logo';
@@ -12,7 +14,11 @@ import { SourcesPanel } from './SourcesPanel';
 export function ImagesView() {
   const trpc = useTRPC();
   const session = useSession();
-  const images = useQuery(trpc.images.list.queryOptions());
+  // With several clusters the page shows one at a time (each has its own sources and DataVolumes): the default first.
+  const { state } = useFleet();
+  const [picked, setPicked] = useState<string | undefined>(undefined);
+  const context = picked ?? state.clusters[0]?.context;
+  const images = useQuery(trpc.images.list.queryOptions(context ? { context } : undefined));
   const curated = (images.data ?? []).filter((i) => !i.custom);
   const readOnly = !session.loaded || session.readOnly;
   return (
@@ -20,9 +26,32 @@ export function ImagesView() {
       <div className="page-head">
         <h1>Images</h1>
         <span className="page-sub">What new VMs boot from: the catalog, your own sources and imported disks</span>
+        {state.clusters.length > 1 && (
+          <>
+            <span className="header-spacer" />
+            <label htmlFor="images-cluster">Cluster</label>
+            <select
+              id="images-cluster"
+              data-testid="images-cluster"
+              value={context}
+              onChange={(e) => setPicked(e.target.value)}
+            >
+              {state.clusters.map((c) => (
+                <option key={c.context} value={c.context}>
+                  {c.context}
+                  {c.default ? ' (default)' : ''}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
       </div>
-      <SourcesPanel readOnly={readOnly} />
-      <DataVolumesPanel readOnly={readOnly} defaultNamespace={session.capabilities?.defaultNamespace ?? 'tailvm'} />
+      <SourcesPanel readOnly={readOnly} context={context} />
+      <DataVolumesPanel
+        readOnly={readOnly}
+        context={context}
+        defaultNamespace={session.capabilities?.defaultNamespace ?? 'tailvm'}
+      />
       <section className="panel" aria-label="Catalog">
         <div className="panel-head">
           <h2>Catalog</h2>

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import type { SourceKind } from '@/server/schemas/images';
 import { useTRPC } from '../../lib/trpc';
 import { fieldErrors, nameProblem } from '../../lib/validation';
+import { inContext } from '../../lib/cluster-links';
 
 const KIND_LABEL: Record<SourceKind, string> = {
   containerDisk: 'Containerdisk',
@@ -20,10 +21,11 @@ const URI_PLACEHOLDER: Record<SourceKind, string> = {
 const FIELDS = ['name', 'kind', 'uri', 'description'] as const;
 type Field = (typeof FIELDS)[number];
 
-export function SourcesPanel({ readOnly }: { readOnly: boolean }) {
+/** `context`: the cluster whose sources are shown and changed (absent: the default one). */
+export function SourcesPanel({ readOnly, context }: { readOnly: boolean; context?: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.sources.list.queryOptions());
+  const list = useQuery(trpc.sources.list.queryOptions(context ? { context } : undefined));
   const [form, setForm] = useState({ name: '', kind: 'containerDisk' as SourceKind, uri: '', description: '' });
   const [errors, setErrors] = useState<{ byField: Partial<Record<Field, string>>; general: string[] }>({
     byField: {},
@@ -53,6 +55,7 @@ export function SourcesPanel({ readOnly }: { readOnly: boolean }) {
       kind: form.kind,
       uri: form.uri.trim(),
       ...(form.description.trim() ? { description: form.description.trim() } : {}),
+      ...inContext(context),
     });
   };
   const rows = list.data ?? [];
@@ -100,7 +103,7 @@ export function SourcesPanel({ readOnly }: { readOnly: boolean }) {
                       type="button"
                       className="btn-small"
                       disabled={remove.isPending}
-                      onClick={() => remove.mutate({ name: s.name })}
+                      onClick={() => remove.mutate({ name: s.name, ...inContext(context) })}
                       aria-label={`Remove source ${s.name}`}
                     >
                       Remove

@@ -19,7 +19,16 @@ type State =
   | { kind: 'done'; name: string }
   | { kind: 'error'; message: string };
 
-export function UploadImageForm({ defaultNamespace, onChange }: { defaultNamespace: string; onChange: () => void }) {
+export function UploadImageForm({
+  defaultNamespace,
+  context,
+  onChange,
+}: {
+  defaultNamespace: string;
+  /** The cluster the DataVolume is created in (absent: the default one). */
+  context?: string;
+  onChange: () => void;
+}) {
   const [file, setFile] = useState<File | null>(null);
   const [form, setForm] = useState({ name: '', namespace: '', size: '', contentType: 'iso' as 'iso' | 'disk' });
   const [state, setState] = useState<State>({ kind: 'idle' });
@@ -49,6 +58,7 @@ export function UploadImageForm({ defaultNamespace, onChange }: { defaultNamespa
     if (!file) return;
     const ns = form.namespace.trim() || defaultNamespace;
     const query = new URLSearchParams({ size: form.size.trim(), contentType: form.contentType });
+    if (context) query.set('context', context);
     const req = new XMLHttpRequest();
     xhr.current = req;
     req.open('POST', `/api/datavolumes/${encodeURIComponent(ns)}/${encodeURIComponent(form.name)}/upload?${query}`);
