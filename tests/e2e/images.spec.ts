@@ -155,7 +155,7 @@ test('Cancel an upload in flight: the image is not Succeeded and says why; Uploa
   try {
     await page.goto('/images');
     await waitLive(page);
-    const iso = Buffer.alloc(48 * 1024 * 1024, 0x42);
+    const iso = Buffer.alloc(8 * 1024 * 1024, 0x42);
     await page
       .locator('#up-file')
       .setInputFiles({ name: 'cut.iso', mimeType: 'application/octet-stream', buffer: iso });
@@ -164,10 +164,24 @@ test('Cancel an upload in flight: the image is not Succeeded and says why; Uploa
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().includes(`/${name}/upload`)) posts.push(r.url());
     });
+    // A slow uplink (1 MiB/s: 8 s for the image), so the upload is surely still in flight when Cancel is clicked.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 1024 * 1024,
+    });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await expect(page.getByTestId('upload-progress')).toBeVisible();
     await page.getByRole('button', { name: 'Cancel upload' }).click();
     await expect(page.getByTestId('upload-error')).toContainText('upload cancelled');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     // Cancel sends nothing: it once submitted the form again (the same <button> turned back into Upload).
     expect(posts).toHaveLength(1);
     const row = page.locator(`[data-datavolume="${name}"]`);
