@@ -35,6 +35,7 @@ import { TaskLogDialog } from '../TasksPanel';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import { LibraryPicker } from './LibraryPicker';
 import { Logo } from './Logo';
+import { inContext, vmPageHref } from '../../lib/cluster-links';
 
 type Category = 'all' | CatalogImage['category'];
 const CATEGORIES: { id: Category; label: string }[] = [
@@ -99,8 +100,14 @@ export function CreateWizard() {
   const createBlocker = useBlocker('create');
   const importBlocker = useBlocker('imports');
   const { state, version } = useFleet();
-  const images = useQuery(trpc.images.list.queryOptions());
-  const types = useQuery(trpc.instancetypes.list.queryOptions());
+  // With several clusters the VM is created in the one picked here (the default first): its images, library,
+  // instance types, templates and nodes are that cluster's.
+  const [picked, setPicked] = useState<string | undefined>(undefined);
+  const context = picked ?? state.clusters[0]?.context;
+  const inCluster = <T extends { context?: string }>(rows: T[]) =>
+    context ? rows.filter((r) => !r.context || r.context === context) : rows;
+  const images = useQuery(trpc.images.list.queryOptions(context ? { context } : undefined));
+  const types = useQuery(trpc.instancetypes.list.queryOptions(context ? { context } : undefined));
   const [step, setStep] = useState<'source' | 'config'>('source');
   const [category, setCategory] = useState<Category>('all');
   const [touched, setTouched] = useState<Partial<Record<FormField, boolean>>>({});
@@ -118,9 +125,9 @@ export function CreateWizard() {
   }, [state, version]);
   const templates = useMemo(() => {
     void version;
-    return state.vms.list().filter((v) => v.template);
-  }, [state, version]);
-  const nodes = state.nodes.list();
+    return inCluster(state.vms.list()).filter((v) => v.template);
+  }, [state, version, context]);
+  const nodes = inCluster(state.nodes.list());
   const defaultNamespace = session.capabilities?.defaultNamespace ?? 'tailvm';
 
   const set = <K extends keyof CreateForm>(key: K, value: CreateForm[K]) => {
@@ -139,7 +146,9 @@ export function CreateWizard() {
     trpc.vms.create.mutationOptions({
       onSuccess: (data) => {
         if ('name' in data)
-          router.push(`/vms/${encodeURIComponent(data.namespace)}/${encodeURIComponent(data.name)}?tab=summary`);
+          router.push(
+            vmPageHref({ namespace: data.namespace, name: data.name, context }, state.defaultContext, 'summary'),
+          );
         else setBootcTask(data.task);
       },
       onError: (err) => {
@@ -183,10 +192,9 @@ export function CreateWizard() {
     }),
   );
   const cloneTask = useTask(clone.data?.task ?? null);
-  const cloned = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '');
+  const cloned = useVm(clone.data?.namespace ?? '', clone.data?.target ?? '', context);
   useEffect(() => {
-    if (cloneTask?.status === 'done' && cloned)
-      router.push(`/vms/${encodeURIComponent(cloned.namespace)}/${encodeURIComponent(cloned.name)}?tab=summary`);
+    if (cloneTask?.status === 'done' && cloned) router.push(vmPageHref(cloned, state.defaultContext, 'summary'));
   }, [cloneTask?.status, cloned]);
 
   const sourceOk = !errors.source;
@@ -208,8 +216,8 @@ export function CreateWizard() {
     }
     setServerErrors({ byField: {}, general: [] });
     const cloneInput = toCloneInput(form);
-    if (cloneInput) clone.mutate(cloneInput);
-    else create.mutate(toCreateInput(form));
+    if (cloneInput) clone.mutate({ ...cloneInput, ...inContext(context) });
+    else create.mutate({ ...toCreateInput(form), ...inContext(context) });
   };
 
   if (session.loaded && session.readOnly) {
@@ -242,6 +250,26 @@ export function CreateWizard() {
     <div className="workbench">
       <div className="page-head">
         <h1>Create VM</h1>
+        {state.clusters.length > 1 && (
+          <label className="create-cluster">
+            Cluster{' '}
+            <select
+              data-testid="create-cluster"
+              value={context}
+              onChange={(e) => {
+                setPicked(e.target.value);
+                setForm((f) => ({ ...f, sourceValue: f.source === 'image' ? f.sourceValue : '' }));
+              }}
+            >
+              {state.clusters.map((c) => (
+                <option key={c.context} value={c.context}>
+                  {c.context}
+                  {c.default ? ' (default)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <ol
           className="steps"
           aria-label="Steps"
@@ -332,6 +360,7 @@ export function CreateWizard() {
               </div>
             ) : fromLibrary ? (
               <LibraryPicker
+                context={context}
                 selected={form.sourceValue ? `${form.namespace || defaultNamespace}/${form.sourceValue}` : ''}
                 onPick={pickLibrary}
                 onChoose={(dv) => {

@@ -85,17 +85,20 @@ function Group({
 
 /** `selected` is `namespace/name` of the picked image ('' for none). */
 export function LibraryPicker({
+  context,
   selected,
   onPick,
   onChoose,
 }: {
+  /** The cluster whose imported images are listed (absent: the default one). */
+  context?: string;
   selected: string;
   onPick: (row: DataVolumeRow) => void;
   /** Double-click: pick and go on to the configuration. */
   onChoose: (row: DataVolumeRow) => void;
 }) {
   const trpc = useTRPC();
-  const list = useQuery(trpc.dataVolumes.list.queryOptions());
+  const list = useQuery(trpc.dataVolumes.list.queryOptions(context ? { context } : undefined));
   if (list.isError) return <div className="inline-error">Could not load the image library: {list.error.message}</div>;
   if (!list.isSuccess) return <span className="page-sub">Loading the image library…</span>;
   const rows = list.data;
