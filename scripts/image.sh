@@ -4,20 +4,24 @@
 # node_modules (`npm ci --omit=dev`) and the built UI (.next), then imported with podman. The layout is the
 # Containerfile's: /app, /usr/local/bin/node, uid 10001, `tini -- node bin/corral.mjs`, NODE_ENV=production.
 #
-#   scripts/image.sh [--tag corral:0.1.0] [--rootfs-only DIR]
+#   scripts/image.sh [--tag corral:0.1.0] [--rootfs-only DIR | --base-only]
 #
 # --rootfs-only DIR  stop after assembling the root filesystem into DIR (no podman needed; tests run it under chroot)
+# --base-only        only make sure the Debian base is cached (CI runs this in the background while npm ci, the
+#                    type check and the lint run; a later run waits for it through the cache's lock)
 # Caches (outside the repository, $CORRAL_IMAGE_CACHE or ~/.cache/corral-image): the Debian base tarball keyed by
 # suite + package list, and the production node_modules keyed by package-lock.json.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tag="corral:$(node -p "require('$root/package.json').version" 2>/dev/null || echo latest)"
 rootfs_only=''
+base_only=false
 while (($#)); do
   case "$1" in
     --tag) tag="$2"; shift 2 ;;
     --rootfs-only) rootfs_only="$2"; shift 2 ;;
-    *) echo "usage: scripts/image.sh [--tag NAME:TAG] [--rootfs-only DIR]" >&2; exit 2 ;;
+    --base-only) base_only=true; shift ;;
+    *) echo "usage: scripts/image.sh [--tag NAME:TAG] [--rootfs-only DIR | --base-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -29,9 +33,16 @@ cache="${CORRAL_IMAGE_CACHE:-$HOME/.cache/corral-image}"
 mkdir -p "$cache"
 say() { echo "[image] $*" >&2; }
 
-# 1. The Debian base (essential + packages), built once per suite and package list.
+# 1. The Debian base (essential + packages), built once per suite and package list. One builder at a time: a run
+# that finds another assembling it (CI's background --base-only) waits for that one instead of starting over.
 base_key="$(printf '%s %s' "$suite" "${packages[*]}" | sha256sum | cut -c1-16)"
 base="$cache/base-$suite-$base_key.tar"
+exec 9>"$cache/base-$suite-$base_key.lock"
+if [[ ! -s "$base" ]] && ! flock -n 9; then
+  say "waiting for the Debian base another run is assembling"
+  flock 9
+fi
+flock 9
 if [[ ! -s "$base" ]]; then
   command -v mmdebstrap >/dev/null || { say "mmdebstrap is missing (apt-get install mmdebstrap)"; exit 1; }
   say "assembling the Debian $suite base (${packages[*]}) into $base"
@@ -41,6 +52,11 @@ if [[ ! -s "$base" ]]; then
     "$suite" "$base.partial"
   mv "$base.partial" "$base"
 fi
+flock -u 9
+if $base_only; then
+  say "Debian base ready: $base ($(du -h "$base" | cut -f1))"
+  exit 0
+fi
 
 # 2. The built UI: the checkout's .next, built first when missing (the same two-phase build the e2e setup runs).
 if [[ ! -f "$root/.next/BUILD_ID" ]]; then
@@ -49,14 +65,40 @@ if [[ ! -f "$root/.next/BUILD_ID" ]]; then
     NODE_ENV=production node_modules/.bin/next build --experimental-build-mode generate)
 fi
 
-# 3. Production node_modules, once per package-lock.json.
+# 3. Production node_modules, once per package-lock.json: derived from the checkout's installed node_modules when
+# it matches the lock (hard links, `npm prune --omit=dev` offline, then a real copy so nothing in the cache or the
+# image shares an inode with the checkout: ~20 s, no network), else `npm ci --omit=dev` (minutes on a cold cache).
 lock_key="$(sha256sum "$root/package-lock.json" | cut -c1-16)"
 modules="$cache/node_modules-$lock_key"
 if [[ ! -d "$modules" ]]; then
-  say "installing production dependencies (npm ci --omit=dev)"
   stage="$(mktemp -d "$cache/npm-XXXXXX")"
   cp "$root/package.json" "$root/package-lock.json" "$stage/"
-  (cd "$stage" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+  derived=false
+  if [[ -d "$root/node_modules/next" ]]; then
+    say "deriving production dependencies from node_modules (npm prune --omit=dev, offline)"
+    mkdir "$stage/node_modules"
+    # The packages, their bin links and npm's record of them; not the tools' caches (.vite, .vitest-cache, …).
+    for entry in "$root"/node_modules/* "$root/node_modules/.bin"; do
+      cp -al "$entry" "$stage/node_modules/" 2>/dev/null || cp -a "$entry" "$stage/node_modules/"
+    done
+    # npm rewrites its record of the tree in place: a copy, never a link (or the checkout's would be pruned too).
+    if [[ -f "$root/node_modules/.package-lock.json" ]]; then cp "$root/node_modules/.package-lock.json" "$stage/node_modules/"; fi
+    if (cd "$stage" && npm prune --omit=dev --ignore-scripts --offline --no-audit --no-fund --loglevel=error >&2 &&
+      npm ls --omit=dev --all --offline >/dev/null 2>&1); then
+      find "$stage/node_modules" -mindepth 1 -maxdepth 2 -type d -empty -delete
+      cp -a "$stage/node_modules" "$stage/production"
+      rm -rf "$stage/node_modules"
+      mv "$stage/production" "$stage/node_modules"
+      derived=true
+    else
+      say "node_modules does not match package-lock.json; installing instead"
+      rm -rf "$stage/node_modules"
+    fi
+  fi
+  if ! $derived; then
+    say "installing production dependencies (npm ci --omit=dev)"
+    (cd "$stage" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+  fi
   mv "$stage/node_modules" "$modules"
   rm -rf "$stage"
 fi
