@@ -627,7 +627,21 @@ export class WatchCache implements ClusterCache {
       state.lastDataAt = Date.now();
       const idleMs = timeoutSeconds * 1000 + this.watchIdleSlackMs;
       const idleReason = `the watch was silent for ${Math.round(idleMs / 1000)} s`;
-      arm(idleMs, idleReason);
+      // One timer for the stream's silence, checked against the last byte's time when it fires: re-arming it per
+      // chunk cost a timer per event during a watch-list's initial events.
+      const idleCheck = () => {
+        const quiet = Date.now() - state.lastDataAt;
+        if (quiet >= idleMs) {
+          reason = idleReason;
+          ac.abort();
+          return;
+        }
+        timer = setTimeout(idleCheck, idleMs - quiet);
+        timer.unref?.();
+      };
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(idleCheck, idleMs);
+      timer.unref?.();
       const reader = res.body.getReader();
       const lines = new LineSplitter();
       let delivered = false;
@@ -637,7 +651,6 @@ export class WatchCache implements ClusterCache {
           if (done) break;
           if (!current()) return delivered;
           state.lastDataAt = Date.now();
-          arm(idleMs, idleReason);
           for (const line of lines.push(value)) if (this.event(state, line, initial)) delivered = true;
           if (initial && state.resourceVersion) initial = undefined; // the initial events have ended
         }

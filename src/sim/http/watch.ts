@@ -160,11 +160,14 @@ export function serveWatch(w: WatchRequest): void {
   w.req.on('close', close);
   res.on('error', close);
 
+  // The initial state is written at once (50,000 VMs are ~40 MB): the slow-consumer limit counts what piles up
+  // beyond it.
+  let initialBytes = 0;
   const send = (eventType: string, obj: KObject) => {
     if (closed) return;
     const body = asTable ? JSON.stringify(table(type, [obj], obj.metadata.resourceVersion)) : objectJson(obj);
     res.write(`{"type":"${eventType}","object":${body}}\n`);
-    if (res.writableLength > MAX_BUFFERED_BYTES) close();
+    if (res.writableLength > MAX_BUFFERED_BYTES + initialBytes) close();
   };
   const sendRaw = (line: unknown) => {
     if (!closed) res.write(`${JSON.stringify(line)}\n`);
@@ -187,7 +190,25 @@ export function serveWatch(w: WatchRequest): void {
   // fall between them.
   // Watch-list (NotOlderThan): the current state, which is never older than any resourceVersion given.
   if (since === undefined || initialEvents) {
-    for (const obj of store.list(key, namespace)) if (!matcher || matcher(obj)) send('ADDED', obj);
+    // The initial ADDEDs go out in writes of ~256 KiB, not one write (and one chunk) per object.
+    let batch: string[] = [];
+    let size = 0;
+    const flush = () => {
+      if (batch.length && !closed) res.write(batch.join(''));
+      initialBytes += size;
+      batch = [];
+      size = 0;
+    };
+    for (const obj of store.list(key, namespace)) {
+      if (matcher && !matcher(obj)) continue;
+      const line = asTable
+        ? `{"type":"ADDED","object":${JSON.stringify(table(type, [obj], obj.metadata.resourceVersion))}}\n`
+        : `{"type":"ADDED","object":${objectJson(obj)}}\n`;
+      batch.push(line);
+      size += line.length;
+      if (size >= 256 * 1024) flush();
+    }
+    flush();
     if (initialEvents) {
       sendRaw({
         type: 'BOOKMARK',
