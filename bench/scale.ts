@@ -5,11 +5,16 @@
  * 1. Bulk stop of every running VM of a generated fleet (default 1,000 VMs, controllers on): requests per second
  *    as they arrive at the apiserver (peak over any one-second window, and over any two seconds) against the
  *    configured limit (--kube-qps/--kube-burst, default 50/100), and the total time.
- * 2. Bytes per live change at 1,000 and 10,000 VMs (SCALE_SIZES): one VM's label changes on the apiserver and a
- *    `live.fleet` subscriber (in frames, as the UI subscribes) receives it; the SSE bytes of that change.
+ * 2. Bytes per live change at 1,000, 10,000 and 50,000 VMs (SCALE_SIZES): one VM's label changes on the apiserver
+ *    and a `live.fleet` subscriber (in frames, as the UI subscribes) receives it; the SSE bytes of that change.
  * 3. GET /api/vms at the same sizes, identity vs gzip vs brotli: bytes and request → body time on loopback.
- * 4. Cold sync at the same sizes: Corral's watch cache (in this process) from nothing to synced, against the raw
- *    paginated list (pages of 500, each parsed) of VMs and VMIs from the same apiserver; best of three each.
+ * 4. Cold sync at the same sizes: Corral's watch cache (in this process) from nothing to synced — by watch-list,
+ *    and by paginated lists as against an apiserver without it — against the raw paginated list (pages of 500,
+ *    each parsed) of VMs and VMIs from the same apiserver; best of three each.
+ * 6. Memory: the Corral process's RSS once synced (rows served, 2 s idle) at each size, and the slope per VM between
+ *    10,000 and 50,000 VMs (aim ≤ 6 KB).
+ * 5. The UI (bench/scale-ui.ts) at 10,000 and 50,000 VMs in headless Chromium, on loopback and through a throttled
+ *    link: first rows, change → screen, filter keystroke p95, the tab's JS heap.
  * Prints the machine's core count; results go in the README's benchmark table.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -21,10 +26,11 @@ import { KubeCluster, loadKubeConfig } from '../src/server/cluster';
 import { startEmbeddedCluster } from '../src/sim/index';
 import { resourceKey } from '../src/sim/store/types';
 import { percentile, seedBenchFleet } from './lib/fleet';
-import { startCorralProcess } from './lib/corral-process';
+import { rssMb, startCorralProcess } from './lib/corral-process';
+import { scaleUi } from './scale-ui';
 
 const BULK_VMS = Number(process.env.SCALE_BULK_VMS ?? 1000);
-const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
+const SIZES = (process.env.SCALE_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const QPS = Number(process.env.CORRAL_KUBE_QPS ?? 50);
 const BURST = Number(process.env.CORRAL_KUBE_BURST ?? 100);
 
@@ -135,9 +141,16 @@ async function rawPagedList(simUrl: string): Promise<number> {
   return performance.now() - t0;
 }
 
-/** Corral's watch cache (the cluster layer, in this process) from nothing to synced: every kind listed in pages. */
-async function cacheSync(kubeconfig: string): Promise<number> {
-  const cluster = new KubeCluster(loadKubeConfig({ yaml: kubeconfig }), { rateLimit: { qps: 0, burst: 1 } });
+/**
+ * Corral's watch cache (the cluster layer, in this process) from nothing to synced: every kind by watch-list, or
+ * (`watchList: false`) by lists in pages of 500 as against an apiserver without watch-list.
+ */
+async function cacheSync(kubeconfig: string, watchList: boolean): Promise<number> {
+  const cluster = new KubeCluster(loadKubeConfig({ yaml: kubeconfig }), {
+    rateLimit: { qps: 0, burst: 1 },
+    watchList,
+    log: () => {},
+  });
   const t0 = performance.now();
   await cluster.cache.start();
   await cluster.cache.waitForSync(300_000);
@@ -146,28 +159,36 @@ async function cacheSync(kubeconfig: string): Promise<number> {
   return ms;
 }
 
+/** Corral's RSS (MB) once synced, per fleet size. */
+const rss = new Map<number, number>();
 for (const n of SIZES) {
   const dir = mkdtempSync(join(tmpdir(), 'corral-scale-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
   seedBenchFleet(sim.store, n);
-  // Best of three each, alternating, so both see the same warm apiserver.
+  // Best of three each, alternating, so all see the same warm apiserver.
   const raws: number[] = [];
   const syncs: number[] = [];
+  const paged: number[] = [];
   for (let i = 0; i < 3; i++) {
     raws.push(await rawPagedList(sim.url));
-    syncs.push(await cacheSync(sim.kubeconfig));
+    syncs.push(await cacheSync(sim.kubeconfig, true));
+    paged.push(await cacheSync(sim.kubeconfig, false));
   }
   const raw = Math.min(...raws);
   const sync = Math.min(...syncs);
+  const pagedSync = Math.min(...paged);
   say(
-    `${n.toLocaleString('en')} VMs: watch cache cold sync ${sync.toFixed(0)} ms vs raw paged VM+VMI list ${raw.toFixed(0)} ms → ${(sync / raw).toFixed(2)}× (aim ≤ 2×)`,
+    `${n.toLocaleString('en')} VMs: watch cache cold sync by watch-list ${sync.toFixed(0)} ms vs raw paged VM+VMI list ${raw.toFixed(0)} ms → ${(sync / raw).toFixed(2)}× (aim ≤ 2×); by paged lists ${pagedSync.toFixed(0)} ms → ${(pagedSync / raw).toFixed(2)}×`,
   );
   const { child, url } = await startCorralProcess(kubeconfigPath);
   const abort = new AbortController();
   try {
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
     await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);
+    await new Promise((r) => setTimeout(r, 2000));
+    rss.set(n, rssMb(child.pid!));
+    say(`${n.toLocaleString('en')} VMs: Corral RSS synced ${rss.get(n)!.toFixed(0)} MB`);
 
     // 2. Bytes per live change.
     let received = 0;
@@ -226,5 +247,17 @@ for (const n of SIZES) {
     await sim.close();
   }
 }
+
+// 6. Memory per VM: the slope of the synced RSS between 10,000 and 50,000 VMs (both must be among SCALE_SIZES).
+const [small, large] = [rss.get(10_000), rss.get(50_000)];
+if (small !== undefined && large !== undefined)
+  say(
+    `Corral RSS slope 10,000 → 50,000 VMs: ${(((large - small) * 1024) / 40_000).toFixed(1)} KB per VM (${small.toFixed(0)} → ${large.toFixed(0)} MB; aim ≤ 6 KB)`,
+  );
+
+// 5. The UI at scale (bench/scale-ui.ts): first rows and change → screen on loopback and through a 50 Mbit/s,
+// 20 ms link, filter keystroke p95, the tab's JS heap; SCALE_UI_SIZES (default 10000,50000), SCALE_UI=0 skips it.
+if (process.env.SCALE_UI !== '0')
+  await scaleUi(say, (process.env.SCALE_UI_SIZES ?? '10000,50000').split(',').map(Number));
 
 console.log(`\n${lines.join('\n')}`);

@@ -1,0 +1,298 @@
+/**
+ * The UI half of `npm run bench:scale` (issue 17), also runnable alone: `node --import tsx bench/scale-ui.ts`.
+ * For each fleet size (SCALE_UI_SIZES, default 10,000 and 50,000 VMs, written straight into a controller-less
+ * embedded apiserver in this process), Corral with its UI runs in a child process (tests/e2e/serve.ts) and a
+ * headless Chromium (/usr/bin/chromium) opens the Datacenter page, on loopback and through a throttling TCP proxy
+ * (bench/lib/throttle-proxy.ts: 50 Mbit/s, 20 ms RTT, so compression is negotiated as over a real link):
+ *   - navigation → first VM rows in the DOM, in a fresh browser context each time (cold cache), with the bytes the
+ *     page pulled through the proxy;
+ *   - a VM's status change in the apiserver → its new status in the open, unfiltered table;
+ * and on loopback only:
+ *   - keystroke → filtered table in the DOM (the React work) and → the next frame, p95 over typed queries;
+ *   - the tab's JS heap after a forced GC (CDP Runtime.getHeapUsage), and how many tree items are in the DOM with
+ *     every group open (the tree must not render 50,000 children).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { startEmbeddedCluster } from '../src/sim/index';
+import { resourceKey } from '../src/sim/store/types';
+import { buildUi } from '../tests/e2e/build-ui';
+import { FilterIndex } from '../src/app/lib/filter-index';
+import { matchesFilter, parseFilter, type FilterableVm } from '../src/app/lib/filter-query';
+import { percentile, seedBenchFleet } from './lib/fleet';
+import { startThrottleProxy } from './lib/throttle-proxy';
+
+const root = join(import.meta.dirname, '..');
+const RUNS = Number(process.env.SCALE_UI_RUNS ?? 3);
+const LINK = { mbit: 50, rttMs: 20 };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const p95 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    95,
+  );
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+const QUERIES = ['vm-01234', 'status:running tag:prod', '10.42.7.1', 'web'];
+
+/** Every keystroke of typing each query and then clearing it. */
+const keystrokes = (queries: string[]) =>
+  queries.flatMap((q) => [...Array.from({ length: q.length }, (_, i) => q.slice(0, i + 1)), '']);
+
+/**
+ * The same keystrokes over rows shaped like the bench fleet's, in this process: the plain filter (every row through
+ * matchesFilter) against the index, p95 per keystroke. The browser figures below include React's render.
+ */
+function filterInProcess(n: number): { plain: number; index: number } {
+  const rows: FilterableVm[] = Array.from({ length: n }, (_, i) => ({
+    name: `vm-${String(i).padStart(5, '0')}`,
+    namespace: 'bench',
+    status: i % 2 === 0 ? 'Running' : 'Stopped',
+    node: i % 2 === 0 ? `corral-${(i % 3) + 1}` : '',
+    ip: i % 2 === 0 ? `10.42.${(i >> 8) & 255}.${i & 255}` : '',
+    tags: i % 5 === 0 ? ['prod'] : [],
+  }));
+  const plain: number[] = [];
+  const indexed: number[] = [];
+  const index = new FilterIndex(rows);
+  for (const q of keystrokes(QUERIES)) {
+    const filter = parseFilter(q);
+    let t = performance.now();
+    rows.filter((r) => matchesFilter(filter, r));
+    plain.push(performance.now() - t);
+    t = performance.now();
+    index.filter(filter);
+    indexed.push(performance.now() - t);
+  }
+  return { plain: p95(plain), index: p95(indexed) };
+}
+
+async function startCorralUi(kubeconfig: string): Promise<{ url: string; child: ChildProcess }> {
+  // Node 24 from node_modules (as `npm run` puts it first on PATH), whatever node runs this file.
+  const child = spawn(
+    join(root, 'node_modules', '.bin', 'node'),
+    ['--import', 'tsx', 'tests/e2e/serve.ts', '--port', '0', '--kubeconfig', kubeconfig],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /corral at (\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`corral exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || !child.pid) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid, 'SIGTERM');
+  await exited;
+}
+
+async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Navigation start → first `[data-vm]` row in the DOM, measured in the page, in a fresh context (cold cache). */
+async function firstRows(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // No named inner functions in code sent to the page (tsx's keepNames helper does not exist there).
+  await page.addInitScript(() => {
+    const w = window as unknown as { __seenAt?: number };
+    new MutationObserver(() => {
+      if (w.__seenAt === undefined && document.querySelector('[data-vm]')) w.__seenAt = performance.now();
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, {
+    timeout: 300_000,
+  });
+  const at = await page.evaluate(() => (window as unknown as { __seenAt: number }).__seenAt);
+  await context.close();
+  return at;
+}
+
+/** Apiserver change of one visible VM's status → the new text in its status cell, wall clock, per run. */
+async function changeToScreen(
+  page: Page,
+  change: (name: string, status: string) => void,
+  names: string[],
+  status: string,
+): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of names) {
+    const key = `bench/${name}`;
+    await page.locator(`[data-vm="${key}"] [data-col="status"]`).waitFor({ timeout: 120_000 });
+    await page.evaluate(
+      ([k, want]) => {
+        const w = window as unknown as { __changedAt?: number };
+        w.__changedAt = undefined;
+        const obs = new MutationObserver(() => {
+          const text = document.querySelector(`[data-vm="${k}"] [data-col="status"]`)?.textContent;
+          if (text === want && w.__changedAt === undefined) {
+            w.__changedAt = Date.now();
+            obs.disconnect();
+          }
+        });
+        obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+      },
+      [key, status],
+    );
+    const t0 = Date.now();
+    change(name, status);
+    await page.waitForFunction(() => (window as unknown as { __changedAt?: number }).__changedAt !== undefined, null, {
+      timeout: 60_000,
+    });
+    out.push((await page.evaluate(() => (window as unknown as { __changedAt: number }).__changedAt)) - t0);
+  }
+  return out;
+}
+
+/** Sets the Datacenter filter to each value in turn; per keystroke, the React work and the next frame. */
+async function filterLatency(page: Page, values: string[]): Promise<{ work: number[]; frame: number[] }> {
+  const work: number[] = [];
+  const frame: number[] = [];
+  for (const value of values) {
+    const [w, f] = await page.evaluate(async (v) => {
+      const input = document.querySelector<HTMLInputElement>('[data-testid="vm-filter"]')!;
+      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+      const t0 = performance.now();
+      setValue.call(input, v);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      // React renders a discrete event's update before the next task; the frame follows.
+      await new Promise((r) => setTimeout(r, 0));
+      const t1 = performance.now();
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      return [t1 - t0, performance.now() - t0];
+    }, value);
+    work.push(w as number);
+    frame.push(f as number);
+  }
+  return { work, frame };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+export async function scaleUi(say: (line: string) => void, sizes: number[]): Promise<void> {
+  // Built when .next is missing or older than src/app, so the bench measures the current UI.
+  const id = join(root, '.next', 'BUILD_ID');
+  if (!existsSync(id) || statSync(id).mtimeMs < newestMtime(join(root, 'src', 'app'))) buildUi(root);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  try {
+    for (const n of sizes) await oneSize(browser, n, say);
+  } finally {
+    await browser.close();
+  }
+}
+
+async function oneSize(browser: Browser, n: number, say: (line: string) => void): Promise<void> {
+  const size = n.toLocaleString('en');
+  filterInProcess(n); // warm-up (JIT)
+  const inProcess = filterInProcess(n);
+  say(
+    `${size} VMs: filter in Node, p95 per keystroke: plain ${inProcess.plain.toFixed(1)} ms, index ${inProcess.index.toFixed(1)} ms ` +
+      `(${keystrokes(QUERIES).length} keystrokes, the index's first build included)`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'corral-scale-ui-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const sim = await startEmbeddedCluster({ port: 0, fleet: 'empty', modules: [], kubeconfigPath });
+  seedBenchFleet(sim.store, n);
+  const vms = resourceKey('kubevirt.io', 'virtualmachines');
+  const change = (name: string, status: string) =>
+    sim.store.mutate(vms, 'bench', name, (o) => {
+      const vm = o as { status?: Record<string, unknown> };
+      vm.status = { ...vm.status, printableStatus: status };
+    });
+  const { url, child } = await startCorralUi(kubeconfigPath);
+  const proxy = await startThrottleProxy(url, LINK.mbit, LINK.rttMs);
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
+    await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);
+    await firstRows(browser, `${url}/`); // warm-up: Next's first render of the route, the server's first lists
+    let visible = 0;
+    for (const [label, base] of [
+      ['loopback', url],
+      [`${LINK.mbit} Mbit/s, ${LINK.rttMs} ms RTT`, proxy.url],
+    ] as const) {
+      const rows: number[] = [];
+      const down: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const before = proxy.bytes.down;
+        rows.push(await firstRows(browser, `${base}/`));
+        down.push(proxy.bytes.down - before);
+      }
+      const page = await browser.newPage();
+      await page.goto(`${base}/`);
+      // The first rows by name are the ones on screen; each run changes another one, Stopped ↔ Paused.
+      const names = Array.from({ length: RUNS }, () => `vm-${String(visible++).padStart(5, '0')}`);
+      const live = await changeToScreen(page, change, names, 'Paused');
+      await page.close();
+      const through = base === proxy.url ? `, ${(median(down) / 1024).toFixed(0)} KiB through the link` : '';
+      say(
+        `${size} VMs, ${label}: UI first rows ${ms(median(rows))} (runs ${rows.map(ms).join(', ')}${through}); ` +
+          `change → screen ${ms(median(live))} (max ${ms(Math.max(...live))})`,
+      );
+    }
+
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${url}/`);
+    await page.locator('[data-vm]').first().waitFor({ timeout: 120_000 });
+    const { work, frame } = await filterLatency(page, keystrokes(QUERIES));
+    say(
+      `${size} VMs: filter keystroke → table p95 ${work.length > 0 ? p95(work).toFixed(1) : '?'} ms ` +
+        `(median ${median(work).toFixed(1)}, max ${Math.max(...work).toFixed(1)}), → next frame p95 ${p95(frame).toFixed(1)} ms, ` +
+        `${work.length} keystrokes (aim ≤ 16 ms)`,
+    );
+    await page.fill('[aria-label="Filter the resource tree"]', 'vm');
+    await page.waitForFunction(() => document.querySelectorAll('#resource-tree .tree-more').length > 0, null, {
+      timeout: 60_000,
+    });
+    const treeItems = await page.evaluate(() => document.querySelectorAll('#resource-tree li').length);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; totalSize: number };
+    say(
+      `${size} VMs: tab JS heap ${(heap.usedSize / 1048576).toFixed(0)} MiB used after GC (${(heap.totalSize / 1048576).toFixed(0)} MiB allocated); ` +
+        `resource tree with every group open: ${treeItems} items in the DOM`,
+    );
+    await page.close();
+  } finally {
+    await proxy.close();
+    await stopGroup(child);
+    await sim.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = (process.env.SCALE_UI_SIZES ?? '10000,50000').split(',').map(Number);
+  scaleUi(console.log, sizes).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
