@@ -101,6 +101,21 @@ export function DatacenterView() {
     { cpus: 0, memBytes: 0 },
   );
 
+  // The same element while the capacity stays: a keystroke in the filter does not re-render the charts.
+  const { cpus, memBytes } = capacity;
+  const charts = useMemo(
+    () => (
+      <>
+        <SumCharts title="Fleet usage" capacity={{ cpus, memBytes }} />
+        <div className="grid-2">
+          <TopVms by="cpu" />
+          <TopVms by="mem" />
+        </div>
+      </>
+    ),
+    [cpus, memBytes],
+  );
+
   // Selection only ever refers to rows that still exist.
   useEffect(() => {
     setSelected((s) => {
@@ -181,11 +196,7 @@ export function DatacenterView() {
         </div>
       </div>
 
-      <SumCharts title="Fleet usage" capacity={capacity} />
-      <div className="grid-2">
-        <TopVms by="cpu" />
-        <TopVms by="mem" />
-      </div>
+      {charts}
 
       {all.length === 0 && allCts.length === 0 ? (
         <div className="panel empty" data-testid="empty-state">
