@@ -1,6 +1,7 @@
 // Cloud-Init tab (issue 16): add a drive to a stopped VM, set user, password, DNS, a key and a static address
 // through the Edit dialogs (the password never comes back), then on the running VM a change is pending until
-// "Regenerate image". Screenshots of the tab at desktop and phone width in both themes.
+// "Regenerate image". A VM created in the wizard with an SSH key gets editable settings (not hand-written user data).
+// Screenshots of the tab at desktop and phone width in both themes.
 import { expect, test, type Page } from '@playwright/test';
 import { SCREENSHOT_DIR } from './env';
 import { apiAction, apiCreate, apiDelete, NS, origin, uniqueName, waitForStatus, waitLive } from './helpers';
@@ -73,6 +74,38 @@ test('set cloud-init from the tab; a running VM’s change is pending until Rege
     await expect(page.getByTestId('ci-summary')).toContainText('up to date');
     // The one deliberate refusal (the bad address) is the only thing the browser logged.
     expect(errors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+  } finally {
+    await apiDelete(request, baseURL, name);
+  }
+});
+
+test('a VM created in the wizard with an SSH key has editable cloud-init settings', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const name = uniqueName('ciwiz');
+  const errors: string[] = [];
+  page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto('/create');
+    await waitLive(page);
+    await page.locator('[data-image="cirros"]').click();
+    await page.getByTestId('wizard-next').click();
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByRole('button', { name: 'Small' }).click();
+    await page.locator('#sshKey').fill(KEY);
+    await page.getByTestId('create-submit').click();
+    await expect(page).toHaveURL(new RegExp(`/vms/${NS}/${name}\\?tab=summary$`));
+    await page.goto(`/vms/${NS}/${name}?tab=cloudinit`);
+    // Settings from the cloud-init domain (the image's default user and the key), not hand-written user data.
+    await expect(page.getByTestId('ci-sshkeys')).toContainText('ops@laptop');
+    await expect(page.getByTestId('ci-ciuser')).toContainText('cirros');
+    await expect(page.getByTestId('ci-handwritten')).toHaveCount(0);
+    await edit(page, 'ci-ciuser', (d) => d.getByTestId('ci-user-input').fill('ops'));
+    await expect(page.getByTestId('ci-ciuser')).toContainText('ops');
+    expect(errors).toEqual([]);
   } finally {
     await apiDelete(request, baseURL, name);
   }
