@@ -27,7 +27,7 @@ export interface MetricsShareOptions {
   namespace: string;
   identity: string;
   isLeader: () => boolean;
-  /** At most one write per this many ms (CORRAL_METRICS_SHARE_MS, default 15 000). */
+  /** At most one write per this many ms (CORRAL_METRICS_SHARE_MS; default the sampling interval). */
   minWriteMs: number;
   /** Largest compressed round written (default 900 KiB). */
   maxBytes?: number;

@@ -25,7 +25,7 @@ export interface ReplicaConfig {
   retainDays: number;
   /** How often the leader prunes the journal (default 60 s). */
   pruneEveryMs: number;
-  /** The leader shares its metrics round with the followers at most this often (CORRAL_METRICS_SHARE_MS, 15 s). */
+  /** The leader shares its metrics round at most this often (CORRAL_METRICS_SHARE_MS; default the sampling interval). */
   metricsShareMs: number;
 }
 
@@ -47,7 +47,14 @@ export function replicaConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Repl
     retainCount: intFromEnv(env, 'CORRAL_TASK_RETENTION', 1000, 10, 100_000),
     retainDays: intFromEnv(env, 'CORRAL_TASK_RETENTION_DAYS', 14, 1, 3650),
     pruneEveryMs: 60_000,
-    metricsShareMs: intFromEnv(env, 'CORRAL_METRICS_SHARE_MS', 15_000, 100, 3_600_000),
+    // Every round by default: the sampling interval (CORRAL_METRICS_INTERVAL_MS, 15 s unless set).
+    metricsShareMs: intFromEnv(
+      env,
+      'CORRAL_METRICS_SHARE_MS',
+      intFromEnv(env, 'CORRAL_METRICS_INTERVAL_MS', 15_000, 100, 3_600_000),
+      100,
+      3_600_000,
+    ),
   };
 }
 
