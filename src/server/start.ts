@@ -171,7 +171,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
     : undefined;
   prometheus?.start();
   // Only the leader serves the fleet series: a replica that gains or loses the lead re-renders at once.
-  services.replicas.elector.onChange(() => void prometheus?.collectNow());
+  services.replicas.elector.onChange(() => void prometheus?.recollect());
   // The first snapshot may predate the cache: take one as soon as it has synced rather than a whole interval later.
   synced.then(
     () => void (prometheus?.running && prometheus.collectNow()),

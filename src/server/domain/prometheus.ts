@@ -175,6 +175,12 @@ export class PrometheusCollector {
     return this.inFlight;
   }
 
+  /** A collection that starts after this call even when one is running (whose result may predate a change). */
+  async recollect(): Promise<boolean> {
+    await this.inFlight;
+    return this.collectNow();
+  }
+
   private async collect(): Promise<boolean> {
     const started = this.now();
     const t0 = performance.now();
