@@ -1,56 +1,22 @@
-// Several clusters in the tree: a Corral of its own (the shared e2e servers serve one cluster, which every other
-// spec counts on) with the shared embedded cluster plus a second one, `lab`, started by serve.ts --lab-sim-port.
+// Several clusters in the tree: a Corral of its own (two-clusters.ts: the shared e2e servers serve one cluster, which
+// every other spec counts on) with an embedded cluster plus a second one, `lab`, started by serve.ts --lab-sim-port.
 // The tree gets a top level per cluster with its health; when lab stops answering its subtree says so and keeps its
-// last-known guests, marked stale, while the default cluster's subtree stays as it was.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { expect, test, type Page } from '@playwright/test';
-import { E2E_PORT, EXTERNAL_URL, SCREENSHOT_DIR } from './env';
+// last-known guests, marked stale, while the default cluster's subtree stays as it was. A lab VM's page
+// (?context=lab) shows and acts on lab's VM, never on the default cluster's VM of the same namespace/name.
+import { expect, type Page } from '@playwright/test';
+import { EXTERNAL_URL, SCREENSHOT_DIR } from './env';
 import { waitLive } from './helpers';
-
-const PORT = E2E_PORT + 10;
-const LAB_SIM_PORT = E2E_PORT + 11;
-const URL = `http://localhost:${PORT}`;
-const LAB_SIM = `http://127.0.0.1:${LAB_SIM_PORT}`;
-
-let server: ChildProcess | undefined;
+import { LAB_SIM, test, TWO_CLUSTERS_URL as URL } from './two-clusters';
 
 test.describe('several clusters', () => {
   test.skip(!!EXTERNAL_URL, 'starts its own Corral beside the embedded clusters');
   test.describe.configure({ timeout: 180_000 });
 
-  test.beforeAll(async () => {
-    server = spawn(
-      './node_modules/.bin/node',
-      [
-        '--import',
-        'tsx',
-        'tests/e2e/serve.ts',
-        '--port',
-        String(PORT),
-        '--fleet',
-        '4',
-        '--lab-sim-port',
-        String(LAB_SIM_PORT),
-        '--unreachable-ms',
-        '2000',
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, CORRAL_METRICS_INTERVAL_MS: '2000' } },
-    );
-    const until = Date.now() + 150_000;
-    for (;;) {
-      const ready = await fetch(`${URL}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > until || server.exitCode !== null) throw new Error('the two-cluster Corral did not start');
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  });
+  // The two-cluster Corral (two-clusters.ts), shared with the move spec.
+  test.beforeAll(async ({ twoClusters }) => void twoClusters);
 
   test.afterAll(async () => {
     await fetch(`${LAB_SIM}/_sim/faults`, { method: 'DELETE' }).catch(() => undefined);
-    server?.kill('SIGTERM');
   });
 
   async function open(page: Page, phone = false) {
@@ -102,6 +68,72 @@ test.describe('several clusters', () => {
     await expect(lab).not.toContainText('stale', { timeout: 60_000 });
     expect(errors).toEqual([]);
   });
+
+  const LAB_VM = '/vms/fleet-00/vm-00002?context=lab';
+  type ApiRow = { name: string; status: string; context: string };
+  const statusOf = async (context: string) =>
+    ((await (await fetch(`${URL}/api/vms?context=${context}`)).json()) as ApiRow[]).find((r) => r.name === 'vm-00002')
+      ?.status;
+
+  test("a lab VM opens from the tree with ?context=lab; its Summary, Console and Start/Stop act on lab's VM, not home's namesake", async ({
+    page,
+  }) => {
+    const errors = await open(page);
+    await cluster(page, 'lab')
+      .locator('.tree-item', { hasText: /^vm-00002/ })
+      .first()
+      .click();
+    await expect(page).toHaveURL(/\/vms\/fleet-00\/vm-00002\?context=lab$/);
+    await expect(page.getByTestId('vm-cluster')).toHaveText('lab');
+    await expect(page.getByTestId('vm-sub')).toContainText('lab · fleet-00');
+    await expect(page.getByTestId('vm-status')).toContainText('Running');
+
+    // The console bridges to lab's VM: its session is held in lab, none in home for the same namespace/name.
+    await page.getByRole('tab', { name: 'Console' }).click();
+    await expect(page).toHaveURL(/tab=console&context=lab$/);
+    await expect(page.locator('[data-testid="vnc-screen"] canvas')).toBeVisible({ timeout: 30_000 });
+    const holder = async (context: string) =>
+      (
+        (await (await fetch(`${URL}/api/vms/fleet-00/vm-00002/console-sessions?context=${context}`)).json()) as {
+          vnc: unknown;
+        }
+      ).vnc;
+    await expect.poll(() => holder('lab'), { timeout: 30_000 }).not.toBeNull();
+    expect(await holder('corral-sim')).toBeNull();
+
+    // Stop and start from the toolbar: lab's VM changes, home's vm-00002 keeps running.
+    await page.getByRole('toolbar', { name: 'VM actions' }).getByRole('button', { name: 'Stop', exact: true }).click();
+    await expect(page.getByTestId('console-notice')).toContainText('not running', { timeout: 60_000 });
+    await expect.poll(() => statusOf('lab'), { timeout: 60_000 }).toBe('Stopped');
+    expect(await statusOf('corral-sim')).toBe('Running');
+    await page.getByRole('toolbar', { name: 'VM actions' }).getByRole('button', { name: 'Start', exact: true }).click();
+    await expect.poll(() => statusOf('lab'), { timeout: 60_000 }).toBe('Running');
+    await expect(page.getByTestId('vm-sub')).toContainText('Running');
+    expect(errors).toEqual([]);
+  });
+
+  for (const theme of ['dark', 'light'] as const) {
+    const suffix = theme === 'light' ? '-light' : '';
+    test(`lab VM page screenshots, ${theme}`, { tag: '@screenshots' }, async ({ browser }) => {
+      for (const [viewport, name] of [
+        [{ width: 1440, height: 900 }, ''],
+        [{ width: 390, height: 844 }, 'phone-'],
+      ] as const) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+        const errors: string[] = [];
+        page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(URL + LAB_VM);
+        await expect(page.getByTestId('vm-cluster')).toHaveText('lab');
+        await expect(page.getByTestId('vm-status')).toContainText('Running');
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}multi-cluster-lab-vm${suffix}.png` });
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    });
+  }
 
   for (const theme of ['dark', 'light'] as const) {
     const suffix = theme === 'light' ? '-light' : '';
