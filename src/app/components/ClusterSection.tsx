@@ -1,10 +1,15 @@
 // The resource tree's top level per cluster and its guest rows (ResourceTree.tsx), when Corral serves several
-// clusters (domain/registry.ts on the server).
+// clusters (domain/registry.ts on the server). A VM row drags (as its ref `kubevirt/<context>/<ns>/<name>`) onto
+// another cluster's top level, which opens the move dialog (move/MoveDialog.tsx, docs/move.md).
 import Link from 'next/link';
-import type { CSSProperties, ReactNode } from 'react';
+import { useState, type CSSProperties, type DragEvent, type ReactNode } from 'react';
 import type { ClusterStatus } from '../lib/model';
+import { MoveDialog, parseMoveRef, type MoveSource } from './move/MoveDialog';
+import { DRAG_TYPE, dragGuest, draggedRef } from './pools/use-folders';
 import { NodeDot } from './StatusDot';
 import './cluster-tree.css';
+
+const VM_HREF = /^\/vms\/([^/?]+)\/([^/?]+)/;
 
 export /** A guest in the tree: a link to its page, or (another cluster's guest) the same row without one. */
 function TreeLink({
@@ -23,14 +28,23 @@ function TreeLink({
   'aria-current'?: 'page';
   'data-testid'?: string;
 }) {
+  // A VM row carries its namespace/name for a drag onto another cluster (ClusterSection adds the context).
+  const vm = VM_HREF.exec(href);
+  const drag = vm
+    ? { draggable: true, 'data-move-vm': `${decodeURIComponent(vm[1]!)}/${decodeURIComponent(vm[2]!)}` }
+    : {};
   if (linked)
     return (
-      <Link href={href} {...rest}>
+      <Link href={href} {...rest} {...drag}>
         {children}
       </Link>
     );
   const { onClick: _onClick, ...plain } = rest;
-  return <span {...plain}>{children}</span>;
+  return (
+    <span {...plain} {...drag}>
+      {children}
+    </span>
+  );
 }
 
 /** One cluster's top level: its name, health and guest count; when it does not answer, why, and its rows marked stale. */
@@ -48,13 +62,41 @@ export function ClusterSection({
   children: ReactNode;
 }) {
   const stale = !cluster.ready;
+  const [over, setOver] = useState(false);
+  const [moving, setMoving] = useState<MoveSource | null>(null);
+  // A VM row of this cluster starts a drag: its ref, under the same type pool drops read.
+  const dragStart = (e: DragEvent) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>('[data-move-vm]');
+    const vm = row?.dataset.moveVm;
+    if (vm) dragGuest(e, { ref: `kubevirt/${cluster.context}/${vm}` });
+  };
+  const dragOver = (e: DragEvent) => {
+    if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'move';
+    setOver(true);
+  };
+  const drop = (e: DragEvent) => {
+    setOver(false);
+    const source = parseMoveRef(draggedRef(e) ?? '');
+    if (!source) return;
+    e.preventDefault();
+    setMoving(source);
+  };
   return (
     <li
-      className={stale ? 'tree-cluster stale' : 'tree-cluster'}
+      className={['tree-cluster', stale ? 'stale' : '', over ? 'drop-target' : ''].filter(Boolean).join(' ')}
       data-testid="tree-cluster"
       data-context={cluster.context}
     >
-      <div style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}>
+      <div
+        style={{ display: 'flex', alignItems: 'center', paddingLeft: 4 }}
+        onDragOver={dragOver}
+        onDragLeave={() => setOver(false)}
+        onDrop={drop}
+        data-testid="tree-cluster-head"
+        title={`Drop a VM here to move it to ${cluster.context}`}
+      >
         <button
           type="button"
           className="tree-toggle"
@@ -79,7 +121,12 @@ export function ClusterSection({
           Not answering — showing its last-known state. {cluster.problems[0] ?? ''}
         </div>
       )}
-      {open && <ul className="tree-cluster-body">{children}</ul>}
+      {open && (
+        <ul className="tree-cluster-body" onDragStart={dragStart}>
+          {children}
+        </ul>
+      )}
+      {moving && <MoveDialog source={moving} toContext={cluster.context} open onClose={() => setMoving(null)} />}
     </li>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
-// The VM toolbar's More ▾ menu: Clone, Convert to template / Unmark template, Export disk. A disabled item says
-// why in its title and, visibly, under its label (menus have room, and a phone has no hover).
+// The VM toolbar's More ▾ menu: Clone, Convert to template / Unmark template, Export disk, Move to another cluster.
+// A disabled item says why in its title and, visibly, under its label (menus have room, and a phone has no hover).
 import Link from 'next/link';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTasks } from '../../lib/live';
@@ -17,11 +17,12 @@ import {
 } from '../../lib/vm-ops';
 import { useBlocker } from '../health/BlockedBy';
 import { Modal } from '../Modal';
+import { MoveDialog } from '../move/MoveDialog';
 import { CloneDialog } from './CloneDialog';
 import { TaskProgress } from './SnapshotsTab';
 import { TemplateDialog } from './TemplateDialog';
 
-type Dialog = 'clone' | 'template' | 'export';
+type Dialog = 'clone' | 'template' | 'export' | 'move';
 
 function MenuItem({
   label,
@@ -113,7 +114,7 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? 'vm-more-menu' : undefined}
-        title="Clone, template, export"
+        title="Clone, template, export, move"
         onClick={() => setOpen(!open)}
       >
         More ▾
@@ -142,11 +143,24 @@ export function MoreMenu({ vm, facts }: { vm: VmRow; facts: OpsFacts }) {
           {exportBlocker && (
             <FixLink check={exportBlocker.check} feature="export" text="Fix disk export on the Health page" />
           )}
+          <MenuItem
+            label="Move to another cluster…"
+            state={{ enabled: true, reason: '' }}
+            title={`Stop ${vm.name}, carry its disks to another cluster or namespace and recreate it there`}
+            onSelect={() => choose('move')}
+          />
         </div>
       )}
       <CloneDialog vm={vm} facts={facts} open={dialog === 'clone'} onClose={() => setDialog(null)} />
       <TemplateDialog vm={vm} open={dialog === 'template'} onClose={() => setDialog(null)} />
       <ExportDialog vm={vm} open={dialog === 'export'} onClose={() => setDialog(null)} />
+      {dialog === 'move' && (
+        <MoveDialog
+          source={{ context: vm.context, namespace: vm.namespace, name: vm.name }}
+          open
+          onClose={() => setDialog(null)}
+        />
+      )}
     </div>
   );
 }
@@ -176,7 +190,7 @@ function ExportDialog({ vm, open, onClose }: { vm: VmRow; open: boolean; onClose
           </button>
           <a
             className="btn btn-primary"
-            href={exportUrl(vm.namespace, vm.name, format)}
+            href={exportUrl(vm.namespace, vm.name, format, vm.context)}
             download
             data-testid="export-download"
             onClick={() => setBefore(new Set(tasks.map((t) => t.id)))}
