@@ -37,5 +37,9 @@ describe('actionState', () => {
     expect(actionState('migrate', f)).toEqual({ enabled: false, reason: 'not live-migratable: RWO disk' });
     expect(actionState('migrate', facts('Running', { otherReadyNodes: 0 })).reason).toMatch(/no other ready node/);
     expect(actionState('migrate', facts('Running')).enabled).toBe(true);
+    // Stopped: an offline move (pinned to the target node); starting/stopping VMs cannot move either way.
+    expect(actionState('migrate', facts('Stopped')).enabled).toBe(true);
+    expect(actionState('migrate', facts('Stopped', { otherReadyNodes: 0 })).reason).toMatch(/no other ready node/);
+    expect(actionState('migrate', facts('Starting')).enabled).toBe(false);
   });
 });

@@ -68,6 +68,8 @@ export function actionState(action: VmAction, f: ActionFacts): ActionState {
       if (tone !== 'paused') return no('not paused');
       return ok;
     case 'migrate':
+      // A stopped VM moves offline: it is pinned to the target node, where it starts next.
+      if (tone === 'stopped' && !f.running) return f.otherReadyNodes === 0 ? no('no other ready node to move to') : ok;
       if (tone !== 'running') return no(`not running (${f.status || 'stopped'})`);
       if (f.liveMigratable && !f.liveMigratable.ok) return no(`not live-migratable: ${f.liveMigratable.reason}`);
       if (f.otherReadyNodes === 0) return no('no other ready node to move to');

@@ -1,5 +1,6 @@
 'use client';
-// Migrate: pick a target node (or let the scheduler choose); the move is a task whose progress shows here live.
+// Migrate: pick a target node (or, live, let the scheduler choose); the move is a task whose progress shows here
+// live. A stopped VM moves offline: it is pinned to the node it must be given, and starts there.
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNodes, useTask } from '../../lib/live';
@@ -15,6 +16,7 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
   const [target, setTarget] = useState('');
   const migrate = useMutation(trpc.vms.migrate.mutationOptions());
   const task = useTask(migrate.data?.task ?? null);
+  const offline = !vm.running;
   const close = () => {
     migrate.reset();
     setTarget('');
@@ -30,6 +32,7 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
       busy={migrate.isPending}
       error={migrate.error}
       confirmTitle={migrate.isPending ? 'The migration is being started' : undefined}
+      problem={offline && !target ? 'pick the node the stopped VM moves to' : null}
       onConfirm={() => migrate.mutate({ ...vmRef(vm), targetNode: target || undefined })}
       done={migrate.isSuccess}
       after={
@@ -53,9 +56,22 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
         )
       }
     >
-      <p style={{ margin: 0 }}>
-        Live-migrate from <strong>{vm.node || 'its node'}</strong> while it keeps running.
-      </p>
+      {offline ? (
+        <p style={{ margin: 0 }} data-testid="migrate-offline">
+          Offline: the stopped VM is pinned to the target node
+          {vm.node ? (
+            <>
+              {' '}
+              instead of <strong>{vm.node}</strong>
+            </>
+          ) : null}
+          , listed there and started there next time. Its disks stay on their storage.
+        </p>
+      ) : (
+        <p style={{ margin: 0 }}>
+          Live-migrate from <strong>{vm.node || 'its node'}</strong> while it keeps running.
+        </p>
+      )}
       <div className="field">
         <label htmlFor="migrate-target">Target node</label>
         <select
@@ -64,7 +80,7 @@ export function MigrateDialog({ vm, open, onClose }: { vm: VmRow; open: boolean;
           onChange={(e) => setTarget(e.target.value)}
           disabled={migrate.isSuccess}
         >
-          <option value="">Let the scheduler choose</option>
+          <option value="">{offline ? 'Pick a node' : 'Let the scheduler choose'}</option>
           {nodes.map((n) => (
             <option key={n.name} value={n.name} disabled={!n.ready || !n.schedulable}>
               {n.name}

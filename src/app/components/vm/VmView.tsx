@@ -140,7 +140,13 @@ function VmToolbar({ vm }: { vm: VmRow }) {
       <button
         type="button"
         disabled={!migrate.enabled}
-        title={migrate.enabled ? `Live-migrate ${vm.name} to another node` : `Migrate: ${migrate.reason}`}
+        title={
+          !migrate.enabled
+            ? `Migrate: ${migrate.reason}`
+            : vm.running
+              ? `Live-migrate ${vm.name} to another node`
+              : `Move the stopped ${vm.name} to another node (it starts there)`
+        }
         onClick={() => setDialog('migrate')}
       >
         Migrate
