@@ -86,6 +86,11 @@ test.describe('several clusters', () => {
     await expect(page).toHaveURL(/\/vms\/fleet-00\/vm-00002\?context=lab$/);
     await expect(page.getByTestId('vm-cluster')).toHaveText('lab');
     await expect(page.getByTestId('vm-sub')).toContainText('lab · fleet-00');
+    // Only lab's row is marked as the open page, not home's vm-00002 of the same namespace.
+    const currentIn = (context: string) =>
+      cluster(page, context).locator('[aria-current="page"]', { hasText: 'vm-00002' });
+    await expect(currentIn('lab')).toHaveCount(1);
+    await expect(currentIn('corral-sim')).toHaveCount(0);
     await expect(page.getByTestId('vm-status')).toContainText('Running');
 
     // The console bridges to lab's VM: its session is held in lab, none in home for the same namespace/name.

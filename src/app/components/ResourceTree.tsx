@@ -5,9 +5,9 @@
 // With several clusters each gets a top level (its health, and when it does not answer its error and a "stale" mark
 // over its last-known rows); links to another cluster's nodes and guests carry `?context=` (lib/cluster-links.ts).
 import Link from 'next/link';
-import { usePathname } from 'next/navigation';
-import { useMemo, useState } from 'react';
-import { ctPageHref, vmPageHref, withContext } from '../lib/cluster-links';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { Suspense, useMemo, useState } from 'react';
+import { contextOfSearch, ctPageHref, vmPageHref, withContext } from '../lib/cluster-links';
 import { FilterIndex } from '../lib/filter-index';
 import { ctFilterable, isEmptyFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
@@ -68,7 +68,23 @@ function selectedVm(pathname: string): { ns: string; name: string } | null {
   return m?.[1] && m[2] ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) } : null;
 }
 
+/**
+ * The tree, told which cluster the open page's `?context=` names so only that cluster's row is marked current.
+ * useSearchParams needs a Suspense boundary: pre-rendered pages get the tree without it, the browser then with it.
+ */
 export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
+  return (
+    <Suspense fallback={<Tree onNavigate={onNavigate} pageContext={undefined} />}>
+      <TreeOfPage onNavigate={onNavigate} />
+    </Suspense>
+  );
+}
+
+function TreeOfPage({ onNavigate }: { onNavigate: () => void }) {
+  return <Tree onNavigate={onNavigate} pageContext={contextOfSearch(useSearchParams())} />;
+}
+
+function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext: string | undefined }) {
   const pathname = usePathname();
   const { state, version } = useFleet();
   const [view, setView] = useState<View>('server');
@@ -97,12 +113,16 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
   const defaultContext = state.clusters[0]?.context ?? '';
 
   const selected = selectedVm(pathname);
+  // The page's cluster: its `?context=`, else the default one (with one cluster every row matches).
+  const pageCluster = pageContext ?? defaultContext;
+  const onPage = (row: { name: string; namespace: string; context?: string }) =>
+    selected !== null &&
+    row.name === selected.name &&
+    row.namespace === selected.ns &&
+    (!defaultContext || row.context === pageCluster);
   const total = state.vms.size;
   const expandedByDefault = total <= AUTO_EXPAND_LIMIT || !isEmptyFilter(filter);
-  const isOpen = (g: Group) =>
-    toggled[g.key] ??
-    (expandedByDefault ||
-      (selected !== null && g.vms.some((v) => v.name === selected.name && v.namespace === selected.ns)));
+  const isOpen = (g: Group) => toggled[g.key] ?? (expandedByDefault || g.vms.some(onPage));
 
   /** One node or namespace group of the cluster `context` ('' with one cluster); its links name that cluster. */
   const renderGroup = (g: Group, context: string) => {
@@ -150,7 +170,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
           <ul>
             {firstByName(g.vms, GROUP_CAP).map((vm) => {
               const href = vmPageHref(vm, defaultContext);
-              const current = selected?.name === vm.name && selected.ns === vm.namespace;
+              const current = onPage(vm);
               return (
                 <li key={`${vm.namespace}/${vm.name}`}>
                   <TreeLink
@@ -170,7 +190,7 @@ export function ResourceTree({ onNavigate }: { onNavigate: () => void }) {
               );
             })}
             {firstByName(g.cts, GROUP_CAP).map((ct) => {
-              const current = selected?.name === ct.name && selected.ns === ct.namespace;
+              const current = onPage(ct);
               return (
                 <li key={`ct:${ct.namespace}/${ct.name}`}>
                   <TreeLink
