@@ -13,7 +13,7 @@ import { ctFilterable, isEmptyFilter, parseFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
 import type { ClusterStatus } from '../lib/model';
 import { groupsOf, type Group, type View } from '../lib/tree-groups';
-import { compareNames } from '../lib/sort';
+import { firstByName } from '../lib/first-by-name';
 import { ctStatus, useCts } from './ct/use-cts';
 import { PoolTree } from './pools/PoolTree';
 import { NodeDot, StatusDot } from './StatusDot';
@@ -38,30 +38,6 @@ const DATACENTER_PAGES = [
   { href: '/schedules', icon: '◷', label: 'Schedules' },
   { href: '/proxmox', icon: '⇄', label: 'Proxmox API' },
 ] as const;
-
-const byName = (a: { name: string; namespace: string }, b: { name: string; namespace: string }) =>
-  compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace);
-
-/**
- * The first `n` rows in name order without sorting them all: a group of 50,000 VMs costs one comparison per row
- * against the n-th kept so far (most rows are rejected there), not a sort of 50,000 names per render.
- */
-function firstByName<T extends { name: string; namespace: string }>(rows: readonly T[], n: number): T[] {
-  const kept: T[] = [];
-  for (const row of rows) {
-    if (kept.length === n && byName(row, kept[n - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (byName(kept[mid]!, row) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    kept.splice(lo, 0, row);
-    if (kept.length > n) kept.pop();
-  }
-  return kept;
-}
 
 function selectedVm(pathname: string): { ns: string; name: string } | null {
   const m = /^\/(?:vms|cts)\/([^/]+)\/([^/?]+)/.exec(pathname);
