@@ -44,6 +44,7 @@ import {
   type CloudInitState,
   type PendingItem,
 } from './vm-cloudinit-keys';
+import { patchVmFrom } from './vm-patch';
 import { ownedLabels } from './vm-spec';
 
 export * from './vm-cloudinit-render';
@@ -374,9 +375,9 @@ export async function setCloudInit(
       spec = {
         volumes: volumes.map((v) => (asDict(v).name === current.disk ? volumeFor(current.disk, secretName, type) : v)),
       };
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
+    // Under the resourceVersion the change was computed from; a status write meanwhile is no conflict (vm-patch.ts).
+    await patchVmFrom(deps, vm, {
       metadata: {
-        resourceVersion: vm.metadata.resourceVersion,
         annotations: {
           ...options.annotations,
           [CLOUDINIT_ANNOTATION]: canonical(settings),
