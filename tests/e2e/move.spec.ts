@@ -1,0 +1,132 @@
+// Cross-cluster move (docs/move.md) in the two-cluster Corral the multi-cluster spec uses (two-clusters.ts): a VM
+// of `lab` dragged in the tree onto the default cluster opens the move dialog; its live preflight lists a refusal
+// (with its remedy) and keeps Move disabled while the namespace does not exist there, and is ready once it does;
+// Move shows the task's progress, and the moved VM's page opens from the dialog.
+import { expect, type Page } from '@playwright/test';
+import { EXTERNAL_URL, SCREENSHOT_DIR } from './env';
+import { NS, uniqueName, waitLive } from './helpers';
+import { test, TWO_CLUSTERS_URL as URL } from './two-clusters';
+
+const HOME = 'corral-sim';
+const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
+const headers = { Origin: URL, 'Content-Type': 'application/json' };
+
+test.describe('move to another cluster', () => {
+  test.skip(!!EXTERNAL_URL, 'uses the two-cluster Corral beside the embedded clusters');
+  test.describe.configure({ timeout: 180_000 });
+  test.beforeAll(async ({ twoClusters }) => void twoClusters);
+
+  const cluster = (page: Page, context: string) =>
+    page.locator(`[data-testid="tree-cluster"][data-context="${context}"]`);
+
+  async function open(page: Page, path = '/', phone = false) {
+    const errors: string[] = [];
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(URL + path);
+    if (!phone) await waitLive(page);
+    return errors;
+  }
+
+  test('drag a VM onto the other cluster, read the preflight, move it, open it there', async ({ page, request }) => {
+    const name = uniqueName('mover');
+    const made = await request.post(`${URL}/api/vms`, {
+      headers,
+      // A disk imported into a DataVolume, so the move exports it from lab and uploads it into the default cluster.
+      data: { name, namespace: NS, import: IMAGE_URL, disk: '2G', cpu: 1, mem: '512Mi', start: true, context: 'lab' },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    try {
+      await expect
+        .poll(
+          async () => {
+            const rows = (await (await request.get(`${URL}/api/vms?context=lab`)).json()) as {
+              name: string;
+              status: string;
+            }[];
+            return rows.find((r) => r.name === name)?.status;
+          },
+          { timeout: 60_000 },
+        )
+        .toBe('Running');
+      const errors = await open(page);
+      const row = cluster(page, 'lab').locator(`[data-move-vm="${NS}/${name}"]`);
+      await expect(row).toBeVisible();
+      // The default cluster's rows folded away, so the row and the drop target are both in view without scrolling
+      // (a tree pane that scrolls in the middle of a drag loses it).
+      await page.getByRole('button', { name: `Collapse cluster ${HOME}` }).click();
+      await row.dragTo(cluster(page, HOME).getByTestId('tree-cluster-head'));
+
+      const dialog = page.getByRole('dialog', { name: `Move ${name} to another cluster` });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByLabel('Destination cluster')).toHaveValue(HOME);
+      await expect(dialog.getByTestId('move-ok')).toContainText(`Ready to move to ${HOME}: ${NS}/${name}`);
+      await expect(dialog.getByTestId('move-warnings')).toContainText('MAC addresses change');
+      await expect(dialog.getByTestId('move-warnings')).toContainText('the VM is running: it is stopped for the move');
+      const move = dialog.getByRole('button', { name: 'Move', exact: true });
+      await expect(move).toBeEnabled();
+
+      // A namespace the destination lacks: refused, with the remedy, and Move is off until it is fixed.
+      await dialog.getByLabel('Namespace').fill('nowhere');
+      await expect(dialog.getByTestId('move-refusals')).toContainText(
+        `namespace nowhere does not exist in context ${HOME}`,
+      );
+      await expect(dialog.getByTestId('move-refusals')).toContainText('create namespace nowhere');
+      await expect(move).toBeDisabled();
+      await page.screenshot({ path: `${SCREENSHOT_DIR}/move-refused.png` });
+      await dialog.getByLabel('Namespace').fill(NS);
+      await expect(dialog.getByTestId('move-ok')).toBeVisible();
+      await expect(move).toBeEnabled();
+
+      await move.click();
+      const progress = dialog.getByTestId('move-progress');
+      await expect(progress).toBeVisible();
+      const openMoved = dialog.getByTestId('move-open');
+      await expect(openMoved).toBeVisible({ timeout: 90_000 });
+      await expect(progress).toContainText(`moved kubevirt/lab/${NS}/${name} to kubevirt/${HOME}/${NS}/${name}`);
+      await page.screenshot({ path: `${SCREENSHOT_DIR}/move-done.png` });
+      const tasks = (await (await request.get(`${URL}/api/tasks`)).json()) as {
+        action: string;
+        target: string;
+        log: string;
+      }[];
+      const log = tasks.find((t) => t.action === 'move' && t.target === `${NS}/${name}`)?.log ?? '';
+      expect(log).toMatch(new RegExp(`disk \\S+: \\d+ bytes uploaded into ${name}-disk`));
+      expect(log).toMatch(/verified: 1 DataVolume Succeeded/);
+      await openMoved.click();
+      await expect(page).toHaveURL(new RegExp(`/vms/${NS}/${name}\\?tab=summary$`));
+      await expect(page.getByRole('heading', { name, exact: false }).first()).toBeVisible();
+      // In the tree: now under the default cluster (unfolded again), and still (stopped) in lab.
+      await page.getByRole('button', { name: `Expand cluster ${HOME}` }).click();
+      await expect(cluster(page, 'lab').locator(`[data-move-vm="${NS}/${name}"]`)).toBeVisible();
+      await expect(cluster(page, HOME).locator(`[data-move-vm="${NS}/${name}"]`)).toBeVisible();
+      expect(errors).toEqual([]);
+    } finally {
+      await request.delete(`${URL}/api/vms/${NS}/${name}`, { headers }).catch(() => undefined);
+      await request.delete(`${URL}/api/vms/${NS}/${name}?context=lab`, { headers }).catch(() => undefined);
+    }
+  });
+
+  // The dialog from a VM's More menu: the default cluster's vm-00001 towards lab, where a VM of that name exists.
+  for (const theme of ['dark', 'light'] as const) {
+    const suffix = theme === 'light' ? '-light' : '';
+    test(`screenshots, ${theme}`, { tag: '@screenshots' }, async ({ browser }) => {
+      for (const [viewport, prefix] of [
+        [{ width: 1440, height: 900 }, ''],
+        [{ width: 390, height: 844 }, 'phone-'],
+      ] as const) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+        const errors = await open(page, '/vms/fleet-00/vm-00001', prefix !== '');
+        await page.getByRole('button', { name: 'More ▾' }).click();
+        await page.getByRole('menuitem', { name: /Move to another cluster/ }).click();
+        const dialog = page.getByRole('dialog', { name: 'Move vm-00001 to another cluster' });
+        await expect(dialog.getByTestId('move-refusals')).toContainText('a VM fleet-00/vm-00001 already exists');
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/${prefix}move-dialog${suffix}.png` });
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    });
+  }
+});
