@@ -266,7 +266,7 @@ describe('move commit', () => {
     expect(dst.equals(src)).toBe(true);
   }, 60_000);
 
-  it('a fault at the destination part-way rolls it back, restarts the source, and the move can be retried', async () => {
+  it('a fault at the destination part-way rolls it back, restarts the source, and the move can be retried (staged, deleting the source)', async () => {
     await startVm('home', 'db');
     const faultPath = `/apis/kubevirt.io/v1/namespaces/${NS}/virtualmachines`;
     lab.faults.set({ failFraction: 1, failStatus: 500, pathPrefix: faultPath });
@@ -294,10 +294,12 @@ describe('move commit', () => {
       toBackend: 'kubevirt',
       toContext: 'lab',
       deleteSource: true,
+      scratch: true,
     });
     expect(again.status).toBe(202);
     const done = await taskEnd({ get }, (again.body as { task: string }).task);
     expect([done.status, done.error]).toEqual(['done', '']);
+    expect(done.log).toMatch(/bytes uploaded into db-disk \(staged on Corral\)/);
     await eventually(() => !home.store.get(VMS, NS, 'db'), 20_000, 'source deleted');
     expect(lab.store.get(VMS, NS, 'db')).toBeDefined();
   }, 60_000);
