@@ -5,13 +5,17 @@
  * Negotiated from Accept-Encoding (gzip preferred, brotli for clients that offer only that; `q=0` refuses a coding) and applied only when the
  * answer is JSON, not already encoded, and at least `COMPRESS_MIN_BYTES` long — small answers are sent as they are
  * (compressing a 300-byte error costs more than it saves). The answer is collected and compressed off the event
- * loop (zlib's thread pool) when it ends, so this is for one-shot answers: anything else (SSE, VM exports, uploads)
+ * loop (zlib's thread pool) when it ends, so this is for one-shot answers: anything else (VM exports, uploads)
  * is recognised by its content type at the first write and passes straight through. `Vary: Accept-Encoding` goes
  * on every answer that could have been compressed.
+ *
+ * Event streams (the `live.fleet` subscription) are gzipped as a stream instead (compressEventStream): every write
+ * is one SSE frame and is sync-flushed on its own, so a change still reaches the browser at once, while the
+ * snapshot the stream opens with — the whole fleet, 3 MB at 10,000 VMs — travels at a tenth of that.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, constants, createGzip, gzip, type Gzip } from 'node:zlib';
 
 /** Below this many bytes an answer is sent uncompressed. */
 export const COMPRESS_MIN_BYTES = 4096;
@@ -66,8 +70,12 @@ function headerOf(headers: OutgoingHttpHeaders | undefined, name: string): unkno
  * the handler writes anything.
  */
 export function compressLargeJson(req: IncomingMessage, res: ServerResponse, minBytes = COMPRESS_MIN_BYTES): void {
-  // Event streams (tRPC subscriptions) are long-lived: never held back.
-  if (req.method === 'HEAD' || /text\/event-stream/i.test(req.headers.accept ?? '')) return;
+  if (req.method === 'HEAD') return;
+  // Event streams (tRPC subscriptions) are long-lived: never held back, compressed frame by frame at most.
+  if (/text\/event-stream/i.test(req.headers.accept ?? '')) {
+    compressEventStream(req, res);
+    return;
+  }
   const coding = negotiateCoding(req.headers['accept-encoding']);
   const vary = () => {
     if (!res.headersSent) res.setHeader('Vary', 'Accept-Encoding');
@@ -152,6 +160,78 @@ export function compressLargeJson(req: IncomingMessage, res: ServerResponse, min
       (out) => send(out, true),
       () => send(body, false),
     );
+    return res;
+  }) as typeof res.end;
+}
+
+/**
+ * Makes `res` gzip its answer as a stream when it turns out to be an event stream (`text/event-stream`) and the
+ * client accepts gzip: each write (one SSE frame) is compressed and flushed (Z_SYNC_FLUSH) on its own, so nothing
+ * waits for more data. Anything else — an error answered as JSON, an explicit writeHead — passes through as it is.
+ * Backpressure stays the socket's: a write reports `false` while the response needs draining. Brotli-only clients
+ * get the stream uncompressed (browsers and Node's fetch all offer gzip). Call before the handler writes anything.
+ */
+export function compressEventStream(req: IncomingMessage, res: ServerResponse): void {
+  if (negotiateCoding(req.headers['accept-encoding']) !== 'gzip') return;
+  const original = { writeHead: res.writeHead.bind(res), write: res.write.bind(res), end: res.end.bind(res) };
+  let zip: Gzip | undefined;
+  let decided = false;
+  const restore = () => {
+    res.writeHead = original.writeHead;
+    res.write = original.write;
+    res.end = original.end;
+  };
+  const decide = () => {
+    if (decided) return;
+    decided = true;
+    const type = String(res.getHeader('content-type') ?? '');
+    if (res.headersSent || !/^text\/event-stream\b/i.test(type) || res.getHeader('content-encoding') !== undefined) {
+      restore();
+      return;
+    }
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+    res.removeHeader('Content-Length');
+    const stream = createGzip({ level: 6, flush: constants.Z_SYNC_FLUSH });
+    stream.on('data', (chunk: Buffer) => original.write(chunk));
+    stream.on('end', () => original.end());
+    stream.on('error', () => res.destroy());
+    res.on('close', () => stream.destroy());
+    zip = stream;
+  };
+  res.writeHead = ((...args: Parameters<ServerResponse['writeHead']>) => {
+    // Node's first write calls writeHead itself (implicit headers): while compressing, that is ours going out.
+    // Before that, headers given all at once are not a stream this wrapper set up for; it goes out as it is.
+    if (!zip) {
+      decided = true;
+      restore();
+    }
+    return original.writeHead(...args);
+  }) as typeof res.writeHead;
+  res.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
+    decide();
+    if (!zip) return (original.write as (...a: unknown[]) => boolean)(chunk, encoding, cb);
+    const done = typeof encoding === 'function' ? encoding : cb;
+    const buf =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : (chunk as Uint8Array);
+    zip.write(buf, typeof done === 'function' ? (done as () => void) : undefined);
+    return !res.writableNeedDrain;
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, encoding?: unknown, cb?: unknown) => {
+    decide();
+    if (!zip) return (original.end as (...a: unknown[]) => ServerResponse)(chunk, encoding, cb);
+    const done = [chunk, encoding, cb].find((a) => typeof a === 'function') as (() => void) | undefined;
+    if (done) res.once('finish', done);
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') {
+      zip.write(
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+          : (chunk as Uint8Array),
+      );
+    }
+    zip.end();
     return res;
   }) as typeof res.end;
 }

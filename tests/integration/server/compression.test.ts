@@ -1,13 +1,16 @@
 /**
  * gzip/brotli negotiation on the APIs (src/server/http/compression.ts): large JSON answers of /api, /trpc and
  * /api2/json are compressed with the coding the client prefers and decode to the same bytes; small answers, clients
- * that accept no coding, HEAD requests and event streams are sent as they are.
+ * that accept no coding and HEAD requests are sent as they are. Event streams (`live.fleet`) are gzipped frame by
+ * frame: the opening snapshot shrinks, and a later change still arrives at once (each frame is flushed).
  */
-import { request } from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { request, type IncomingMessage } from 'node:http';
+import { brotliDecompressSync, createGunzip, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESS_MIN_BYTES } from '@/server/http/compression';
-import { startHarness, type Harness } from './harness';
+import type { FleetEvent } from '@/server/schemas/live';
+import { resourceKey } from '@/sim/store/types';
+import { eventually, startHarness, type Harness } from './harness';
 
 let h: Harness;
 const proxmoxBody = JSON.stringify({
@@ -25,6 +28,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+
+const VMS = resourceKey('kubevirt.io', 'virtualmachines');
+
+/** A raw `live.fleet` subscription (one event per change): its parsed events and the bytes on the wire vs decoded. */
+function openStream(acceptEncoding: string) {
+  const events: FleetEvent[] = [];
+  let wire = 0;
+  let decoded = 0;
+  let buffered = '';
+  const req = request(`${h.url}/trpc/live.fleet`, {
+    headers: { accept: 'text/event-stream', 'accept-encoding': acceptEncoding },
+  });
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.on('data', (c: Buffer) => (wire += c.length));
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+      body.on('data', (c: Buffer) => {
+        decoded += c.length;
+        buffered += c.toString();
+        let cut: number;
+        while ((cut = buffered.indexOf('\n\n')) >= 0) {
+          const data = /^data: ?(.*)$/m.exec(buffered.slice(0, cut))?.[1];
+          buffered = buffered.slice(cut + 2);
+          // Skips tRPC's own `connected` frame and pings: only tracked events carry `{ json }`.
+          const event = data ? (JSON.parse(data) as { json?: FleetEvent }).json : undefined;
+          if (event) events.push(event);
+        }
+      });
+      body.on('error', () => undefined);
+      resolve(res);
+    });
+    req.on('error', reject);
+  });
+  req.end();
+  return { response, events, wire: () => wire, decoded: () => decoded, close: () => req.destroy() };
+}
 
 /** A raw GET: status, headers and the body bytes as they came over the wire. */
 function get(path: string, headers: Record<string, string>, method = 'GET') {
@@ -86,25 +125,57 @@ describe('response compression', () => {
     expect(JSON.parse(small.body.toString())).toHaveProperty('login');
   });
 
-  it('errors keep their {"error"} body; HEAD and event streams are never held back or encoded', async () => {
+  it('errors keep their {"error"} body; HEAD is never held back or encoded', async () => {
     const missing = await get('/api/vms/tailvm/no-such-vm', { 'accept-encoding': 'br' });
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.body.toString())).toEqual({ error: expect.stringContaining('not found') });
 
     const head = await get('/api/vms', { 'accept-encoding': 'br' }, 'HEAD');
     expect(head.headers['content-encoding']).toBeUndefined();
+  });
 
-    const abort = new AbortController();
-    const sse = await fetch(`${h.url}/trpc/live.fleet`, {
-      signal: abort.signal,
-      headers: { accept: 'text/event-stream', 'accept-encoding': 'br, gzip' },
-    });
-    expect(sse.headers.get('content-type')).toMatch(/text\/event-stream/);
-    expect(sse.headers.get('content-encoding')).toBeNull();
-    const reader = sse.body!.getReader();
-    const first = await reader.read();
-    expect(new TextDecoder().decode(first.value)).toMatch(/data:|:/);
-    abort.abort();
+  it('live.fleet with gzip: the snapshot travels compressed and a later change arrives without the stream ending', async () => {
+    const stream = openStream('gzip, deflate, br');
+    try {
+      const res = await stream.response;
+      expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      const snapshot = await eventually(() => stream.events.find((e) => e.type === 'snapshot'), 10_000);
+      if (snapshot.type !== 'snapshot') throw new Error('not a snapshot');
+      // Compressed on the wire, whole when decoded.
+      expect(stream.wire()).toBeLessThan(stream.decoded() / 4);
+      const vm = snapshot.vms.find((v) => v.status === 'Stopped')!;
+      h.sim.store.mutate(VMS, vm.namespace, vm.name, (o) => {
+        const obj = o as { status?: Record<string, unknown> };
+        obj.status = { ...obj.status, printableStatus: 'Paused' };
+      });
+      // Only a per-frame flush gets this small event out: unflushed it would wait in the compressor.
+      await eventually(
+        () =>
+          stream.events.some(
+            (e) => e.type === 'vm' && e.op === 'upsert' && e.vm.name === vm.name && e.vm.status === 'Paused',
+          ),
+        10_000,
+      );
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('live.fleet for a client without gzip (brotli only, or none) is sent as it is', async () => {
+    for (const coding of ['br', 'identity']) {
+      const stream = openStream(coding);
+      try {
+        const res = await stream.response;
+        expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+        expect(res.headers['content-encoding']).toBeUndefined();
+        await eventually(() => stream.events.find((e) => e.type === 'snapshot'), 10_000);
+        expect(stream.wire()).toBe(stream.decoded());
+      } finally {
+        stream.close();
+      }
+    }
   });
 
   it('the Proxmox API under /api2/json is negotiated the same way', async () => {
