@@ -252,6 +252,7 @@ describe('SDK and OpenAPI', () => {
       'namespace',
       'name',
       'format',
+      'context',
     ]);
   });
 });
