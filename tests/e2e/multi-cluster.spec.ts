@@ -2,7 +2,8 @@
 // every other spec counts on) with an embedded cluster plus a second one, `lab`, started by serve.ts --lab-sim-port.
 // The tree gets a top level per cluster with its health; when lab stops answering its subtree says so and keeps its
 // last-known guests, marked stale, while the default cluster's subtree stays as it was. A lab VM's page
-// (?context=lab) shows and acts on lab's VM, never on the default cluster's VM of the same namespace/name.
+// (?context=lab) shows and acts on lab's VM, never on the default cluster's VM of the same namespace/name; so does a
+// bulk action on lab's row in the Datacenter table.
 import { expect, type Page } from '@playwright/test';
 import { EXTERNAL_URL, SCREENSHOT_DIR } from './env';
 import { waitLive } from './helpers';
@@ -71,8 +72,8 @@ test.describe('several clusters', () => {
 
   const LAB_VM = '/vms/fleet-00/vm-00002?context=lab';
   type ApiRow = { name: string; status: string; context: string };
-  const statusOf = async (context: string) =>
-    ((await (await fetch(`${URL}/api/vms?context=${context}`)).json()) as ApiRow[]).find((r) => r.name === 'vm-00002')
+  const statusOf = async (context: string, name = 'vm-00002') =>
+    ((await (await fetch(`${URL}/api/vms?context=${context}`)).json()) as ApiRow[]).find((r) => r.name === name)
       ?.status;
 
   test("a lab VM opens from the tree with ?context=lab; its Summary, Console and Start/Stop act on lab's VM, not home's namesake", async ({
@@ -114,6 +115,36 @@ test.describe('several clusters', () => {
     await page.getByRole('toolbar', { name: 'VM actions' }).getByRole('button', { name: 'Start', exact: true }).click();
     await expect.poll(() => statusOf('lab'), { timeout: 60_000 }).toBe('Running');
     await expect(page.getByTestId('vm-sub')).toContainText('Running');
+    expect(errors).toEqual([]);
+  });
+
+  test("the Datacenter table's bulk Stop of lab's vm-00003 stops lab's VM, not home's namesake", async ({ page }) => {
+    const errors = await open(page);
+    const bar = page.getByTestId('bulk-bar');
+    const labRow = page.locator('[data-vm="lab//fleet-00/vm-00003"]');
+    // Both clusters' vm-00003 are rows of their own.
+    await expect(labRow).toHaveAttribute('data-context', 'lab');
+    await expect(page.locator('[data-vm="fleet-00/vm-00003"]')).toHaveAttribute('data-context', 'corral-sim');
+    expect(await statusOf('lab', 'vm-00003')).toBe('Running');
+    expect(await statusOf('corral-sim', 'vm-00003')).toBe('Running');
+
+    const bulk = async (action: 'Stop' | 'Start') => {
+      await labRow.getByRole('checkbox', { name: 'Select vm-00003 on lab' }).check();
+      await expect(bar).toContainText('1 selected');
+      await bar.getByRole('button', { name: action, exact: true }).click();
+      await expect(page.getByTestId('bulk-results')).toContainText(`${action.toLowerCase()}: 1 ok, 0 failed`, {
+        timeout: 60_000,
+      });
+      await expect(page.locator('[data-result="lab//fleet-00/vm-00003"]')).toContainText('lab: fleet-00/vm-00003');
+    };
+    await bulk('Stop');
+    await expect.poll(() => statusOf('lab', 'vm-00003'), { timeout: 60_000 }).toBe('Stopped');
+    expect(await statusOf('corral-sim', 'vm-00003')).toBe('Running');
+    await expect(labRow.locator('[data-col="status"]')).toContainText('Stopped');
+
+    await bulk('Start');
+    await expect.poll(() => statusOf('lab', 'vm-00003'), { timeout: 60_000 }).toBe('Running');
+    expect(await statusOf('corral-sim', 'vm-00003')).toBe('Running');
     expect(errors).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 'use client';
 // The guest table: VMs and CTs (lib/guest-rows.ts) in sortable columns, multi-select, virtualized rows (only what
 // is on screen is in the DOM, so 10,000 VMs scroll like 10). With `showType` a Type column tells VMs from CTs.
-// Filtering happens in the caller; this renders what it is given.
+// Filtering happens in the caller; this renders what it is given. Rows are keyed and selected by GuestRow.key, which
+// names the row's cluster unless it is the default one, so namesakes on two clusters are two rows.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { useMemo, useRef } from 'react';
@@ -137,14 +138,15 @@ export function VmTable({
                 aria-selected={isSelected}
                 className="vm-row vm-body-row"
                 data-vm={vm.type === 'vm' ? key : undefined}
-                data-ct={vm.type === 'ct' ? `${vm.namespace}/${vm.name}` : undefined}
+                data-ct={vm.type === 'ct' ? key.replace(/^ct:/, '') : undefined}
+                data-context={vm.context}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
               >
                 <div role="gridcell">
                   {selectable && (
                     <input
                       type="checkbox"
-                      aria-label={`Select ${vm.name}`}
+                      aria-label={vm.cluster ? `Select ${vm.name} on ${vm.cluster}` : `Select ${vm.name}`}
                       checked={isSelected}
                       onChange={() => toggle(key)}
                     />

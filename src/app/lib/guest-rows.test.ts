@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesFilter, parseFilter } from './filter-query';
-import { bulkTarget, ctGuest, ctKey, vmGuest } from './guest-rows';
+import { bulkTarget, ctGuest, ctKey, guestKey, vmGuest } from './guest-rows';
 import type { CtRow, VmRow } from './model';
 
 const vm = {
@@ -56,7 +56,24 @@ describe('guest rows', () => {
     expect(keep('box')).toEqual(['vm', 'ct']);
   });
 
-  it('turns a row into the bulk procedure target', () => {
-    expect(bulkTarget(ctGuest(ct))).toEqual({ type: 'ct', namespace: 'tailvm', name: 'box' });
+  it('turns a row into the bulk procedure target, with its cluster', () => {
+    expect(bulkTarget(ctGuest(ct))).toEqual({ type: 'ct', namespace: 'tailvm', name: 'box', context: 'home' });
+    expect(bulkTarget(vmGuest(vm))).toEqual({ type: 'vm', namespace: 'tailvm', name: 'box' });
+  });
+
+  it("keys namesakes on two clusters apart: the default cluster's keys stay plain, another's name its cluster", () => {
+    const home = vmGuest({ ...vm, context: 'home' }, 'home');
+    const lab = vmGuest({ ...vm, context: 'lab' }, 'home');
+    expect(home).toMatchObject({ key: 'tailvm/box', cluster: '', context: 'home' });
+    expect(lab).toMatchObject({
+      key: 'lab//tailvm/box',
+      cluster: 'lab',
+      context: 'lab',
+      href: '/vms/tailvm/box?context=lab',
+    });
+    expect(ctGuest({ ...ct, context: 'lab' }, 'home')).toMatchObject({ key: 'ct:lab//tailvm/box', cluster: 'lab' });
+    expect(guestKey({ type: 'ct', namespace: 'tailvm', name: 'box', context: 'home' }, 'home')).toBe('ct:tailvm/box');
+    // A selection of lab's row acts on lab's VM, not home's.
+    expect(bulkTarget(lab)).toEqual({ type: 'vm', namespace: 'tailvm', name: 'box', context: 'lab' });
   });
 });

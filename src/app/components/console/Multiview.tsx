@@ -1,6 +1,9 @@
 'use client';
 // Multiview: live, scaled, view-only VNC tiles of running VMs (the first N, or the ones picked); a click opens
-// that VM's Console tab. Tiles connect with watch=1, so they never take a console from anybody.
+// that VM's Console tab. Tiles connect with watch=1, so they never take a console from anybody. With several
+// clusters every served cluster's running VMs are offered; a tile, a pick and the saved choice are keyed like the
+// fleet store's rows (`namespace/name` on the default cluster, `lab//namespace/name` on lab), so namesakes on two
+// clusters are two tiles, each bridged to its own cluster.
 import type RFB from '@novnc/novnc';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -10,6 +13,8 @@ import { useNoVnc } from './ConsoleTab';
 import { useConsoleConnection } from './use-console-connection';
 import './console.css';
 import { vmPageHref, vmRef } from '../../lib/cluster-links';
+import { rowKey } from '../../lib/fleet-store';
+import { otherCluster } from '../../lib/guest-rows';
 
 const SIZES = [4, 6, 9, 12, 16];
 const STORAGE_KEY = 'corral.multiview';
@@ -19,20 +24,26 @@ interface Saved {
   picked: string[];
 }
 
-function keyOf(vm: Pick<VmRow, 'namespace' | 'name'>): string {
-  return `${vm.namespace}/${vm.name}`;
+/** A tile's key: its cluster in front unless it is the default one (`defaultContext`, '' with one cluster). */
+export function tileKey(vm: Pick<VmRow, 'namespace' | 'name' | 'context'>, defaultContext = ''): string {
+  return rowKey(vm, defaultContext);
 }
 
 /** Which tiles to show: the picked VMs that still run, else the first `count` running VMs by name. */
-export function chooseTiles(running: VmRow[], picked: string[], count: number): VmRow[] {
-  const byKey = new Map(running.map((vm) => [keyOf(vm), vm]));
+export function chooseTiles(running: VmRow[], picked: string[], count: number, defaultContext = ''): VmRow[] {
+  const byKey = new Map(running.map((vm) => [tileKey(vm, defaultContext), vm]));
   const chosen = picked.map((k) => byKey.get(k)).filter((vm): vm is VmRow => vm !== undefined);
   return (chosen.length > 0 ? chosen : running).slice(0, count);
 }
 
 export function Multiview() {
   const vms = useVms();
-  const running = useMemo(() => vms.filter((vm) => vm.running).sort((a, b) => keyOf(a).localeCompare(keyOf(b))), [vms]);
+  const defaultContext = useDefaultContext();
+  const keyOf = useCallback((vm: VmRow) => tileKey(vm, defaultContext), [defaultContext]);
+  const running = useMemo(
+    () => vms.filter((vm) => vm.running).sort((a, b) => keyOf(a).localeCompare(keyOf(b))),
+    [vms, keyOf],
+  );
   const [saved, setSaved] = useState<Saved>({ count: 9, picked: [] });
   const [picking, setPicking] = useState(false);
 
@@ -54,7 +65,7 @@ export function Multiview() {
     setSaved(next);
     localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
   };
-  const tiles = chooseTiles(running, saved.picked, saved.count);
+  const tiles = chooseTiles(running, saved.picked, saved.count, defaultContext);
   const toggle = (k: string) =>
     update({ ...saved, picked: saved.picked.includes(k) ? saved.picked.filter((p) => p !== k) : [...saved.picked, k] });
 
@@ -100,7 +111,8 @@ export function Multiview() {
               aria-pressed={saved.picked.includes(keyOf(vm))}
               onClick={() => toggle(keyOf(vm))}
             >
-              {keyOf(vm)}
+              {otherCluster(vm.context, defaultContext) && `${otherCluster(vm.context, defaultContext)}: `}
+              {vm.namespace}/{vm.name}
             </button>
           ))}
         </div>
@@ -110,7 +122,7 @@ export function Multiview() {
       ) : (
         <div className="multiview-grid">
           {tiles.map((vm) => (
-            <VncTile key={keyOf(vm)} vm={vm} />
+            <VncTile key={keyOf(vm)} vm={vm} tile={keyOf(vm)} />
           ))}
         </div>
       )}
@@ -118,7 +130,7 @@ export function Multiview() {
   );
 }
 
-function VncTile({ vm }: { vm: VmRow }) {
+function VncTile({ vm, tile }: { vm: VmRow; tile: string }) {
   const router = useRouter();
   const defaultContext = useDefaultContext();
   const RFBClass = useNoVnc();
@@ -151,6 +163,7 @@ function VncTile({ vm }: { vm: VmRow }) {
     attach,
   });
   const open = () => router.push(vmPageHref(vm, defaultContext, 'console'));
+  const other = otherCluster(vm.context, defaultContext);
   const note = state.phase === 'open' ? '' : state.verdict ? state.verdict.message : 'Connecting…';
   return (
     // A div, not a button: noVNC puts its own divs and canvas inside, which a button may not contain.
@@ -162,13 +175,14 @@ function VncTile({ vm }: { vm: VmRow }) {
       onKeyDown={(e) => {
         if (e.key === 'Enter' || e.key === ' ') open();
       }}
-      title={`Open the console of ${keyOf(vm)}`}
+      title={`Open the console of ${other ? `${other}: ` : ''}${vm.namespace}/${vm.name}`}
       data-testid="multiview-tile"
-      data-vm={keyOf(vm)}
+      data-vm={tile}
+      data-context={vm.context}
     >
       <span className="multiview-tile-head">
         <strong>{vm.name}</strong>
-        <span className="page-sub">{vm.namespace}</span>
+        <span className="page-sub">{other ? `${other} · ${vm.namespace}` : vm.namespace}</span>
       </span>
       <div className="multiview-tile-screen">
         <div ref={screenRef} />

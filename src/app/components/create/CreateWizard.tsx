@@ -164,10 +164,14 @@ export function CreateWizard() {
     }),
   );
 
-  // `?template=<ns>/<name>` (the Datacenter's "Create VM from template"): that template, straight to step 2.
+  // `?template=<ns>/<name>` (the Datacenter's "Create VM from template"): that template, straight to step 2; with
+  // `&context=lab`, lab's template, cloned in lab (never the default cluster's namesake).
   useEffect(() => {
-    const ref = templateRef(new URLSearchParams(window.location.search).get('template') ?? '');
+    const params = new URLSearchParams(window.location.search);
+    const ref = templateRef(params.get('template') ?? '');
     if (!ref) return;
+    const fromCluster = params.get('context');
+    if (fromCluster) setPicked(fromCluster);
     setForm((f) => ({
       ...f,
       source: 'template',

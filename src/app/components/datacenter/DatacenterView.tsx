@@ -1,10 +1,13 @@
 'use client';
 // The Datacenter page: summary cards, fleet charts and top VMs, tag chips, the filterable/sortable table of VMs and
 // CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.start (progress and
-// Cancel while it runs), templates.
+// Cancel while it runs), templates. With several clusters the rows, selection and bulk runs are per cluster: a row's
+// key names its cluster, and a selection spanning clusters runs in each guest's own cluster (lib/bulk.ts).
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { runBulk, type BulkProgress, type BulkResult } from '../../lib/bulk';
+import { inContext, vmPageHref, withContext } from '../../lib/cluster-links';
+import { rowKey } from '../../lib/fleet-store';
 import { bulkTarget, ctGuestCached, vmGuestCached, type GuestRow } from '../../lib/guest-rows';
 import { FilterIndex } from '../../lib/filter-index';
 import { hasTerm, parseFilter, toggleTerm } from '../../lib/filter-query';
@@ -149,11 +152,13 @@ export function DatacenterView() {
     const rows = await runBulk(
       targets,
       {
-        start: (chunk) => client.bulk.start.mutate({ action, targets: chunk }),
-        get: (task) => client.bulk.get.query({ task }),
+        start: (chunk, context) => client.bulk.start.mutate({ action, targets: chunk, ...inContext(context) }),
+        get: (task, context) => client.bulk.get.query({ task, ...inContext(context) }),
       },
       (p) => setProgress({ ...p, action }),
       () => stopRef.current,
+      500,
+      state.defaultContext,
     );
     setBusy(false);
     setProgress(null);
@@ -166,7 +171,8 @@ export function DatacenterView() {
   const cancelBulk = () => {
     stopRef.current = true;
     setCancelling(true);
-    if (progress?.task) void client.bulk.cancel.mutate({ task: progress.task }).catch(() => undefined);
+    if (progress?.task)
+      void client.bulk.cancel.mutate({ task: progress.task, ...inContext(progress.context) }).catch(() => undefined);
   };
 
   if (!synced) return <div className="skeleton workbench">Loading the fleet…</div>;
@@ -338,7 +344,10 @@ export function DatacenterView() {
                   <li key={r.key} data-result={r.key}>
                     <span className={r.ok ? 'result-ok' : 'result-err'}>{r.ok ? '✓' : '✗'}</span>
                     <span className="page-sub">{r.type.toUpperCase()}</span>
-                    <span className="mono">{r.key.replace(/^ct:/, '')}</span>
+                    <span className="mono">
+                      {r.cluster && `${r.cluster}: `}
+                      {r.namespace}/{r.name}
+                    </span>
                     <span className={r.ok ? 'page-sub' : 'result-err'}>{r.message}</span>
                   </li>
                 ))}
@@ -355,9 +364,9 @@ export function DatacenterView() {
           </div>
           <ul className="results" style={{ borderTop: 0 }}>
             {templates.map((t) => (
-              <li key={`${t.namespace}/${t.name}`} data-template={`${t.namespace}/${t.name}`}>
+              <li key={rowKey(t, state.defaultContext)} data-template={rowKey(t, state.defaultContext)}>
                 <StatusDot status={t.status} />
-                <Link href={`/vms/${encodeURIComponent(t.namespace)}/${encodeURIComponent(t.name)}`}>{t.name}</Link>
+                <Link href={vmPageHref(t, state.defaultContext)}>{t.name}</Link>
                 <span className="page-sub">
                   {t.namespace} · {t.cpu || '—'} vCPU · {t.mem || 'instancetype'}
                 </span>
@@ -365,7 +374,11 @@ export function DatacenterView() {
                   <span className="tpl-actions">
                     <Link
                       className="btn btn-small"
-                      href={`/create?template=${encodeURIComponent(`${t.namespace}/${t.name}`)}`}
+                      href={withContext(
+                        `/create?template=${encodeURIComponent(`${t.namespace}/${t.name}`)}`,
+                        t.context,
+                        state.defaultContext,
+                      )}
                       title={`Create a VM as a full clone of ${t.name}`}
                     >
                       Create VM from template
@@ -410,6 +423,7 @@ export function DatacenterView() {
               <li key={g.key}>
                 <span className="page-sub">{g.type.toUpperCase()}</span>{' '}
                 <span className="mono">
+                  {g.cluster && `${g.cluster}: `}
                   {g.namespace}/{g.name}
                 </span>
               </li>
