@@ -1,10 +1,12 @@
 /**
  * What "no change of cluster state" means for the fuzz suites: the resourceVersion of every object Corral can
  * create or change (VMs, VMIs, DataVolumes, PVCs, Secrets, ConfigMaps, snapshots, clones, Jobs, …), read from the
- * embedded cluster's in-process store. Kinds that change on their own (Events, Nodes, Leases) are left out.
+ * embedded cluster's in-process store. Kinds that change on their own (Events, Nodes, Leases) are left out, and so
+ * is the one ConfigMap Corral rewrites on a timer.
  */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
+import { METRICS_SHARE_NAME } from '@/server/domain/metrics-share';
 import type { ObjectStore } from '@/sim/index';
 
 /** Kinds whose objects the cluster itself keeps rewriting, or that no Corral request can touch. */
@@ -18,6 +20,12 @@ const IGNORED = new Set([
   'metrics.k8s.io/pods',
 ]);
 
+/**
+ * Single objects Corral itself rewrites on a timer, whatever the requests: the leader's metrics round handed to the
+ * other replicas (rewritten every sampling interval).
+ */
+const IGNORED_CONFIGMAPS = new Set([METRICS_SHARE_NAME]);
+
 export type ClusterSnapshot = Map<string, string>;
 
 export function snapshot(store: ObjectStore): ClusterSnapshot {
@@ -26,6 +34,7 @@ export function snapshot(store: ObjectStore): ClusterSnapshot {
     const key = `${t.group}/${t.plural}`;
     if (IGNORED.has(key)) continue;
     for (const o of store.list(key)) {
+      if (key === '/configmaps' && IGNORED_CONFIGMAPS.has(o.metadata.name)) continue;
       out.set(
         `${t.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`,
         o.metadata.resourceVersion,
