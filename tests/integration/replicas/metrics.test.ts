@@ -5,79 +5,37 @@
  * fleet families come from the leader alone, each replica counts only the tasks it ran. When the leader is killed
  * the survivor takes over sampling and the fleet series, and keeps the history it had mirrored.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { METRICS_SHARE_NAME } from '@/server/domain/metrics-share';
+import { launchReplica, until as waitUntil, type Replica } from './process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const LEASE_SECONDS = 2;
 const SHARE_MS = 300;
-
-interface Replica {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  output: string[];
-}
 
 let sim: EmbeddedCluster;
 let dir: string;
 let kubeconfig: string;
 const replicas: Replica[] = [];
 
-async function launch(name: string): Promise<Replica> {
-  const args = ['--import', 'tsx', 'server.ts', '--kubeconfig', kubeconfig, '--no-ui', '--port', '0'];
-  args.push('--host', '127.0.0.1', '--metrics', '--metrics-interval', '1');
-  const child = spawn(`${root}node_modules/.bin/node`, args, {
-    cwd: root,
+const launch = (name: string) =>
+  launchReplica(replicas, {
+    name,
+    kubeconfig,
+    args: ['--metrics', '--metrics-interval', '1'],
     env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      POD_NAME: name,
       CORRAL_LEASE_SECONDS: String(LEASE_SECONDS),
       CORRAL_METRICS_INTERVAL_MS: '300',
       CORRAL_METRICS_SHARE_MS: String(SHARE_MS),
       CORRAL_TASK_FLUSH_MS: '100',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output.join('')}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output.join(''));
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1].replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
-    void exited.then(() => reject(new Error(`${name} exited:\n${output.join('')}`)));
-  });
-  const replica = { name, child, url, exited, output };
-  replicas.push(replica);
-  await until(`${name} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  return replica;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000) =>
+  waitUntil(what, probe, timeoutMs);
 
 const get = async <T>(r: Replica, path: string): Promise<T> => (await (await fetch(`${r.url}${path}`)).json()) as T;
 const scrape = async (r: Replica) => (await fetch(`${r.url}/metrics`)).text();

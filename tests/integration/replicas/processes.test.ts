@@ -5,79 +5,31 @@
  * dropped connection. The load balancer in this file does what a Service's endpoints do: it sends only to
  * replicas whose /readyz said 200 at the last probe.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import { launchReplica, until, type Replica } from './process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const LEASE_SECONDS = 2;
-
-interface Replica {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  output: string[];
-}
 
 let sim: EmbeddedCluster;
 let dir: string;
 let kubeconfig: string;
 const replicas: Replica[] = [];
 
-async function launch(name: string): Promise<Replica> {
-  const child = spawn(
-    `${root}node_modules/.bin/node`,
-    ['--import', 'tsx', 'server.ts', '--kubeconfig', kubeconfig, '--no-ui', '--port', '0', '--host', '127.0.0.1'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        POD_NAME: name,
-        CORRAL_LEASE_SECONDS: String(LEASE_SECONDS),
-        CORRAL_TASK_FLUSH_MS: '100',
-        CORRAL_DRAIN_DELAY_MS: '600',
-        CORRAL_SHUTDOWN_GRACE_MS: '5000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+const launch = (name: string) =>
+  launchReplica(replicas, {
+    name,
+    kubeconfig,
+    env: {
+      CORRAL_LEASE_SECONDS: String(LEASE_SECONDS),
+      CORRAL_TASK_FLUSH_MS: '100',
+      CORRAL_DRAIN_DELAY_MS: '600',
+      CORRAL_SHUTDOWN_GRACE_MS: '5000',
     },
-  );
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output.join('')}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output.join(''));
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1].replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
-    void exited.then(() => reject(new Error(`${name} exited:\n${output.join('')}`)));
   });
-  const replica = { name, child, url, exited, output };
-  replicas.push(replica);
-  await until(`${name} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  return replica;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface TaskRow {
   id: string;
