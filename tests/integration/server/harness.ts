@@ -22,7 +22,8 @@ export interface Reply {
   headers: Headers;
 }
 
-async function reply(res: Response): Promise<Reply> {
+/** Status, text and JSON-parsed body (the text when it is not JSON) of a response. */
+export async function reply(res: Response): Promise<Reply> {
   const text = await res.text();
   let body: unknown;
   try {
@@ -31,6 +32,22 @@ async function reply(res: Response): Promise<Reply> {
     body = text;
   }
   return { status: res.status, body, text, headers: res.headers };
+}
+
+/** get/post/del that return replies, against a base URL read at each call (a server started later, in beforeAll). */
+export function httpClient(base: () => string): Pick<Harness, 'get' | 'post' | 'del'> {
+  return {
+    get: async (path, headers = {}) => reply(await fetch(base() + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      reply(
+        await fetch(base() + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      ),
+    del: async (path, headers = {}) => reply(await fetch(base() + path, { method: 'DELETE', headers })),
+  };
 }
 
 export async function startHarness(
@@ -62,16 +79,7 @@ export async function startHarness(
     sim,
     corral,
     url,
-    get: async (path, headers = {}) => reply(await fetch(url + path, { headers })),
-    post: async (path, body, headers = {}) =>
-      reply(
-        await fetch(url + path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-      ),
-    del: async (path, headers = {}) => reply(await fetch(url + path, { method: 'DELETE', headers })),
+    ...httpClient(() => url),
     async close() {
       await corral.close();
       await sim.close();

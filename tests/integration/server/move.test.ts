@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import { openVmExport } from '@/server/domain/vm-export';
-import { eventually, taskEnd, type Reply } from './harness';
+import { eventually, httpClient, taskEnd } from './harness';
 
 const NS = 'tailvm';
 const PVCS = '/persistentvolumeclaims';
@@ -25,25 +25,7 @@ let home: EmbeddedCluster;
 let lab: EmbeddedCluster;
 let corral: RunningCorral;
 
-async function reply(res: Response): Promise<Reply> {
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text, headers: res.headers };
-}
-const get = async (path: string) => reply(await fetch(corral.url + path));
-const post = async (path: string, body: unknown) =>
-  reply(
-    await fetch(corral.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-  );
+const { get, post } = httpClient(() => corral.url);
 
 const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
 const ref = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;

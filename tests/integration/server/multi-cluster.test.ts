@@ -13,31 +13,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { attachToCorral } from '@/server/consoles/index';
 import { identityFor } from '@/server/identity-http';
 import { connect } from '../consoles/harness';
-import { eventually, taskEnd, type Reply } from './harness';
+import { eventually, httpClient, reply, taskEnd } from './harness';
 
 let home: EmbeddedCluster;
 let lab: EmbeddedCluster;
 let corral: RunningCorral;
 
-async function reply(res: Response): Promise<Reply> {
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text, headers: res.headers };
-}
-const get = async (path: string) => reply(await fetch(corral.url + path));
-const post = async (path: string, body: unknown) =>
-  reply(
-    await fetch(corral.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-  );
+const { get, post } = httpClient(() => corral.url);
 
 interface Row {
   context: string;
