@@ -83,9 +83,13 @@ test('import a disk image: the progress bar moves to Succeeded; a VM created fro
     await expect
       .poll(
         async () => {
-          const bar = row.getByTestId('dv-progress');
-          if (await bar.count()) seen.add(Number(await bar.getAttribute('aria-valuenow')));
-          return row.getAttribute('data-phase');
+          // One read of the row: the bar can go between two reads (a locator read of a gone bar waits forever).
+          const now = await row.evaluate((el) => ({
+            phase: el.getAttribute('data-phase'),
+            progress: el.querySelector('[data-testid="dv-progress"]')?.getAttribute('aria-valuenow'),
+          }));
+          if (now.progress != null) seen.add(Number(now.progress));
+          return now.phase;
         },
         { timeout: 60_000, intervals: [200] },
       )
