@@ -3,6 +3,7 @@ import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { quantityToNumber } from './quantity';
+import { patchVmFrom } from './vm-patch';
 import { runAsTask, type TaskHandle } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, asString, claimSize, templateSpec, vmiActive } from './vm-facts';
@@ -60,8 +61,7 @@ export async function addDisks(
       created.push(dv.metadata.name ?? '');
       own.log(`created DataVolume ${dv.metadata.name}`);
     }
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      metadata: { resourceVersion: vm.metadata.resourceVersion },
+    await patchVmFrom(deps, vm, {
       spec: {
         template: {
           spec: {
@@ -100,8 +100,7 @@ export async function detachDisks(
   if (missing.length) throw new CorralError('BAD_REQUEST', `VM ${namespace}/${name} has no disk ${missing.join(', ')}`);
   const tspec = templateSpec(vm);
   return runAsTask(deps.journal, 'disk-detach', `${namespace}/${name}`, caller.identity.login, async (task) => {
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      metadata: { resourceVersion: vm.metadata.resourceVersion },
+    await patchVmFrom(deps, vm, {
       spec: {
         template: {
           spec: {

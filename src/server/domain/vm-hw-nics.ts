@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
+import { patchVmFrom } from './vm-patch';
 import { runAsTask } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, asString, templateSpec, vmiActive } from './vm-facts';
@@ -57,8 +58,7 @@ export async function changeNics(
     ).spec,
   );
   return runAsTask(deps.journal, 'config', `${namespace}/${name}`, caller.identity.login, async (task) => {
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      metadata: { resourceVersion: vm.metadata.resourceVersion },
+    await patchVmFrom(deps, vm, {
       spec: {
         template: {
           spec: {

@@ -6,6 +6,7 @@
 import { CorralError } from '../errors';
 import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
+import { patchVmFrom } from './vm-patch';
 import { runAsTask } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, asString, printableStatus, runStrategy, templateSpec, vmiActive } from './vm-facts';
@@ -208,10 +209,7 @@ export async function setOptions(
       t.done('nothing changed');
       return t.id;
     }
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      ...patch,
-      metadata: { ...(patch.metadata ?? {}), resourceVersion: vm.metadata.resourceVersion },
-    });
+    await patchVmFrom(deps, vm, patch);
     t.done(
       [
         applied.length ? `set ${applied.join(', ')}` : '',
