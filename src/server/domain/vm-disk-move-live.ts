@@ -8,6 +8,7 @@
  * Needs KubeVirt's VolumesUpdateStrategy and VolumeMigration feature gates (beta, on by default, from v1.5).
  */
 import { CorralError } from '../errors';
+import { patchVmFrom } from './vm-patch';
 import type { ChangeEvent, KObject } from './cluster-port';
 import type { DomainDeps } from './deps';
 import type { TaskHandle } from './tasks';
@@ -86,11 +87,8 @@ export async function migrateVolume(
       .filter((m) => asString(asDict(m.spec).vmiName) === name)
       .map((m) => m.metadata.uid),
   );
-  await deps.cluster.patch('VirtualMachine', namespace, name, {
-    metadata: {
-      resourceVersion: vm.metadata.resourceVersion,
-      ...(move.annotations ? { annotations: move.annotations } : {}),
-    },
+  await patchVmFrom(deps, vm, {
+    metadata: move.annotations ? { annotations: move.annotations } : {},
     spec: { updateVolumesStrategy: 'Migration', ...switched(vm, move.disk, move.copy, move.from) },
   });
   task.log(`VM ${namespace}/${name} now names ${move.copy} for ${move.disk} (updateVolumesStrategy: Migration)`);
@@ -105,14 +103,12 @@ export async function migrateVolume(
     );
     if (current && names) {
       const templates = asArray(asDict(vm.spec).dataVolumeTemplates);
-      await deps.cluster
-        .patch('VirtualMachine', namespace, name, {
-          metadata: { resourceVersion: current.metadata.resourceVersion },
-          spec: {
-            ...(templates.length ? { dataVolumeTemplates: templates } : {}),
-            template: { spec: { volumes: asArray(asDict(asDict(asDict(vm.spec).template).spec).volumes) } },
-          },
-        })
+      await patchVmFrom(deps, current, {
+        spec: {
+          ...(templates.length ? { dataVolumeTemplates: templates } : {}),
+          template: { spec: { volumes: asArray(asDict(asDict(asDict(vm.spec).template).spec).volumes) } },
+        },
+      })
         .then(() => task.log(`VM ${namespace}/${name} is back on ${move.from}`))
         .catch((e: unknown) =>
           task.log(`could not switch ${move.disk} back to ${move.from}: ${e instanceof Error ? e.message : String(e)}`),

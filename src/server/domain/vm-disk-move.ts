@@ -6,6 +6,7 @@
  * old volume is deleted only when asked.
  */
 import { CorralError } from '../errors';
+import { patchVmFrom } from './vm-patch';
 import type { ChangeEvent, KObject } from './cluster-port';
 import { parseProgress } from './datavolumes';
 import type { Caller, DomainDeps } from './deps';
@@ -138,11 +139,8 @@ async function finishMove(
     const templates = asArray(asDict(vm.spec).dataVolumeTemplates).filter(
       (t) => asString(asDict(asDict(t).metadata).name) !== move.from,
     );
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      metadata: {
-        resourceVersion: vm.metadata.resourceVersion,
-        ...(input.annotations ? { annotations: input.annotations } : {}),
-      },
+    await patchVmFrom(deps, vm, {
+      metadata: input.annotations ? { annotations: input.annotations } : {},
       spec: {
         ...(asArray(asDict(vm.spec).dataVolumeTemplates).length ? { dataVolumeTemplates: templates } : {}),
         template: { spec: { volumes } },

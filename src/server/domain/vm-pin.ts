@@ -6,6 +6,7 @@
  * node the VM starts on, as PVE's shared storage does.
  */
 import { CorralError } from '../errors';
+import { patchVmFrom } from './vm-patch';
 import type { Caller, DomainDeps } from './deps';
 import { runAsTask } from './tasks';
 import { HOSTNAME_LABEL, pinnedNode, printableStatus, vmiActive } from './vm-facts';
@@ -36,8 +37,7 @@ export async function pinVm(
   if (from === node) throw new CorralError('CONFLICT', `VM ${namespace}/${name} is already on ${node}`);
   return runAsTask(deps.journal, 'migrate', `${namespace}/${name}`, caller.identity.login, async (task) => {
     task.log(`offline migration of ${namespace}/${name} from ${from || 'any node'} to ${node}`);
-    await deps.cluster.patch('VirtualMachine', namespace, name, {
-      metadata: { resourceVersion: vm.metadata.resourceVersion },
+    await patchVmFrom(deps, vm, {
       spec: { template: { spec: { nodeSelector: { [HOSTNAME_LABEL]: node } } } },
     });
     task.log(`pinned to ${node} (nodeSelector ${HOSTNAME_LABEL}); its disks stay on their storage`);
