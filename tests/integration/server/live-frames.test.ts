@@ -5,6 +5,7 @@
  * exactly what it missed as one batch (a snapshot when the id is unknown).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIVE_FRAME_MS } from '@/server/domain/live-coalesce';
 import type { FleetEvent } from '@/server/schemas/live';
 import { eventually, readTrackedEvents, startHarness, type Harness } from './harness';
 
@@ -94,9 +95,12 @@ describe('live.fleet in frames', () => {
       const frames = sub.frames.slice(from).filter((f) => f.at >= started);
       // Every VM changed several times (Stopping, then Stopped, its tasks…): hundreds of feed events…
       expect(published).toBeGreaterThan(2 * targets.length);
-      // …in a few frames: at most 10 a second (+1 for the one at a second's edge), far fewer than the events.
-      for (const f of frames)
-        expect(frames.filter((g) => g.at >= f.at && g.at < f.at + 1000).length).toBeLessThanOrEqual(11);
+      // …in a few frames: the server sends at most one per LIVE_FRAME_MS (the first after a quiet spell at once).
+      // Counted over the whole burst, not per second at the client: a loaded machine delivers frames late and in
+      // clumps (12 arrived within one second on a CI run while the server had kept its cadence), and a clump makes
+      // no extra frames. The slack covers the first frame and ~300 ms of delivery delay at either end.
+      const span = frames.length ? frames[frames.length - 1]!.at - frames[0]!.at : 0;
+      expect(frames.length).toBeLessThanOrEqual(Math.floor(span / LIVE_FRAME_MS) + 4);
       expect(frames.length).toBeLessThan(published / 5);
       expect(frames.some((f) => f.event.type === 'batch')).toBe(true);
       // A batch holds each row once.
