@@ -75,7 +75,7 @@ export async function commitMove(
   return { task: task.id, context: source.context, ref: to };
 }
 
-interface Created {
+export interface Created {
   kind: Kind;
   namespace: string;
   name: string;
@@ -113,33 +113,22 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
       for (const [i, disk] of disks.entries()) {
         const link = rawLink(exp, disk.claim);
         if (!link) throw new CorralError('BAD_GATEWAY', `the export has no raw image of disk ${disk.volume}`);
-        const dv = uploadDataVolume(destination.namespace, destination.name, disk, task.id);
-        await target.cluster.create('DataVolume', dv);
-        created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
-        task.log(`DataVolume ${destination.namespace}/${disk.to} created in ${destination.context} (${disk.size})`);
-        await until(target, `DataVolume ${disk.to} to wait for an upload`, () => {
-          const phase = asString(
-            asDict(target.cluster.cache.get('DataVolume', destination.namespace, disk.to)?.status).phase,
-          );
-          if (phase === 'Failed')
-            throw new CorralError('BAD_GATEWAY', `DataVolume ${disk.to} failed before the upload`);
-          return phase === 'UploadReady' ? true : undefined;
-        });
-        const granted = await target.cluster.create('UploadTokenRequest', {
-          apiVersion: 'upload.cdi.kubevirt.io/v1beta1',
-          kind: 'UploadTokenRequest',
-          metadata: { name: disk.to, namespace: destination.namespace },
-          spec: { pvcName: disk.to },
-        });
-        const token = asString(asDict(granted.status).token);
-        if (!token) throw new CorralError('BAD_GATEWAY', `CDI in ${destination.context} returned no upload token`);
         const share = 70 / disks.length;
-        const bytes = await transfer.copy(
+        const bytes = await uploadDisk(
+          target,
+          transfer,
+          uploadDataVolume(destination.namespace, destination.name, disk, task.id),
           { url: link.url, token: session.token, ...(link.ca ? { ca: link.ca } : {}) },
-          { url: `${proxy}/v1beta1/upload`, token },
           {
+            proxy,
             scratch,
             progress: (done, total) => task.progress(15 + share * i + (total > 0 ? (share * done) / total : 0)),
+            created: () => {
+              created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
+              task.log(
+                `DataVolume ${destination.namespace}/${disk.to} created in ${destination.context} (${disk.size})`,
+              );
+            },
           },
         );
         task.log(`disk ${disk.volume}: ${bytes} bytes uploaded into ${disk.to}${scratch ? ' (staged on Corral)' : ''}`);
@@ -242,18 +231,10 @@ async function rollBack(
   session: ExportSession | undefined,
   err: unknown,
 ) {
-  const { source, destination } = planned.preflight.plan;
+  const { source } = planned.preflight.plan;
   task.log(`failed: ${describeError(err)}; rolling back`);
   await session?.close(err);
-  for (const c of [...created].reverse()) {
-    const removed = await planned.target.cluster.remove(c.kind, c.namespace, c.name).catch((e: unknown) => e);
-    task.log(
-      removed instanceof Error
-        ? `could not delete ${c.kind} ${c.namespace}/${c.name} in ${destination.context}: ${removed.message}; delete it by hand`
-        : `deleted ${c.kind} ${c.namespace}/${c.name} in ${destination.context}`,
-    );
-  }
-  if (created.length === 0) task.log(`nothing had been created in ${destination.context}`);
+  await undoCreated(planned.target, created, task);
   if (restoreStrategy !== undefined) {
     const back = await planned.source.cluster
       .patch('VirtualMachine', source.namespace, source.name, { spec: { runStrategy: restoreStrategy, running: null } })
@@ -267,8 +248,54 @@ async function rollBack(
   task.fail(err);
 }
 
+/** Deletes at the destination what a move created there, newest first, logging each deletion. */
+export async function undoCreated(target: DomainDeps, created: Created[], task: TaskHandle): Promise<void> {
+  const context = target.cluster.info.context;
+  for (const c of [...created].reverse()) {
+    const removed = await target.cluster.remove(c.kind, c.namespace, c.name).catch((e: unknown) => e);
+    task.log(
+      removed instanceof Error
+        ? `could not delete ${c.kind} ${c.namespace}/${c.name} in ${context}: ${removed.message}; delete it by hand`
+        : `deleted ${c.kind} ${c.namespace}/${c.name} in ${context}`,
+    );
+  }
+  if (created.length === 0) task.log(`nothing had been created in ${context}`);
+}
+
+/**
+ * Creates the upload DataVolume `dv` at the destination (`created` runs right after, so a rollback deletes it),
+ * waits until CDI takes an upload, asks for a token and has the transport copy `from`'s bytes into it.
+ */
+export async function uploadDisk(
+  target: DomainDeps,
+  transfer: DiskTransfer,
+  dv: KObject,
+  from: DiskEndpoint,
+  options: { proxy: string; scratch: boolean; progress(bytes: number, total: number): void; created(): void },
+): Promise<number> {
+  const namespace = dv.metadata.namespace ?? '';
+  const name = dv.metadata.name ?? '';
+  await target.cluster.create('DataVolume', dv);
+  options.created();
+  await until(target, `DataVolume ${name} to wait for an upload`, () => {
+    const phase = asString(asDict(target.cluster.cache.get('DataVolume', namespace, name)?.status).phase);
+    if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${name} failed before the upload`);
+    return phase === 'UploadReady' ? true : undefined;
+  });
+  const granted = await target.cluster.create('UploadTokenRequest', {
+    apiVersion: 'upload.cdi.kubevirt.io/v1beta1',
+    kind: 'UploadTokenRequest',
+    metadata: { name, namespace },
+    spec: { pvcName: name },
+  });
+  const token = asString(asDict(granted.status).token);
+  if (!token) throw new CorralError('BAD_GATEWAY', `CDI in ${target.cluster.info.context} returned no upload token`);
+  const { scratch, progress } = options;
+  return transfer.copy(from, { url: `${options.proxy}/v1beta1/upload`, token }, { scratch, progress });
+}
+
 /** The raw image of `volume` in a Ready export (external link first, else internal) and its server's CA. */
-function rawLink(exp: KObject | undefined, volume: string): { url: string; ca?: string } | undefined {
+export function rawLink(exp: KObject | undefined, volume: string): { url: string; ca?: string } | undefined {
   const links = asDict(asDict(exp?.status).links);
   for (const which of ['external', 'internal']) {
     const link = asDict(links[which]);
@@ -312,7 +339,7 @@ function uploadDataVolume(
 }
 
 /** Polls `probe` on `deps`'s cache until it returns true (it may throw to stop); bounded by the wait timeout. */
-async function until(deps: DomainDeps, what: string, probe: () => true | undefined): Promise<void> {
+export async function until(deps: DomainDeps, what: string, probe: () => true | undefined): Promise<void> {
   const deadline = Date.now() + deps.config.waitTimeoutMs;
   while (!probe()) {
     if (Date.now() > deadline)
