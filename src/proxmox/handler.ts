@@ -190,12 +190,21 @@ export function createProxmoxHandler(options: ProxmoxOptions): ProxmoxHandler {
       principal = endpoint.public
         ? { userid: 'anonymous@pve', role: 'NoAccess' as const, via: 'open' as const }
         : authenticate(auth, facts);
-      const args = await requestParams(req, new URL(rawUrl, 'http://localhost'));
+      const url = new URL(rawUrl, 'http://localhost');
+      const args = endpoint.streamsBody ? Params.fromSearch(url.searchParams) : await requestParams(req, url);
       if (endpoint.privilege)
         requirePrivilege(principal.role, endpoint.privilege.path(match.params, args), endpoint.privilege.name);
       else if (!endpoint.public && method !== 'GET' && !hasPrivilege(principal.role, 'Sys.Modify'))
         throw new ProxmoxError(403, `Permission check failed (/, Sys.Modify)`);
-      const ctx: EndpointContext = { state, auth, path: match.params, args, principal, facts };
+      const ctx: EndpointContext = {
+        state,
+        auth,
+        path: match.params,
+        args,
+        principal,
+        facts,
+        ...(endpoint.streamsBody ? { request: req } : {}),
+      };
       // Cluster requests queue as this Proxmox user's in the cluster's fair rate limiter (cluster/rate-limiter.ts).
       const result = await asKubeCaller(principal.tokenId ?? principal.userid, () => endpoint.handle(ctx));
       if (result instanceof RawJson) sendRawData(res, result);

@@ -10,7 +10,7 @@ import { unfinishedImage } from '@/server/domain/library-image';
 import { isCloudInitKey } from './cloudinit-params';
 import type { DiskExtras, Extras, NetExtras } from './extras';
 import type { Params } from './params';
-import { ISO_STORAGE, findStorage, resolveIso } from './storage-map';
+import { ISO_STORAGE, findStorage, importVolumes, resolveIso } from './storage-map';
 import { DiskSpecError, parseDiskKey, parseDiskSpec, type DiskBus } from './translate/disk-spec';
 import { NetSpecError, parseNetKey, parseNetSpec, stableMac } from './translate/net-spec';
 import { GIB } from './translate/size';
@@ -209,6 +209,28 @@ export async function translateDisks(
           plans.push({
             ...base,
             backing: { import: { url: src.from, sizeBytes: size, storageClass: storage.storageClass } },
+          });
+        } else if (/^[^:/]+:import\//.test(src.from)) {
+          // PVE 8.2's import content: a disk image uploaded as `<storage>:import/<file>` (storage-upload.ts).
+          const image = importVolumes(services, src.from.slice(0, src.from.indexOf(':'))).find(
+            (v) => v.volid === src.from,
+          );
+          if (!image) throw bad(`import-from '${src.from}': volume does not exist`);
+          if (namespace !== services.deps.config.defaultNamespace)
+            throw bad(
+              `import-from '${src.from}': import volumes are in namespace ${services.deps.config.defaultNamespace}, not ${namespace}`,
+            );
+          const unfinished = unfinishedImage(services.deps, namespace, image.claim);
+          if (unfinished) throw bad(`import-from '${src.from}' is not ready: ${unfinished}`);
+          plans.push({
+            ...base,
+            backing: {
+              clone: {
+                pvc: image.claim,
+                sizeBytes: src.sizeBytes ?? image.sizeBytes,
+                storageClass: storage.storageClass,
+              },
+            },
           });
         } else {
           const volume = src.from.includes(':')

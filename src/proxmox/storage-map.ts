@@ -2,11 +2,14 @@
  * Proxmox storages over Corral's storage: every StorageClass is a storage of the same name (content `images`);
  * `local-lvm` — the default in every Proxmox tool — is an alias of the cluster's default StorageClass when no
  * class carries that name; `local` is the ISO library (content `iso`): PVCs in the default namespace that no VM
- * owns, and the catalog's ISO entries, plus cloud-init snippets (keys of the `corral-snippets` ConfigMap).
+ * owns, and the catalog's ISO entries, plus cloud-init snippets (keys of the `corral-snippets` ConfigMap) and PVE
+ * 8.2's `import` content: disk images uploaded as `local:import/<file>` (DataVolumes annotated with that volume id),
+ * which `import-from=local:import/<file>` clones into a new VM's disk.
  */
 import type { CorralServices } from '@/server/domain/services';
 import { classCapacity, storageCapacity } from '@/server/domain/storage-capacity';
 import { libraryClaims, storageClasses, type StorageFact } from '@/server/domain/vm-hardware';
+import { quantityToNumber } from '@/server/domain/quantity';
 import { corral } from './errors';
 
 export const ISO_STORAGE = 'local';
@@ -36,7 +39,7 @@ export async function pveStorages(services: CorralServices): Promise<PveStorage[
       out.push({ storage: LVM_ALIAS, type: 'lvmthin', content: 'images,rootdir', storageClass: def.name, shared: 1 });
   }
   if (!classes.some((c) => c.name === ISO_STORAGE))
-    out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl,snippets', storageClass: '', shared: 1 });
+    out.push({ storage: ISO_STORAGE, type: 'dir', content: 'iso,vztmpl,snippets,import', storageClass: '', shared: 1 });
   return out.sort((a, b) => a.storage.localeCompare(b.storage));
 }
 
@@ -113,4 +116,39 @@ export async function resolveIso(services: CorralServices, path: string): Promis
     // `debian-12.iso` finds a claim named debian-12.iso, debian-12 or debian-12-iso (Kubernetes names have no dots).
     return name === wanted || name === bare || name === `${bare}-iso` || name.replace(/\.iso$/i, '') === bare;
   });
+}
+
+/** On a DataVolume uploaded through PVE's storage upload: the PVE volume id it answers to (`local:import/a.raw`). */
+export const ANNOTATION_PVE_VOLUME = 'corral.dev/pve-volume';
+
+export interface ImportVolume {
+  volid: string;
+  /** The DataVolume (and claim) holding the image, in the default namespace. */
+  claim: string;
+  format: string;
+  sizeBytes: number;
+  ctime: number;
+}
+
+/** The `import` content of `storage`: uploaded disk images whose upload finished (DataVolume Succeeded). */
+export function importVolumes(services: CorralServices, storage: string): ImportVolume[] {
+  const namespace = services.deps.config.defaultNamespace;
+  const prefix = `${storage}:import/`;
+  return services.deps.cluster.cache
+    .list('DataVolume', namespace)
+    .filter((dv) => dv.metadata.annotations?.[ANNOTATION_PVE_VOLUME]?.startsWith(prefix))
+    .filter((dv) => (dv.status as { phase?: string } | undefined)?.phase === 'Succeeded')
+    .map((dv) => {
+      const volid = dv.metadata.annotations?.[ANNOTATION_PVE_VOLUME] ?? '';
+      const requested = (dv.spec as { storage?: { resources?: { requests?: { storage?: string } } } } | undefined)
+        ?.storage?.resources?.requests?.storage;
+      return {
+        volid,
+        claim: dv.metadata.name ?? '',
+        format: volid.slice(volid.lastIndexOf('.') + 1),
+        sizeBytes: Math.round(quantityToNumber(requested) || 0),
+        ctime: Math.floor(Date.parse(dv.metadata.creationTimestamp ?? '') / 1000) || 0,
+      };
+    })
+    .sort((a, b) => a.volid.localeCompare(b.volid));
 }

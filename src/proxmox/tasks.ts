@@ -32,6 +32,9 @@ const TYPE_OF_ACTION: Record<string, string> = {
   'disk-add': 'qmconfig',
   'disk-detach': 'qmconfig',
   vncproxy: 'vncproxy',
+  // PVE's storage upload (storage-upload.ts) is an imgcopy task.
+  upload: 'imgcopy',
+  'image-delete': 'imgdel',
   // PVE runs a qemu termproxy session as a `vncproxy` task too.
   termproxy: 'vncproxy',
   // Containers: PVE's lxc task types.

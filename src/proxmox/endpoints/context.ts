@@ -1,4 +1,5 @@
 /** What every endpoint receives, and how endpoints declare the privilege they need. */
+import type { IncomingMessage } from 'node:http';
 import type { AuthConfig, Principal, RequestFacts } from '../auth/authenticate';
 import type { Params } from '../params';
 import type { HttpMethod, RouteTable } from '../routing';
@@ -13,6 +14,8 @@ export interface EndpointContext {
   args: Params;
   principal: Principal;
   facts: RequestFacts;
+  /** The request itself, for endpoints that read their own body (`streamsBody`). */
+  request?: IncomingMessage;
 }
 
 export interface Endpoint {
@@ -20,6 +23,8 @@ export interface Endpoint {
   privilege?: { name: string; path: (p: Record<string, string>, args: Params) => string };
   /** Served without authentication (login). */
   public?: boolean;
+  /** The endpoint streams the request body itself (uploads): only the query string is parsed into `args`. */
+  streamsBody?: boolean;
   handle(ctx: EndpointContext): unknown;
 }
 

@@ -5,6 +5,7 @@
  */
 import {
   findStorage,
+  importVolumes,
   isoVolumes,
   pveStorages,
   storageSizes,
@@ -18,6 +19,8 @@ import { ProxmoxError } from '../wire';
 import { CT_TEMPLATES } from '../ct-view';
 import { define, storageAcl, type EndpointContext, type Routes } from './context';
 import { requireNode } from './nodes';
+import { upid } from './qemu-common';
+import { registerStorageUpload } from './storage-upload';
 
 /** The storage named in the path, or PVE's error for an unknown one. */
 async function requireStorage(ctx: EndpointContext): Promise<PveStorage> {
@@ -64,6 +67,7 @@ export async function storageResourceRows(ctx: EndpointContext, nodes: string[])
 }
 
 export function registerStorage(table: Routes): void {
+  registerStorageUpload(table);
   define(table, 'GET', '/storage', {
     handle: async (ctx) => {
       const type = ctx.args.string('type');
@@ -115,6 +119,17 @@ export function registerStorage(table: Routes): void {
       const s = await requireStorage(ctx);
       const content = ctx.args.string('content');
       if (s.storage !== ISO_STORAGE) return [];
+      // PVE 8.2's import content: disk images uploaded with content=import (storage-upload.ts).
+      const imports =
+        content && content !== 'import'
+          ? []
+          : importVolumes(ctx.state.services, s.storage).map((v) => ({
+              volid: v.volid,
+              content: 'import',
+              format: v.format,
+              size: v.sizeBytes,
+              ctime: v.ctime,
+            }));
       const isos =
         content && content !== 'iso'
           ? []
@@ -146,13 +161,35 @@ export function registerStorage(table: Routes): void {
               size: v.size,
               ctime: v.ctime,
             }));
-      return [...isos, ...templates, ...snippets];
+      return [...isos, ...imports, ...templates, ...snippets];
+    },
+  });
+  // Deleting an uploaded import image (PVE's `imgdel`): the library's delete of its DataVolume.
+  define(table, 'DELETE', '/nodes/{node}/storage/{storage}/content/{volume}', {
+    privilege: { name: 'Datastore.Allocate', path: storageAcl },
+    handle: async (ctx) => {
+      requireNode(ctx);
+      const s = await requireStorage(ctx);
+      const volid = ctx.path.volume?.includes(':') ? ctx.path.volume : `${s.storage}:${ctx.path.volume ?? ''}`;
+      const image = importVolumes(ctx.state.services, s.storage).find((v) => v.volid === volid);
+      if (!image) throw new ProxmoxError(404, `volume '${volid}' does not exist (only import images can be deleted)`);
+      const { services } = ctx.state;
+      const { task } = await corral(
+        services.dataVolumes.delete(
+          ctx.state.caller(ctx.principal),
+          services.deps.config.defaultNamespace,
+          image.claim,
+        ),
+      );
+      return upid(ctx, task);
     },
   });
   define(table, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', {
     privilege: { name: 'Datastore.Audit', path: storageAcl },
     handle: async (ctx) => {
       const volid = ctx.path.volume ?? '';
+      const imported = importVolumes(ctx.state.services, volid.split(':')[0] ?? '').find((v) => v.volid === volid);
+      if (imported) return { path: volid, format: imported.format, size: imported.sizeBytes, used: imported.sizeBytes };
       const iso = (await isoVolumes(ctx.state.services)).find((v) => v.volid === volid);
       if (!iso) throw new ProxmoxError(404, `volume '${volid}' does not exist`);
       return { path: volid, format: 'iso', size: iso.sizeBytes ?? 0, used: iso.sizeBytes ?? 0 };

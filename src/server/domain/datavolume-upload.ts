@@ -24,6 +24,8 @@ export interface UploadRequest {
   contentType: 'disk' | 'iso';
   /** The file's length in bytes (the request's Content-Length). */
   bytes: number;
+  /** Set on the DataVolume beside Corral's own (the PVE volume id an upload through /api2/json answers to). */
+  annotations?: Record<string, string>;
 }
 
 export interface UploadSession {
@@ -41,7 +43,7 @@ export function buildUploadDataVolume(req: UploadRequest): KObject {
       name: req.name,
       namespace: req.namespace,
       labels: { [LABEL_IMAGE]: req.contentType, [LABEL_MANAGED_BY]: 'corral' },
-      annotations: { 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
+      annotations: { ...req.annotations, 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
     },
     // `archive` is CDI's "store as is" (no conversion): what an installer ISO needs.
     spec: {

@@ -66,7 +66,7 @@ describe('wire format', () => {
     expect(nodes.length).toBeGreaterThan(0);
     expect(nodes.every((n) => n.type === 'node')).toBe(true);
     const storage = (await admin.get('/cluster/resources', { type: 'storage' })).body.data as { content: string }[];
-    expect(storage.some((s) => s.content === 'iso,vztmpl,snippets')).toBe(true);
+    expect(storage.some((s) => s.content === 'iso,vztmpl,snippets,import')).toBe(true);
     expect((await admin.get('/cluster/resources', { type: 'bogus' })).status).toBe(400);
   });
 });
