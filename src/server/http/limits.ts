@@ -20,7 +20,11 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** A connection with no traffic either way for this long is closed (SSE streams ping well inside it). */
   idleTimeoutMs: number;
-  /** Idle keep-alive connections between requests are closed after this long. */
+  /**
+   * Idle keep-alive connections between requests are closed after this long. Longer than the 60 s that proxies and
+   * load balancers keep an idle upstream connection (nginx, AWS ALB): the side that closes first races the other's
+   * next request on that connection, which then fails with ECONNRESET — so Corral should not be the one to close.
+   */
   keepAliveTimeoutMs: number;
   /** Concurrent connections from one peer address; more are closed at once. */
   maxConnectionsPerPeer: number;
@@ -33,7 +37,7 @@ export const DEFAULT_LIMITS: HttpLimits = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
   idleTimeoutMs: 120_000,
-  keepAliveTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 65_000,
   maxConnectionsPerPeer: 256,
 };
 
