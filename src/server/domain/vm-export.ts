@@ -77,16 +77,48 @@ export async function openVmExport(
   caller: Caller,
   namespace: string,
   name: string,
-  options: { signal?: AbortSignal; readyTimeoutMs?: number } = {},
+  options: ExportOptions = {},
 ): Promise<ExportSession> {
   const volume = exportableClaim(deps, namespace, name);
+  return openExport(deps, caller, namespace, name, {
+    source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name },
+    volume,
+    labels: { [LABEL_VM]: name },
+    ...options,
+  });
+}
+
+export interface ExportOptions {
+  signal?: AbortSignal;
+  readyTimeoutMs?: number;
+}
+
+/** What a VirtualMachineExport exports: a VM's disks, or one PersistentVolumeClaim (`kind` only, no apiGroup). */
+export interface ExportSource {
+  apiGroup?: string;
+  kind: 'VirtualMachine' | 'PersistentVolumeClaim';
+  name: string;
+}
+
+/**
+ * Creates a VirtualMachineExport of `source` and waits until it is Ready with a raw link of `volume` (a claim); its
+ * `export` task is filed under `<namespace>/<name>` (the VM, or the CT whose claim it is).
+ */
+export async function openExport(
+  deps: DomainDeps,
+  caller: Caller,
+  namespace: string,
+  name: string,
+  what: ExportOptions & { source: ExportSource; volume: string; labels: Record<string, string> },
+): Promise<ExportSession> {
+  const { volume, source, labels, ...options } = what;
   const object = `${name}-export-${Date.now().toString(36)}`.slice(0, 63).replace(/-+$/, '');
   try {
     await deps.cluster.create('VirtualMachineExport', {
       apiVersion: 'export.kubevirt.io/v1beta1',
       kind: 'VirtualMachineExport',
-      metadata: { name: object, namespace, labels: { [LABEL_VM]: name } },
-      spec: { source: { apiGroup: 'kubevirt.io', kind: 'VirtualMachine', name }, ttlDuration: '2h' },
+      metadata: { name: object, namespace, labels },
+      spec: { source, ttlDuration: '2h' },
     });
   } catch (err) {
     if (err instanceof CorralError && err.code === 'UNPROCESSABLE' && /feature gate/i.test(err.message))
