@@ -16,7 +16,7 @@ import {
   uploadProblem,
 } from './move-destinations';
 import { multusNetworks, nodePins } from './move-spec';
-import { KUBEVIRT_BACKEND, formatRef } from './pools-path';
+import { KUBEVIRT_BACKEND, formatRef, type MemberRef } from './pools-path';
 import { renameFor } from './vm-clone-namespace';
 import { asArray, asDict, asString, claimSize, rootVolume, vmiActive, vmSecretRefs, vmVolumes } from './vm-facts';
 
@@ -46,19 +46,21 @@ const CLUSTER_KINDS = {
   preference: 'VirtualMachineClusterPreference',
 } as const;
 
-export async function planMove(deps: DomainDeps, input: MoveInput): Promise<MovePlanned> {
-  const { ref, deps: source, vm } = resolveSource(deps, input.ref);
-  const toContext = input.toContext ?? servedClusters(deps)[0]!.cluster.info.context;
-  const target = clusterOf(deps, toContext, 'toContext');
-  const toNamespace = input.toNamespace ?? ref.namespace;
-  const name = input.name ?? ref.name;
-  const refusals: MoveRefusal[] = [];
-  const warnings: string[] = [];
-  const dropped: string[] = [];
-  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
-  const at = `context ${toContext}`;
+type Refuse = (reason: string, remedy: string) => void;
 
-  // The two clusters: answering, able to export and to receive.
+/**
+ * What every move between served clusters checks first (VM or CT): both clusters answering, the source able to
+ * export (KubeVirt's VMExport gate), the destination able to receive (CDI's upload proxy), and not the source's own
+ * cluster and namespace. Answers why the destination does not answer ('' when it does).
+ */
+export async function clusterRefusals(
+  source: DomainDeps,
+  target: DomainDeps,
+  ref: MemberRef,
+  toNamespace: string,
+  refuse: Refuse,
+): Promise<string> {
+  const toContext = target.cluster.info.context;
   const sourceDown = unreachable(source);
   if (sourceDown) refuse(sourceDown, `wait until ${ref.context} answers again (GET /api/contexts says why)`);
   const targetDown = target === source ? '' : unreachable(target);
@@ -76,6 +78,32 @@ export async function planMove(deps: DomainDeps, input: MoveInput): Promise<Move
       `same cluster and namespace as the source (${ref.context}, ${ref.namespace})`,
       'pick another cluster, or another namespace (toNamespace) to move within this one',
     );
+  return targetDown;
+}
+
+/** Refuses a destination namespace that does not exist (only asked of a destination that answers). */
+export async function namespaceRefusal(target: DomainDeps, toNamespace: string, refuse: Refuse): Promise<void> {
+  const toContext = target.cluster.info.context;
+  if (!(await target.cluster.fetch('Namespace', undefined, toNamespace).catch(() => undefined)))
+    refuse(
+      `namespace ${toNamespace} does not exist in context ${toContext}`,
+      `create it (kubectl --context ${toContext} create namespace ${toNamespace}) or pick another (toNamespace)`,
+    );
+}
+
+export async function planMove(deps: DomainDeps, input: MoveInput): Promise<MovePlanned> {
+  const { ref, deps: source, vm } = resolveSource(deps, input.ref);
+  const toContext = input.toContext ?? servedClusters(deps)[0]!.cluster.info.context;
+  const target = clusterOf(deps, toContext, 'toContext');
+  const toNamespace = input.toNamespace ?? ref.namespace;
+  const name = input.name ?? ref.name;
+  const refusals: MoveRefusal[] = [];
+  const warnings: string[] = [];
+  const dropped: string[] = [];
+  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
+  const at = `context ${toContext}`;
+
+  const targetDown = await clusterRefusals(source, target, ref, toNamespace, refuse);
   if (vm.metadata.deletionTimestamp)
     refuse(`VM ${ref.namespace}/${ref.name} is being deleted`, 'nothing to move; wait until it is gone');
   const running = source.journal.latest('move', `${ref.namespace}/${ref.name}`);
@@ -84,11 +112,7 @@ export async function planMove(deps: DomainDeps, input: MoveInput): Promise<Move
 
   // The destination: namespace, name, instancetype/preference.
   const reachable = !targetDown;
-  if (reachable && !(await target.cluster.fetch('Namespace', undefined, toNamespace).catch(() => undefined)))
-    refuse(
-      `namespace ${toNamespace} does not exist in ${at}`,
-      `create it (kubectl --context ${toContext} create namespace ${toNamespace}) or pick another (toNamespace)`,
-    );
+  if (reachable) await namespaceRefusal(target, toNamespace, refuse);
   if (target.cluster.cache.get('VirtualMachine', toNamespace, name))
     refuse(
       `a VM ${toNamespace}/${name} already exists in ${at}`,
