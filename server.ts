@@ -20,6 +20,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { PveHostConfig } from './src/server/pve-client/client.js';
+import { parsePveHosts } from './src/server/pve-client/config.js';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
@@ -55,6 +57,9 @@ const USAGE = `usage: corral web [options]
   --kube-qps N        requests per second Corral sends the cluster, all users together, shared fairly
                       between them (default $CORRAL_KUBE_QPS or 50; 0 = unlimited)
   --kube-burst N      requests allowed at once after a quiet spell (default $CORRAL_KUBE_BURST or 100)
+  --pve NAME=URL      a Proxmox VE host VMs can be moved to (repeatable); its API token in
+                      CORRAL_PVE_<NAME>_TOKEN (user@realm!tokenid=secret) or ..._TOKEN_FILE, optional
+                      CORRAL_PVE_<NAME>_CA (PEM file) or CORRAL_PVE_<NAME>_INSECURE=1 (docs/move.md)
   --help              this text
 
 Security settings (CORRAL_ADMINS, CORRAL_TRUSTED_PROXIES, CORRAL_ALLOWED_HOSTS, limits): docs/security.md`;
@@ -83,6 +88,7 @@ function parseCommandLine() {
         'metrics-interval': { type: 'string' },
         'kube-qps': { type: 'string', default: process.env.CORRAL_KUBE_QPS },
         'kube-burst': { type: 'string', default: process.env.CORRAL_KUBE_BURST },
+        pve: { type: 'string', multiple: true },
         cert: { type: 'string' },
         key: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -122,6 +128,16 @@ const demoClusters = Number(values['demo-clusters']);
 if (!/^\d+$/.test(values['demo-clusters']) || demoClusters < 1 || demoClusters > 8)
   usageError(`--demo-clusters: not a whole number from 1 to 8: ${values['demo-clusters']}`);
 if (values['all-contexts'] && values.context) usageError('--all-contexts and --context exclude each other');
+
+/** `--pve NAME=URL` with its token from the environment, checked before anything starts. */
+function pveHosts(): PveHostConfig[] {
+  try {
+    return parsePveHosts(values.pve ?? []);
+  } catch (err) {
+    return usageError(err instanceof Error ? err.message : String(err));
+  }
+}
+const pve = pveHosts();
 
 /** Every regular file in `dir` (a mounted Secret: one kubeconfig per key; Kubernetes' ..data links are skipped). */
 function kubeconfigsIn(dir: string | undefined): string[] {
@@ -226,6 +242,7 @@ async function main(): Promise<void> {
     next: values['no-ui'] ? false : { dev, dir: root },
     ...(values.metrics ? { prometheus: { intervalMs: metricsIntervalMs } } : {}),
     ...(tls ? { tls } : {}),
+    ...(pve.length ? { pveHosts: pve } : {}),
   });
   // SIGTERM (a rolling update, a drain) stops gracefully: readiness first, then the listener, running tasks, the
   // journal (docs/deploy.md, "Upgrades"). In a pod the drain delay defaults to 5 s so the Service stops sending first.
@@ -254,6 +271,8 @@ async function main(): Promise<void> {
     : values.host;
   console.log(`[corral] listening on ${tls ? 'https' : 'http'}://${shownHost}:${corral.port} — ${where}`);
   console.log(`[corral] ${corral.accessMode}`);
+  if (pve.length)
+    console.log(`[corral] move destinations on Proxmox VE: ${pve.map((h) => `${h.name} (${h.url})`).join(', ')}`);
   console.log(
     corral.prometheus
       ? `[corral] Prometheus series at /metrics, rebuilt every ${corral.prometheus.intervalMs / 1000} s`

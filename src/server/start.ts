@@ -14,6 +14,7 @@ import type { RateLimit } from './cluster/rate-limiter';
 import { openCluster, type ClusterSource } from './clusters';
 import { PrometheusCollector } from './domain/prometheus';
 import { ClusterRegistry } from './domain/registry';
+import { PveClients, type PveHostConfig } from './pve-client/client';
 import type { ReplicaConfig } from './domain/replicas';
 import { createCorralServices, type CorralConfig, type CorralServices } from './domain/services';
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
@@ -60,6 +61,8 @@ export interface StartOptions {
   prometheus?: { intervalMs?: number };
   /** Replica identity, lease duration and journal retention (default from CORRAL_* variables: replicas.ts). */
   replica?: Partial<ReplicaConfig>;
+  /** `--pve NAME=URL`: Proxmox VE hosts a VM can be moved to (pve-client/config.ts parses them). */
+  pveHosts?: PveHostConfig[];
 }
 
 export interface ShutdownOptions {
@@ -162,6 +165,9 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
   // first) is what requests without a `context` act on.
   const more = await Promise.all((options.moreClusters ?? []).map((source) => openCluster(source, options)));
   const registry = new ClusterRegistry([services, ...more.map((m) => m.services)]);
+  // Every served cluster can move a VM to the configured PVE hosts (domain/move-pve.ts).
+  const pveHosts = options.pveHosts?.length ? new PveClients(options.pveHosts) : undefined;
+  if (pveHosts) for (const s of registry.all()) s.deps.pveHosts = pveHosts;
   const prometheus = options.prometheus
     ? new PrometheusCollector(services.deps, {
         intervalMs: options.prometheus.intervalMs,
@@ -210,6 +216,7 @@ export async function startCorral(options: StartOptions): Promise<RunningCorral>
       await services.replicas.stop();
       for (const m of more) await m.close();
       registry.close();
+      pveHosts?.close();
       services.close();
       await http.close();
       await closeNext?.();

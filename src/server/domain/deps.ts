@@ -1,5 +1,6 @@
 /** What every domain operation receives: the cluster, the journal, the fleet view and the static config. */
 import type { ClusterPort } from './cluster-port';
+import type { PveHosts } from './move-pve-port';
 import type { Identity } from './identity';
 import type { TaskJournal } from './tasks';
 import type { FleetView } from './vm-rows';
@@ -20,6 +21,8 @@ export interface DomainDeps {
   config: CorralConfig;
   /** Every cluster this Corral serves (set by the registry, registry.ts), for what spans them: pool members. */
   peers?: ClusterPeers;
+  /** The Proxmox VE hosts a VM can be moved to (`corral web --pve NAME=URL`; domain/move-pve.ts). */
+  pveHosts?: PveHosts;
 }
 
 /** The served clusters by kube context; `all()` in configured order, this one included. */

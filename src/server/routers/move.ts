@@ -3,9 +3,11 @@
  * nothing; a refused one is a 200 with the refusals) and the commit (409 with the same list when refused, else a
  * task). The domain does the work (src/server/domain/move-*.ts); the commit's bytes go through the HTTP transport.
  */
-import { moveDestinations } from '../domain/move-destinations';
 import { commitMove } from '../domain/move-commit';
 import { planMove } from '../domain/move-preflight';
+import { allMoveDestinations, planPveMove, requireKubevirtFields } from '../domain/move-pve';
+import { commitPveMove } from '../domain/move-pve-commit';
+import { httpImageSource } from '../http/move-pve-transfer';
 import { httpDiskTransfer } from '../http/move-transfer';
 import { MoveAccepted, MoveDestinations, MoveDestinationsQuery, MoveInput, MovePreflight } from '../schemas/move';
 import { adminProcedure, publicProcedure, router } from '../trpc';
@@ -20,12 +22,12 @@ export const moveRouter = router({
         path: '/move/destinations',
         tags,
         summary:
-          'Every served cluster as a move destination for the VM `ref`, with why the refused ones cannot receive',
+          'Every served cluster and configured Proxmox VE host as a move destination for the VM `ref`, with why the refused ones cannot receive',
       },
     })
     .input(MoveDestinationsQuery)
     .output(MoveDestinations)
-    .query(({ ctx, input }) => moveDestinations(ctx.services.deps, input.ref)),
+    .query(({ ctx, input }) => allMoveDestinations(ctx.services.deps, input.ref)),
 
   preflight: publicProcedure
     .meta({
@@ -34,12 +36,16 @@ export const moveRouter = router({
         path: '/move/preflight',
         tags,
         summary:
-          'Plan a cold move of a VM to another cluster or namespace: every refusal with its remedy, warnings, what is dropped, the steps. Touches nothing; a refused move is a 200',
+          'Plan a cold move of a VM to another cluster or namespace, or to a Proxmox VE host: every refusal with its remedy, warnings, what is dropped, the steps. Touches nothing; a refused move is a 200',
       },
     })
     .input(MoveInput)
     .output(MovePreflight)
-    .mutation(async ({ ctx, input }) => (await planMove(ctx.services.deps, input)).preflight),
+    .mutation(async ({ ctx, input }) => {
+      if (input.toBackend === 'pve') return (await planPveMove(ctx.services.deps, input)).preflight;
+      requireKubevirtFields(input);
+      return (await planMove(ctx.services.deps, input)).preflight;
+    }),
 
   commit: adminProcedure
     .meta({
@@ -54,5 +60,10 @@ export const moveRouter = router({
     })
     .input(MoveInput)
     .output(MoveAccepted)
-    .mutation(({ ctx, input }) => commitMove(ctx.services.deps, { identity: ctx.identity }, input, httpDiskTransfer)),
+    .mutation(({ ctx, input }) => {
+      if (input.toBackend === 'pve')
+        return commitPveMove(ctx.services.deps, { identity: ctx.identity }, input, httpImageSource);
+      requireKubevirtFields(input);
+      return commitMove(ctx.services.deps, { identity: ctx.identity }, input, httpDiskTransfer);
+    }),
 });

@@ -6,11 +6,11 @@ import { z } from 'zod';
 import { ContextName, K8sName, Namespace } from './common';
 import { MemberRefText } from './pools';
 
-export const MOVE_BACKENDS = ['kubevirt'] as const;
+export const MOVE_BACKENDS = ['kubevirt', 'pve'] as const;
 
 export const MoveBackend = z
-  .enum(MOVE_BACKENDS, { error: 'must be kubevirt (the only backend Corral serves; Proxmox VE hosts are not one)' })
-  .describe('the kind of backend to move to: kubevirt (a served kube context)');
+  .enum(MOVE_BACKENDS, { error: 'must be kubevirt (a served cluster) or pve (a configured Proxmox VE host)' })
+  .describe('the kind of backend to move to: kubevirt (a served kube context) or pve (a Proxmox VE host, --pve)');
 
 export const MoveDestinationsQuery = z.strictObject({
   ref: MemberRefText.describe('the VM to move: kubevirt/<context>/<namespace>/<name>'),
@@ -19,7 +19,9 @@ export const MoveDestinationsQuery = z.strictObject({
 export const MoveInput = z.strictObject({
   ref: MemberRefText.describe('the VM to move: kubevirt/<context>/<namespace>/<name>'),
   toBackend: MoveBackend,
-  toContext: ContextName.optional().describe('the served cluster to move to; default: the first one Corral serves'),
+  toContext: ContextName.optional().describe(
+    'the served cluster (kubevirt) or configured Proxmox VE host (pve) to move to; default: the first one',
+  ),
   toNamespace: Namespace.optional().describe("the namespace at the destination; default: the source's namespace"),
   name: K8sName.optional().describe("the VM's name at the destination; default: its current name"),
   scratch: z
@@ -32,16 +34,39 @@ export const MoveInput = z.strictObject({
     .boolean()
     .optional()
     .describe('delete the source VM and its disks once the moved VM is verified (default false: it is kept, stopped)'),
+  vmid: z
+    .number()
+    .int('must be a whole number')
+    .min(100, 'must be at least 100')
+    .max(999_999_999, 'must be at most 999999999')
+    .optional()
+    .describe("pve only: the moved VM's vmid (default: the host's next free one)"),
+  toNode: z
+    .string()
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be a PVE node name')
+    .optional()
+    .describe('pve only: the node to create the VM on (default: the first online node)'),
+  toStorage: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9._-]{0,99}$/, 'must be a PVE storage id')
+    .optional()
+    .describe("pve only: the storage for the VM's disks (default: the first with content 'images')"),
+  bridge: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9._-]{0,15}$/, 'must be a Linux bridge name')
+    .optional()
+    .describe('pve only: the bridge every NIC is put on (default vmbr0)'),
 });
 export type MoveInput = z.infer<typeof MoveInput>;
 
 export const MoveDestination = z.object({
-  backend: z.literal('kubevirt'),
-  context: z.string().describe('the kube context; send it as toContext'),
+  backend: z.enum(MOVE_BACKENDS),
+  context: z.string().describe('the kube context or the PVE host name; send it as toContext'),
   name: z.string().describe("the cluster's display name"),
   default: z.boolean().describe('the first cluster Corral serves'),
   ok: z.boolean().describe('it can receive this VM (a preflight still checks names, classes and types)'),
   reasons: z.array(z.string()).describe('why it cannot; empty when ok'),
+  note: z.string().optional().describe('what to know before choosing it (a PVE host: moves there are one way)'),
 });
 export type MoveDestination = z.infer<typeof MoveDestination>;
 
@@ -61,8 +86,8 @@ export const MoveDiskPlan = z.object({
   volume: z.string().describe("the volume's name in the VM spec"),
   claim: z.string().describe("the source's PersistentVolumeClaim"),
   size: z.string(),
-  storageClass: z.string().describe("the class at the destination ('' = its default class)"),
-  to: z.string().describe('the DataVolume the disk becomes at the destination'),
+  storageClass: z.string().describe("the class at the destination ('' = its default class); pve: the storage"),
+  to: z.string().describe('the DataVolume the disk becomes at the destination; pve: its disk key (scsi0, …)'),
 });
 
 export const MovePlan = z.object({
@@ -74,10 +99,12 @@ export const MovePlan = z.object({
     running: z.boolean().describe('it runs now: the move stops it and starts the moved VM'),
   }),
   destination: z.object({
-    backend: z.literal('kubevirt'),
+    backend: z.enum(MOVE_BACKENDS),
     context: z.string(),
-    namespace: z.string(),
+    namespace: z.string().describe("'' for a PVE host"),
     name: z.string(),
+    node: z.string().optional().describe('pve: the node the VM is created on'),
+    vmid: z.number().optional().describe('pve: the vmid asked for (absent: the next free one at commit)'),
   }),
   disks: z.array(MoveDiskPlan),
   secrets: z.array(z.string()).describe('cloud-init Secrets copied along'),
@@ -99,6 +126,8 @@ export type MovePreflight = z.infer<typeof MovePreflight>;
 export const MoveAccepted = z.object({
   task: z.string().describe('task id; poll GET /api/tasks/{id}'),
   context: z.string().describe("the cluster whose journal holds the task (the source's)"),
-  ref: z.string().describe('the moved VM once done: kubevirt/<context>/<namespace>/<name>'),
+  ref: z
+    .string()
+    .describe('the moved VM once done: kubevirt/<context>/<namespace>/<name>, or pve/<host>/<node>/<name>'),
 });
 export type MoveAccepted = z.infer<typeof MoveAccepted>;

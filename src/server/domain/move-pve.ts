@@ -1,0 +1,444 @@
+/**
+ * Move to a Proxmox VE host (ADR-0010, backend `pve`), the deciding half: which configured hosts can receive a VM
+ * (and why the others cannot), and the preflight, which only reads (the source cluster and the host's API) and
+ * answers every refusal with its remedy, the warnings and what PVE cannot take. The commit (move-pve-commit.ts) runs
+ * it again before touching anything.
+ *
+ * One way only: KubeVirt → PVE. PVE's API has no way to download a disk, so a VM on a PVE host cannot be moved
+ * to KubeVirt over it; every PVE destination says so.
+ *
+ * What travels: each claim disk as a raw image uploaded as PVE 8.2's `import` content and imported by the create
+ * (`scsiN=<storage>:0,import-from=<storage>:import/<file>`), cores, memory, NICs (virtio on one bridge, new MACs),
+ * tags, a description naming the source, and cloud-init settings PVE's own cloud-init drive takes.
+ */
+import type { MoveDestination, MoveDestinations, MoveInput, MovePreflight, MoveRefusal } from '../schemas/move';
+import type { KObject } from './cluster-port';
+import type { DomainDeps } from './deps';
+import { CorralError } from '../errors';
+import { exportProblem, moveDestinations, type MoveSource, resolveSource, unreachable } from './move-destinations';
+import { nodePins } from './move-spec';
+import { PveFailure, type PveHost, type PveHosts, type PveStorageRow } from './move-pve-port';
+import { formatRef } from './pools-path';
+import { quantityToNumber } from './quantity';
+import { decode, secretNameOf, settingsToPveKeys } from './vm-cloudinit-keys';
+import { readCloudInit } from './vm-cloudinit';
+import {
+  asArray,
+  asDict,
+  asString,
+  claimSize,
+  rootVolume,
+  vmCpu,
+  vmiActive,
+  vmMem,
+  vmTags,
+  vmVolumes,
+} from './vm-facts';
+
+export const PVE_BACKEND = 'pve';
+export const ONE_WAY_NOTE =
+  "one way: a VM on a Proxmox VE host cannot be moved back to KubeVirt through PVE's API, which has no disk download";
+
+/** The configured PVE hosts (none unless `corral web --pve NAME=URL` named some). */
+export function pveHostsOf(deps: DomainDeps): PveHosts | undefined {
+  return deps.pveHosts;
+}
+
+export function pveHost(deps: DomainDeps, name: string | undefined): PveHost {
+  const hosts = pveHostsOf(deps)?.all() ?? [];
+  if (hosts.length === 0)
+    throw new CorralError('NOT_FOUND', 'toContext: no Proxmox VE host is configured (corral web --pve NAME=URL)');
+  const host = name === undefined ? hosts[0] : hosts.find((h) => h.name === name);
+  if (!host)
+    throw new CorralError(
+      'NOT_FOUND',
+      `toContext: no Proxmox VE host named ${name} (configured: ${hosts.map((h) => h.name).join(', ')})`,
+    );
+  return host;
+}
+
+/** Why a call to the host failed, as a reason a person can act on. */
+export function hostProblem(host: PveHost, err: unknown): MoveRefusal {
+  if (err instanceof PveFailure && err.kind === 'unreachable')
+    return {
+      reason: `PVE host ${host.name} does not answer: ${err.message}`,
+      remedy: `check that ${host.url} is up and reachable from Corral`,
+    };
+  if (err instanceof PveFailure && err.kind === 'unauthorized')
+    return {
+      reason: `PVE host ${host.name} refuses Corral's API token (${err.status})`,
+      remedy: `check CORRAL_PVE_${host.name.toUpperCase().replace(/-/g, '_')}_TOKEN and give the token VM.Allocate, VM.Config.*, VM.PowerMgmt, Datastore.AllocateSpace and Datastore.AllocateTemplate`,
+    };
+  return {
+    reason: `PVE host ${host.name} failed: ${err instanceof Error ? err.message : String(err)}`,
+    remedy: "see the host's task log and try again",
+  };
+}
+
+/** What the host offers a move: a node, an import storage, a disk storage, or what is missing. */
+export interface HostFacts {
+  version: string;
+  node?: string;
+  importStorage?: PveStorageRow;
+  diskStorage?: PveStorageRow;
+  storages: PveStorageRow[];
+  refusals: MoveRefusal[];
+}
+
+function versionAtLeast(version: string, major: number, minor: number): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return true; // an unknown scheme (Corral's own answers 8.x): let the storages decide
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a > major || (a === major && b >= minor);
+}
+
+export async function hostFacts(host: PveHost, want: { node?: string; storage?: string }): Promise<HostFacts> {
+  const refusals: MoveRefusal[] = [];
+  let version = '';
+  try {
+    version = (await host.version()).version;
+    if (!versionAtLeast(version, 8, 2))
+      refusals.push({
+        reason: `PVE host ${host.name} runs ${version}, which has no import content for disk images`,
+        remedy: 'upgrade it to Proxmox VE 8.2 or later',
+      });
+    const nodes = await host.nodes();
+    const node = want.node ? nodes.find((n) => n.node === want.node) : nodes.find((n) => n.online);
+    if (!node || !node.online) {
+      refusals.push({
+        reason: want.node
+          ? `node ${want.node} of PVE host ${host.name} is ${node ? 'offline' : 'not in its cluster'}`
+          : `PVE host ${host.name} has no online node`,
+        remedy: want.node
+          ? `pick another node (toNode): ${nodes.map((n) => n.node).join(', ')}`
+          : 'bring a node online',
+      });
+      return { version, storages: [], refusals };
+    }
+    const storages = (await host.storages(node.node)).filter((s) => s.active);
+    const importStorage = storages.find((s) => s.content.includes('import'));
+    if (!importStorage)
+      refusals.push({
+        reason: `PVE host ${host.name} (node ${node.node}) has no storage with the 'import' content type`,
+        remedy: "enable content 'Import' on a file-based storage (Datacenter → Storage → Edit), e.g. local",
+      });
+    const diskStorage = want.storage
+      ? storages.find((s) => s.storage === want.storage)
+      : storages.find((s) => s.content.includes('images'));
+    if (!diskStorage || !diskStorage.content.includes('images'))
+      refusals.push({
+        reason: want.storage
+          ? `storage ${want.storage} on ${host.name}/${node.node} ${diskStorage ? "does not take disk images (content 'images')" : 'does not exist or is not active'}`
+          : `PVE host ${host.name} (node ${node.node}) has no active storage for disk images (content 'images')`,
+        remedy: `pick a storage with content 'images' (toStorage): ${
+          storages
+            .filter((s) => s.content.includes('images'))
+            .map((s) => s.storage)
+            .join(', ') || 'none'
+        }`,
+      });
+    return {
+      version,
+      node: node.node,
+      ...(importStorage ? { importStorage } : {}),
+      ...(diskStorage?.content.includes('images') ? { diskStorage } : {}),
+      storages,
+      refusals,
+    };
+  } catch (err) {
+    return { version, storages: [], refusals: [...refusals, hostProblem(host, err)] };
+  }
+}
+
+/** The configured PVE hosts as destinations of `source`, each with why it cannot receive. */
+export async function pveDestinations(deps: DomainDeps, source: MoveSource): Promise<MoveDestination[]> {
+  const hosts = pveHostsOf(deps)?.all() ?? [];
+  if (hosts.length === 0) return [];
+  const sourceWhy = [unreachable(source.deps), await exportProblem(source.deps)].filter(Boolean);
+  return Promise.all(
+    hosts.map(async (host): Promise<MoveDestination> => {
+      const facts = await hostFacts(host, {});
+      const reasons = [...sourceWhy, ...facts.refusals.map((r) => r.reason)];
+      return {
+        backend: PVE_BACKEND,
+        context: host.name,
+        name: `${host.name} (Proxmox VE${facts.version ? ` ${facts.version}` : ''})`,
+        default: false,
+        ok: reasons.length === 0,
+        reasons,
+        note: ONE_WAY_NOTE,
+      };
+    }),
+  );
+}
+
+/** `GET /api/move/destinations`: the served clusters, then the configured PVE hosts. */
+export async function allMoveDestinations(deps: DomainDeps, refText: string): Promise<MoveDestinations> {
+  const kube = await moveDestinations(deps, refText);
+  const pve = await pveDestinations(deps, resolveSource(deps, refText));
+  return { ...kube, destinations: [...kube.destinations, ...pve] };
+}
+
+const PVE_ONLY = ['vmid', 'toNode', 'toStorage', 'bridge'] as const;
+
+/** A move to a served cluster refuses the fields that only mean something on a PVE host (400 naming the field). */
+export function requireKubevirtFields(input: MoveInput): void {
+  for (const k of PVE_ONLY)
+    if (input[k] !== undefined)
+      throw new CorralError('BAD_REQUEST', `${k}: only for a move to a Proxmox VE host (toBackend pve)`);
+}
+
+export interface PveDisk {
+  volume: string;
+  claim: string;
+  size: string;
+  /** The PVE disk key it becomes (`scsi0`, …). */
+  key: string;
+  /** The file it is uploaded as (`import/<file>` on the import storage). */
+  file: string;
+}
+
+export interface PvePlanned {
+  preflight: MovePreflight;
+  source: DomainDeps;
+  vm: KObject;
+  host: PveHost;
+  node: string;
+  importStorage: string;
+  diskStorage: string;
+  /** The vmid asked for; undefined: the host's next free one at commit. */
+  vmid: number | undefined;
+  disks: PveDisk[];
+  /** `POST /nodes/{node}/qemu` parameters except vmid and the disks. */
+  params: Record<string, string | number>;
+}
+
+/** PVE's cloud-init keys the move carries (PVE's drive takes no user-data document without a snippet). */
+const PVE_CI_KEYS = /^(ciuser|sshkeys|ipconfig\d+|nameserver|searchdomain|citype|ciupgrade)$/;
+
+export async function planPveMove(deps: DomainDeps, input: MoveInput): Promise<PvePlanned> {
+  if (input.toNamespace !== undefined)
+    throw new CorralError('BAD_REQUEST', 'toNamespace: a Proxmox VE host has no namespaces; leave it out');
+  if (input.scratch) throw new CorralError('BAD_REQUEST', 'scratch: a move to a Proxmox VE host always streams');
+  const src = resolveSource(deps, input.ref);
+  const { ref, deps: source, vm } = src;
+  const host = pveHost(deps, input.toContext);
+  const name = input.name ?? ref.name;
+  const refusals: MoveRefusal[] = [];
+  const warnings: string[] = [];
+  const dropped: string[] = [];
+  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
+
+  const sourceDown = unreachable(source);
+  if (sourceDown) refuse(sourceDown, `wait until ${ref.context} answers again (GET /api/contexts says why)`);
+  else {
+    const why = await exportProblem(source);
+    if (why) refuse(why, 'turn the gate on (Health page: gate-vmexport → Fix), then try again');
+  }
+  if (vm.metadata.deletionTimestamp)
+    refuse(`VM ${ref.namespace}/${ref.name} is being deleted`, 'nothing to move; wait until it is gone');
+  const running = source.journal.latest('move', `${ref.namespace}/${ref.name}`);
+  if (running?.status === 'running')
+    refuse(`a move of ${ref.namespace}/${ref.name} is already running (task ${running.id})`, 'wait until it ends');
+
+  // The host: answering, our token accepted, a node, an import storage and a disk storage.
+  const facts = await hostFacts(host, {
+    ...(input.toNode ? { node: input.toNode } : {}),
+    ...(input.toStorage ? { storage: input.toStorage } : {}),
+  });
+  refusals.push(...facts.refusals);
+  if (facts.node && facts.refusals.length === 0) {
+    try {
+      const guests = await host.guests();
+      if (input.vmid !== undefined) {
+        const taken = guests.find((g) => g.vmid === input.vmid);
+        if (taken)
+          refuse(
+            `vmid ${input.vmid} is taken on ${host.name} (${taken.type} ${taken.name || '(no name)'} on ${taken.node})`,
+            'pick another vmid, or leave it out for the next free one',
+          );
+      }
+      const clash = guests.find((g) => g.name === name);
+      if (clash)
+        refuse(
+          `a guest named ${name} already exists on ${host.name} (vmid ${clash.vmid} on ${clash.node})`,
+          'give the moved VM another name (name), or remove that guest first',
+        );
+    } catch (err) {
+      refusals.push(hostProblem(host, err));
+    }
+  }
+
+  // The disks: every claim disk is exported and uploaded; other volume kinds stay behind.
+  const disks: PveDisk[] = [];
+  const spec = asDict(vm.spec);
+  const root = rootVolume(vm);
+  const volumes = vmVolumes(vm);
+  const claims = volumes.filter((v) => v.kind === 'dataVolume' || v.kind === 'persistentVolumeClaim');
+  if (claims.length === 0)
+    refuse(
+      `VM ${ref.namespace}/${ref.name} has no disk on a claim`,
+      'a VM booting from a containerDisk has nothing to move to PVE',
+    );
+  if (claims.length > 0 && root && root.kind !== 'dataVolume' && root.kind !== 'persistentVolumeClaim')
+    refuse(
+      `the boot disk ${root.volume} is a ${root.kind} while other disks are on claims: KubeVirt's export of this VM is refused`,
+      'make the boot disk a DataVolume, or detach the claim disks first',
+    );
+  for (const v of volumes) {
+    if (v.kind === 'cloudInit') continue;
+    if (v.kind === 'containerDisk' || v.kind === 'other') {
+      dropped.push(
+        `disk ${v.volume} (${v.kind === 'containerDisk' ? 'a containerDisk' : 'not on a claim'}): PVE gets only claim disks`,
+      );
+      continue;
+    }
+    const pvc = source.cluster.cache.get('PersistentVolumeClaim', ref.namespace, v.claim);
+    if (!pvc || asDict(pvc.status).phase !== 'Bound') {
+      refuse(
+        `disk ${v.volume} (claim ${v.claim}) is ${pvc ? 'not bound yet' : 'missing'}: nothing to export`,
+        pvc ? 'wait until its claim is Bound' : `remove disk ${v.volume} from the VM`,
+      );
+      continue;
+    }
+    const dvPhase = asString(asDict(source.cluster.cache.get('DataVolume', ref.namespace, v.claim)?.status).phase);
+    if (v.kind === 'dataVolume' && dvPhase && dvPhase !== 'Succeeded')
+      refuse(`disk ${v.volume} (DataVolume ${v.claim}) is ${dvPhase}`, 'wait until it has Succeeded');
+    const size = asString(asDict(asDict(pvc.status).capacity).storage) || claimSize(pvc);
+    const key = `scsi${disks.length}`;
+    disks.push({ volume: v.volume, claim: v.claim, size, key, file: `${name}-${v.volume}.raw` });
+  }
+  const avail = facts.diskStorage?.avail;
+  const total = disks.reduce((sum, d) => sum + (quantityToNumber(d.size) || 0), 0);
+  if (avail !== undefined && total > avail)
+    refuse(
+      `storage ${facts.diskStorage?.storage} on ${host.name} has ${avail} bytes free, the disks need ${total}`,
+      'free space there, or pick another storage (toStorage)',
+    );
+
+  // The VM definition PVE gets.
+  const cores = vmCpu(vm);
+  const memMiB = Math.max(16, Math.round((quantityToNumber(vmMem(vm)) || 0) / 2 ** 20));
+  const bridge = input.bridge ?? 'vmbr0';
+  const params: Record<string, string | number> = {
+    name,
+    cores,
+    memory: memMiB,
+    scsihw: 'virtio-scsi-single',
+    ostype: 'l26',
+    description: `moved from ${formatRef(ref)} by Corral`,
+  };
+  const tags = vmTags(vm).filter((t) => /^[a-z0-9_][a-z0-9_+.-]*$/i.test(t));
+  if (tags.length) params.tags = tags.join(';');
+  if (disks.length) params.boot = `order=${disks.map((d) => d.key).join(';')}`;
+  const nics = asArray(asDict(asDict(asDict(asDict(asDict(spec.template).spec).domain).devices)).interfaces);
+  nics.forEach((_, i) => (params[`net${i}`] = `virtio,bridge=${bridge}`));
+  if (nics.length === 0) dropped.push('no NIC: the VM has none, so none is made on PVE');
+  const multus = asArray(asDict(asDict(spec.template).spec).networks)
+    .map(asDict)
+    .filter((n) => n.multus !== undefined);
+  if (multus.length)
+    warnings.push(
+      `${multus.length} Multus network${multus.length === 1 ? '' : 's'} (${multus.map((n) => asString(n.name)).join(', ')}): every NIC is put on bridge ${bridge}`,
+    );
+
+  // Cloud-init: PVE's drive takes its own keys; a hand-written user-data document has no place there.
+  const ci = await readCloudInit(source, ref.namespace, ref.name).catch(() => undefined);
+  if (ci?.drive) {
+    if (ci.handWritten)
+      dropped.push(
+        "cloud-init user-data written by hand: PVE's cloud-init drive takes only user, password, SSH keys and network settings (a cicustom snippet would have to be put on the host's storage by hand)",
+      );
+    else {
+      const keys = settingsToPveKeys(ci.settings, false);
+      for (const [k, val] of Object.entries(keys)) if (PVE_CI_KEYS.test(k)) params[k] = val;
+      if (keys.cicustom) dropped.push(`cicustom ${keys.cicustom}: snippets stay in Corral`);
+      if (ci.passwordSet) {
+        const secret = await source.cluster.fetch('Secret', ref.namespace, ci.drive.secret || secretNameOf(ref.name));
+        const hash = decode(secret?.data, 'password');
+        if (hash) params.cipassword = hash;
+      }
+      if (facts.diskStorage) params.ide2 = `${facts.diskStorage.storage}:cloudinit`;
+    }
+  }
+
+  // What changes and what stays behind.
+  warnings.push(
+    `MAC and IP addresses change: PVE gives each NIC a new MAC on bridge ${bridge}, and the addresses come from that network`,
+  );
+  const isRunning = vmiActive(source.cluster.cache.get('VirtualMachineInstance', ref.namespace, ref.name));
+  if (isRunning) warnings.push('the VM is running: it is stopped for the move and the moved VM is started on PVE');
+  if (input.deleteSource) warnings.push(`the source ${ref.namespace}/${ref.name} is deleted once the VM runs on PVE`);
+  for (const key of ['instancetype', 'preference'] as const) {
+    const wanted = asString(asDict(spec[key]).name);
+    if (wanted) dropped.push(`${key} ${wanted}: resolved into ${cores} cores and ${memMiB} MiB`);
+  }
+  for (const pin of nodePins(vm)) dropped.push(`node pin: ${pin}`);
+  const snaps = (
+    await source.cluster.fetchList('VirtualMachineSnapshot', { namespace: ref.namespace }).catch(() => [] as KObject[])
+  ).filter((s) => asString(asDict(asDict(s.spec).source).name) === ref.name).length;
+  if (snaps) dropped.push(`${snaps} snapshot${snaps === 1 ? '' : 's'}: they stay with the source`);
+  const devices = asDict(asDict(asDict(asDict(spec.template).spec).domain).devices);
+  for (const k of ['gpus', 'hostDevices'])
+    if (asArray(devices[k]).length) dropped.push(`${k}: KubeVirt device passthrough does not carry over`);
+  dropped.push('labels and annotations other than tags (PVE has no place for them)');
+
+  const vmid = input.vmid;
+  const steps = [
+    ...(isRunning ? [`stop ${ref.namespace}/${ref.name}`] : []),
+    ...disks.map(
+      (d) =>
+        `export disk ${d.volume} and upload it to ${host.name} as ${facts.importStorage?.storage ?? '?'}:import/${d.file}`,
+    ),
+    `create VM ${vmid ?? '(next free vmid)'} ${name} on ${host.name}/${facts.node ?? '?'} importing ${disks.length} disk${disks.length === 1 ? '' : 's'} onto ${facts.diskStorage?.storage ?? '?'}`,
+    'delete the uploaded images from the import storage',
+    ...(isRunning ? [`start it on ${host.name}`] : []),
+    input.deleteSource ? `delete the source in ${ref.context}` : `keep the source in ${ref.context}, stopped`,
+  ];
+  const preflight: MovePreflight = {
+    ok: refusals.length === 0,
+    refusals,
+    warnings,
+    dropped,
+    plan: {
+      source: {
+        backend: 'kubevirt',
+        context: ref.context,
+        namespace: ref.namespace,
+        name: ref.name,
+        running: isRunning,
+      },
+      destination: {
+        backend: PVE_BACKEND,
+        context: host.name,
+        namespace: '',
+        name,
+        ...(facts.node ? { node: facts.node } : {}),
+        ...(vmid !== undefined ? { vmid } : {}),
+      },
+      disks: disks.map((d) => ({
+        volume: d.volume,
+        claim: d.claim,
+        size: d.size,
+        storageClass: facts.diskStorage?.storage ?? '',
+        to: d.key,
+      })),
+      secrets: [],
+      scratch: false,
+      deleteSource: input.deleteSource ?? false,
+      steps,
+    },
+  };
+  return {
+    preflight,
+    source,
+    vm,
+    host,
+    node: facts.node ?? '',
+    importStorage: facts.importStorage?.storage ?? '',
+    diskStorage: facts.diskStorage?.storage ?? '',
+    vmid,
+    disks,
+    params,
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Moving a VM to a Proxmox VE host (ADR-0010, backend `pve`) without a real PVE: cluster `home`'s Corral moves to
+ * "pve", which is cluster `lab`'s Corral answering its own Proxmox API (token auth) — so the PVE side runs Corral's
+ * storage upload (content `import`), `import-from` create, task polling, start and deletes. Pinned: the destinations
+ * list with a good, an unauthorized and an unreachable host; a refused preflight that touches nothing; a running VM
+ * moved (stopped, its disk's bytes at lab equal to home's export, started there, the upload removed, the source kept
+ * stopped); a fault at lab's create that rolls everything back and a retry that goes through.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import { startCorral, type RunningCorral } from '@/server/start';
+import { openVmExport } from '@/server/domain/vm-export';
+import { createProxmoxHandler, type ProxmoxHandler } from '@/proxmox/index';
+import { parseGrants } from '@/proxmox/auth/tokens';
+import { eventually, httpClient, taskEnd } from './harness';
+
+const NS = 'tailvm';
+const PVCS = '/persistentvolumeclaims';
+const DVS = 'cdi.kubevirt.io/datavolumes';
+const VMS = 'kubevirt.io/virtualmachines';
+const VMIS = 'kubevirt.io/virtualmachineinstances';
+const CONTENT = 'sim.corral.dev/disk-content';
+const PVE_VOLUME = 'corral.dev/pve-volume';
+const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
+const SECRET = '3d9b1f7e-2a4c-4e8d-b6f0-9c1a2b3c4d5e';
+const ADMIN = { identity: { login: 'test', admin: true } } as Parameters<typeof openVmExport>[1];
+
+let home: EmbeddedCluster;
+let lab: EmbeddedCluster;
+let pveCorral: RunningCorral;
+let proxmox: ProxmoxHandler;
+let corral: RunningCorral;
+
+const { get, post } = httpClient(() => corral.url);
+const lab$ = httpClient(() => pveCorral.url);
+
+const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
+const ref = (name: string) => `kubevirt/home/${NS}/${name}`;
+const importImages = () => lab.store.list(DVS, NS).filter((dv) => dv.metadata.annotations?.[PVE_VOLUME]);
+
+interface Preflight {
+  ok: boolean;
+  refusals: { reason: string; remedy: string }[];
+  warnings: string[];
+  dropped: string[];
+  plan: { destination: { node?: string }; disks: { to: string; storageClass: string }[]; steps: string[] };
+}
+
+async function createVm(name: string, content: string): Promise<void> {
+  const made = await post('/api/vms', { name, import: IMAGE_URL, disk: '2G', mem: '1G', cpu: 2 });
+  expect(made.status).toBe(201);
+  await eventually(() => phaseOf(home.store.get(DVS, NS, `${name}-disk`)) === 'Succeeded', 30_000, `${name} imported`);
+  home.store.mutate(PVCS, NS, `${name}-disk`, (pvc) => {
+    pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
+  });
+}
+
+/** The raw bytes home's export server hands out for a stopped VM's disk. */
+async function exportedBytes(name: string): Promise<Buffer> {
+  const session = await openVmExport(corral.services.deps, ADMIN, NS, name);
+  try {
+    const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
+    expect(res.status).toBe(200);
+    return Buffer.from(await res.arrayBuffer());
+  } finally {
+    await session.close();
+  }
+}
+
+beforeAll(async () => {
+  [home, lab] = await Promise.all([
+    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'home' }),
+    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'lab' }),
+  ]);
+  const common = {
+    demo: true,
+    port: 0,
+    host: '127.0.0.1',
+    next: false as const,
+    plugins: false,
+    requestTimeoutMs: 2000,
+    config: { pollMs: 50, waitTimeoutMs: 30_000 },
+  };
+  pveCorral = await startCorral({ ...common, kube: { yaml: lab.kubeconfig } });
+  proxmox = createProxmoxHandler({
+    services: pveCorral.services,
+    grants: parseGrants(`root@pam!mover=${SECRET}`),
+    log: () => undefined,
+  });
+  pveCorral.http.mountProxmox((req, res) => proxmox.handle(req, res));
+  corral = await startCorral({
+    ...common,
+    kube: { yaml: home.kubeconfig },
+    pveHosts: [
+      { name: 'pve', url: pveCorral.url, token: `root@pam!mover=${SECRET}`, pollMs: 50 },
+      { name: 'pve-locked', url: pveCorral.url, token: 'root@pam!mover=not-the-secret' },
+      { name: 'pve-gone', url: 'http://127.0.0.1:9', token: `root@pam!mover=${SECRET}` },
+    ],
+  });
+  await Promise.all([corral.cluster.cache.waitForSync(20_000), pveCorral.cluster.cache.waitForSync(20_000)]);
+  // A guest already on the PVE side, whose name a preflight must refuse.
+  const taken = await lab$.post('/api/vms', { name: 'taken', import: IMAGE_URL, disk: '1G', mem: '1G', cpu: 1 });
+  expect(taken.status).toBe(201);
+  await Promise.all([createVm('web', 'the disk of web'), createVm('db', 'the disk of db')]);
+}, 90_000);
+
+afterAll(async () => {
+  await corral?.close();
+  proxmox?.close();
+  await pveCorral?.close();
+  await Promise.all([home?.close(), lab?.close()]);
+});
+
+describe('move to a Proxmox VE host', () => {
+  it('lists the PVE hosts as destinations, the refused ones with why, every one noting moves there are one way', async () => {
+    const r = await get(`/api/move/destinations?ref=${encodeURIComponent(ref('web'))}`);
+    expect(r.status).toBe(200);
+    const rows = (
+      r.body as { destinations: { backend: string; context: string; ok: boolean; reasons: string[]; note?: string }[] }
+    ).destinations;
+    expect(rows.map((d) => [d.backend, d.context, d.ok])).toEqual([
+      ['kubevirt', 'home', false],
+      ['pve', 'pve', true],
+      ['pve', 'pve-locked', false],
+      ['pve', 'pve-gone', false],
+    ]);
+    expect(rows[2]!.reasons).toEqual([expect.stringMatching(/PVE host pve-locked refuses Corral's API token \(401\)/)]);
+    expect(rows[3]!.reasons).toEqual([expect.stringMatching(/PVE host pve-gone does not answer/)]);
+    expect(rows[1]!.note).toMatch(/one way: .* no disk download/);
+  });
+
+  it('refuses a taken name and vmid with remedies, and touches nothing on either side', async () => {
+    const before = lab.store.list(DVS, NS).length;
+    const taken = (await lab$.get('/api/vms')).body as { name: string; vmid?: number }[];
+    const vmid = (taken as { name: string; vmid?: number }[]).find((v) => v.name === 'taken')?.vmid;
+    expect(vmid).toBeGreaterThanOrEqual(100);
+    const r = await post('/api/move/preflight', {
+      ref: ref('web'),
+      toBackend: 'pve',
+      toContext: 'pve',
+      name: 'taken',
+      vmid,
+    });
+    expect(r.status).toBe(200);
+    const p = r.body as Preflight;
+    expect(p.ok).toBe(false);
+    expect(p.refusals.map((x) => x.reason)).toEqual([
+      expect.stringMatching(new RegExp(`vmid ${vmid} is taken on pve \\(qemu taken on `)),
+      expect.stringMatching(/a guest named taken already exists on pve/),
+    ]);
+    expect(p.refusals[1]!.remedy).toMatch(/another name/);
+    expect(p.warnings).toContainEqual(expect.stringMatching(/MAC and IP addresses change/));
+    expect(p.dropped).toContainEqual(expect.stringMatching(/labels and annotations other than tags/));
+    expect(p.plan.disks).toEqual([expect.objectContaining({ to: 'scsi0', storageClass: 'local-lvm' })]);
+    // A refused commit is a 409 with the same reasons.
+    const commit = await post('/api/move', { ref: ref('web'), toBackend: 'pve', toContext: 'pve', name: 'taken' });
+    expect(commit.status).toBe(409);
+    expect((commit.body as { error: string }).error).toMatch(
+      /^move refused: a guest named taken already exists on pve/,
+    );
+    // PVE-only fields mean nothing for a cluster, and a PVE host has no namespaces.
+    const bad = await post('/api/move/preflight', {
+      ref: ref('web'),
+      toBackend: 'kubevirt',
+      toContext: 'home',
+      vmid: 200,
+    });
+    expect([bad.status, (bad.body as { error: string }).error]).toEqual([
+      400,
+      expect.stringMatching(/^vmid: only for/),
+    ]);
+    const ns = await post('/api/move/preflight', { ref: ref('web'), toBackend: 'pve', toNamespace: 'x' });
+    expect([ns.status, (ns.body as { error: string }).error]).toEqual([400, expect.stringMatching(/^toNamespace:/)]);
+    expect(lab.store.list(DVS, NS).length).toBe(before);
+    expect(home.store.get(VMS, NS, 'web')).toBeDefined();
+  });
+
+  it('moves a running VM: its disk bytes land on the PVE side, it runs there, the upload is removed, the source kept', async () => {
+    expect((await post(`/api/vms/${NS}/web/start`, {})).status).toBeLessThan(300);
+    await eventually(() => phaseOf(home.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'web running');
+    const r = await post('/api/move', { ref: ref('web'), toBackend: 'pve', toContext: 'pve' });
+    expect(r.status).toBe(202);
+    const accepted = r.body as { task: string; ref: string };
+    expect(accepted.ref).toMatch(/^pve\/pve\/[^/]+\/web$/);
+    const task = await taskEnd({ get }, accepted.task);
+    expect([task.status, task.error]).toEqual(['done', '']);
+    expect(task.log).toMatch(/stopping tailvm\/web/);
+    expect(task.log).toMatch(/disk rootdisk: \d+ bytes stored as local:import\/vm-\d+-web-rootdisk\.raw/);
+    expect(task.log).toMatch(/started VM \d+ on pve/);
+    expect(task.log).toMatch(/removed local:import\/vm-\d+-web-rootdisk\.raw from pve/);
+    // The bytes PVE's side stored are exactly the ones home exports (the clone carries the upload's digest).
+    const bytes = await exportedBytes('web');
+    const digest = `upload:sha256:${createHash('sha256').update(bytes).digest('hex')} (${bytes.length} bytes)`;
+    const vm = lab.store.get(VMS, NS, 'web');
+    expect(vm?.metadata.labels?.['corral.io/proxmox-vmid']).toMatch(/^\d+$/);
+    const disks = lab.store
+      .list(PVCS, NS)
+      .filter((p) => p.metadata.labels?.['corral.dev/vm'] === 'web' || p.metadata.name?.startsWith('web-'));
+    expect(disks.map((p) => p.metadata.annotations?.[CONTENT])).toContain(digest);
+    await eventually(() => phaseOf(lab.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'web running on PVE');
+    await eventually(() => importImages().length === 0, 10_000, 'the uploaded image removed');
+    expect(home.store.get(VMS, NS, 'web')).toBeDefined();
+    expect(phaseOf(home.store.get(VMIS, NS, 'web'))).not.toBe('Running');
+  }, 60_000);
+
+  it("a fault at the PVE side's create rolls back what the move made there, and the same move then goes through", async () => {
+    lab.faults.set({
+      failFraction: 1,
+      failStatus: 500,
+      pathPrefix: `/apis/kubevirt.io/v1/namespaces/${NS}/virtualmachines`,
+    });
+    let task;
+    try {
+      const r = await post('/api/move', { ref: ref('db'), toBackend: 'pve', toContext: 'pve', name: 'db2' });
+      expect(r.status).toBe(202);
+      task = await taskEnd({ get }, (r.body as { task: string }).task);
+    } finally {
+      lab.faults.clear();
+    }
+    expect(task.status).toBe('error');
+    expect(task.log).toMatch(/disk rootdisk: \d+ bytes stored as local:import\/vm-\d+-db2-rootdisk\.raw/);
+    expect(task.log).toMatch(/deleted local:import\/vm-\d+-db2-rootdisk\.raw on pve/);
+    expect(task.log).toMatch(/the source tailvm\/db was not touched/);
+    expect(task.log).toMatch(/nothing moved; fix the cause and move again/);
+    await eventually(() => importImages().length === 0, 10_000, 'the uploaded image removed');
+    expect(lab.store.get(VMS, NS, 'db2')).toBeUndefined();
+    expect(home.store.get(VMS, NS, 'db')).toBeDefined();
+    const again = await post('/api/move', {
+      ref: ref('db'),
+      toBackend: 'pve',
+      toContext: 'pve',
+      name: 'db2',
+      deleteSource: true,
+    });
+    expect(again.status).toBe(202);
+    const done = await taskEnd({ get }, (again.body as { task: string }).task);
+    expect([done.status, done.error]).toEqual(['done', '']);
+    expect(lab.store.get(VMS, NS, 'db2')).toBeDefined();
+    await eventually(() => !home.store.get(VMS, NS, 'db'), 20_000, 'source deleted');
+  }, 60_000);
+});
