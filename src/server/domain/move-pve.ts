@@ -47,7 +47,10 @@ export function pveHostsOf(deps: DomainDeps): PveHosts | undefined {
 export function pveHost(deps: DomainDeps, name: string | undefined): PveHost {
   const hosts = pveHostsOf(deps)?.all() ?? [];
   if (hosts.length === 0)
-    throw new CorralError('NOT_FOUND', 'toContext: no Proxmox VE host is configured (corral web --pve NAME=URL)');
+    throw new CorralError(
+      'BAD_REQUEST',
+      'toBackend: must be kubevirt here: no Proxmox VE host is configured (start corral web with --pve NAME=URL)',
+    );
   const host = name === undefined ? hosts[0] : hosts.find((h) => h.name === name);
   if (!host)
     throw new CorralError(
