@@ -77,7 +77,14 @@ export async function exportProblem(deps: DomainDeps): Promise<string> {
 
 /** `GET /api/move/destinations?ref=…`: every served cluster, with why it cannot receive this VM. */
 export async function moveDestinations(deps: DomainDeps, refText: string): Promise<MoveDestinations> {
-  const source = resolveSource(deps, refText);
+  return destinationsFor(deps, resolveSource(deps, refText));
+}
+
+/** Every served cluster as a destination for a resolved source (a VM, or a CT: the checks are the same). */
+export async function destinationsFor(
+  deps: DomainDeps,
+  source: { ref: MemberRef; deps: DomainDeps },
+): Promise<MoveDestinations> {
   const sourceWhy = [unreachable(source.deps), await exportProblem(source.deps)].filter(Boolean);
   const destinations = await Promise.all(
     servedClusters(deps).map(async (d, i): Promise<MoveDestination> => {
