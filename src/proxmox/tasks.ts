@@ -135,15 +135,23 @@ export function taskStatus(task: Task, upid: Upid, upidText: string): Record<str
   };
   if (upid.user.includes('!')) out.tokenid = upid.user.split('!')[1];
   if (task.status === 'done') out.exitstatus = 'OK';
-  if (task.status === 'error') out.exitstatus = task.error || 'unknown error';
+  if (task.status === 'error') out.exitstatus = exitStatusOf(task);
   return out;
 }
+
+/** A failed task's exit status: PVE's own words for a task someone stopped, else the error. */
+function exitStatusOf(task: Task): string {
+  return task.cancelledBy !== undefined ? INTERRUPTED : task.error || 'unknown error';
+}
+
+/** What PVE's worker reports when its task was stopped (`DELETE /nodes/{node}/tasks/{upid}`). */
+export const INTERRUPTED = 'interrupted by signal';
 
 /** `GET /nodes/{node}/tasks/{upid}/log`: numbered lines, ending in PVE's `TASK OK` / `TASK ERROR: …`. */
 export function taskLog(task: Task, start = 0, limit = 50): { n: number; t: string }[] {
   const lines = task.log ? task.log.split('\n') : [];
   if (task.status === 'done') lines.push('TASK OK');
-  if (task.status === 'error') lines.push(`TASK ERROR: ${task.error}`);
+  if (task.status === 'error') lines.push(`TASK ERROR: ${exitStatusOf(task)}`);
   return lines.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
 }
 
@@ -160,7 +168,7 @@ export function taskListRow(task: Task, upid: Upid, upidText: string): Record<st
     user: upid.user,
   };
   if (task.status !== 'running') {
-    row.status = task.status === 'done' ? 'OK' : task.error || 'unknown error';
+    row.status = task.status === 'done' ? 'OK' : exitStatusOf(task);
     row.endtime = Math.floor(Date.parse(task.endedAt ?? task.startedAt) / 1000);
   }
   return row;

@@ -2,6 +2,8 @@
 import type { Task } from '@/server/schemas/tasks';
 import { resourceRow } from '../vm-view';
 import { taskListRow, taskLog, taskMatches, taskStatus, type TaskFilter } from '../tasks';
+import { hasPrivilege } from '../auth/roles';
+import { corralSync } from '../errors';
 import { onlyParams } from '../qemu-params';
 import { ProxmoxError, RawJson, paramError } from '../wire';
 import { define, rootAcl, type EndpointContext, type Routes } from './context';
@@ -189,6 +191,17 @@ export function registerCluster(table: Routes): void {
   define(table, 'GET', '/nodes/{node}/tasks', { handle: nodeTasks });
   define(table, 'GET', '/nodes/{node}/tasks/{upid}', {
     handle: (ctx) => (resolveTask(ctx), [{ subdir: 'log' }, { subdir: 'status' }]),
+  });
+  // PVE's "stop task": the owner may, anyone else needs Sys.Modify. Only tasks that can stop part-way (a move)
+  // accept it; they undo what they did and end with `cancelled by <user>` (Corral's POST /api/tasks/{id}/cancel).
+  define(table, 'DELETE', '/nodes/{node}/tasks/{upid}', {
+    handle: (ctx) => {
+      const { task } = resolveTask(ctx);
+      const { identity } = ctx.state.caller(ctx.principal);
+      const may = { ...identity, admin: hasPrivilege(ctx.principal.role, 'Sys.Modify') };
+      corralSync(() => ctx.state.services.journal.cancel(task.id, may));
+      return null;
+    },
   });
   define(table, 'GET', '/nodes/{node}/tasks/{upid}/status', {
     handle: (ctx) => {

@@ -9,6 +9,11 @@
  * back as it was (started again when it had been running); the log says what was undone, and the same move can be
  * run again. Moving the bytes is the transport's (`DiskTransfer`, an HTTP client the router hands in): the domain
  * only finds the two endpoints.
+ *
+ * Until the moved VM is verified and started, the task can be cancelled (POST /api/tasks/{id}/cancel): the step
+ * running then is aborted (a disk copy stops mid-stream) and the same rollback runs; the task ends `cancelled by
+ * <login>`. The destination's journal shows the move too (move-journal.ts), and after success the moved VM joins
+ * the source's pool (move-outcome.ts).
  */
 import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
@@ -17,10 +22,12 @@ import type { Caller, DomainDeps } from './deps';
 import { sleep } from './deps';
 import { LABEL_MANAGED_BY, LABEL_VM } from './labels';
 import { uploadProxyBase } from './datavolume-upload';
+import { mirrorInDestination } from './move-journal';
+import { settleMovedPool } from './move-outcome';
 import { movedVm } from './move-spec';
 import { planMove, type MovePlanned } from './move-preflight';
 import { formatRef } from './pools-path';
-import type { TaskHandle } from './tasks';
+import { TaskCancelled, type TaskHandle } from './tasks';
 import { deleteVm } from './vm-delete';
 import { openVmExport, type ExportSession } from './vm-export';
 import { asArray, asDict, asString, runStrategy, vmiActive } from './vm-facts';
@@ -39,7 +46,7 @@ export interface DiskTransfer {
   copy(
     from: DiskEndpoint,
     to: DiskEndpoint,
-    options: { scratch: boolean; progress(bytes: number, total: number): void },
+    options: { scratch: boolean; progress(bytes: number, total: number): void; signal?: AbortSignal },
   ): Promise<number>;
 }
 
@@ -66,9 +73,14 @@ export async function commitMove(
   if (moving.has(key))
     throw new CorralError('CONFLICT', `move refused: a move of ${source.namespace}/${source.name} is already running`);
   moving.add(key);
-  const task = planned.source.journal.start('move', `${source.namespace}/${source.name}`, caller.identity.login);
+  const started = planned.source.journal.start('move', `${source.namespace}/${source.name}`, caller.identity.login);
   const to = formatRef(destination);
-  task.log(`move ${key} → ${to}`);
+  started.log(`move ${key} → ${to}`);
+  const task = mirrorInDestination(started, planned.source, planned.target, {
+    target: `${destination.namespace}/${destination.name}`,
+    from: key,
+    caller: caller.identity.login,
+  });
   for (const w of planned.preflight.warnings) task.log(`warning: ${w}`);
   for (const d of planned.preflight.dropped) task.log(`not carried over: ${d}`);
   void runMove(planned, caller, task, transfer).finally(() => moving.delete(key));
@@ -88,6 +100,10 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
   let restoreStrategy: string | undefined;
   let session: ExportSession | undefined;
   const where = `${destination.namespace}/${destination.name} in ${destination.context}`;
+  // A cancel aborts the step running now (a wait, a disk copy); the rollback below then undoes the move.
+  const abort = new AbortController();
+  const { signal } = abort;
+  const stopCancel = task.onCancel((by) => abort.abort(new TaskCancelled(by)));
   try {
     // 1. Stop the source, remembering how it ran.
     if (vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name))) {
@@ -96,8 +112,12 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
         spec: { runStrategy: 'Halted', running: null },
       });
       task.log(`stopping ${source.namespace}/${source.name} (it ran with runStrategy ${restoreStrategy})`);
-      await until(from, 'the source to stop', () =>
-        vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
+      await until(
+        from,
+        'the source to stop',
+        () =>
+          vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
+        signal,
       );
       task.log('source stopped');
     }
@@ -107,10 +127,12 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
     if (disks.length > 0) {
       session = await openVmExport(from, caller, source.namespace, source.name);
       task.log(`export ${session.object} ready in ${source.context} (task ${session.task.id})`);
+      signal.throwIfAborted();
       task.progress(15);
       const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
       const proxy = uploadProxyBase(await target.cluster.fetch('CDIConfig', undefined, 'config'));
       for (const [i, disk] of disks.entries()) {
+        signal.throwIfAborted();
         const link = rawLink(exp, disk.claim);
         if (!link) throw new CorralError('BAD_GATEWAY', `the export has no raw image of disk ${disk.volume}`);
         const share = 70 / disks.length;
@@ -122,6 +144,7 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
           {
             proxy,
             scratch,
+            signal,
             progress: (done, total) => task.progress(15 + share * i + (total > 0 ? (share * done) / total : 0)),
             created: () => {
               created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
@@ -140,6 +163,7 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
 
     // Cloud-init Secrets, then the VM itself.
     for (const [fromName, toName] of planned.secrets) {
+      signal.throwIfAborted();
       const secret = await from.cluster.fetch('Secret', source.namespace, fromName);
       if (!secret) throw new CorralError('NOT_FOUND', `cloud-init Secret ${source.namespace}/${fromName} is missing`);
       await target.cluster.create('Secret', {
@@ -182,22 +206,28 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
     task.progress(88);
 
     // 4. Verify.
-    await until(target, 'the uploaded disks to succeed', () => {
-      for (const d of disks) {
-        const phase = asString(
-          asDict(target.cluster.cache.get('DataVolume', destination.namespace, d.to)?.status).phase,
-        );
-        if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${d.to} failed after the upload`);
-        if (phase !== 'Succeeded') return undefined;
-      }
-      return true;
-    });
+    await until(
+      target,
+      'the uploaded disks to succeed',
+      () => {
+        for (const d of disks) {
+          const phase = asString(
+            asDict(target.cluster.cache.get('DataVolume', destination.namespace, d.to)?.status).phase,
+          );
+          if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${d.to} failed after the upload`);
+          if (phase !== 'Succeeded') return undefined;
+        }
+        return true;
+      },
+      signal,
+    );
     if (!(await target.cluster.fetch('VirtualMachine', destination.namespace, destination.name)))
       throw new CorralError('CONFLICT', `VM ${where} disappeared before it was verified`);
     task.log(`verified: ${disks.length} DataVolume${disks.length === 1 ? '' : 's'} Succeeded, VM ${where} exists`);
     task.progress(92);
 
     // 5. Start it when the source ran.
+    signal.throwIfAborted();
     if (restoreStrategy !== undefined) {
       const strategy = restoreStrategy === 'Halted' ? 'Always' : restoreStrategy;
       await target.cluster.patch('VirtualMachine', destination.namespace, destination.name, {
@@ -206,20 +236,27 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
       task.log(`started ${where} (runStrategy ${strategy})`);
     }
     task.progress(96);
+    // The last point a cancel undoes the move: from here on it has happened (synchronously after the check).
+    signal.throwIfAborted();
+    stopCancel();
   } catch (err) {
-    await rollBack(planned, task, created, restoreStrategy, session, err);
+    stopCancel();
+    await rollBack(planned, task, created, restoreStrategy, session, signal.aborted ? signal.reason : err);
     return;
   }
 
   // 6. The source: kept stopped, or deleted when asked (a failure here leaves a finished move and says so).
+  let sourceDeleted = false;
   if (deleteSource) {
     try {
       const removed = await deleteVm(from, caller, source.namespace, source.name);
       task.log(`deleting the source ${source.namespace}/${source.name} in ${source.context} (task ${removed.task})`);
+      sourceDeleted = true;
     } catch (err) {
       task.log(`the VM moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
     }
   } else task.log(`the source ${source.namespace}/${source.name} stays in ${source.context}, stopped`);
+  await settleMovedPool(from, task, { source, destination, sourceDeleted });
   task.done(`moved ${formatRef(source)} to ${formatRef(destination)}`);
 }
 
@@ -232,7 +269,8 @@ async function rollBack(
   err: unknown,
 ) {
   const { source } = planned.preflight.plan;
-  task.log(`failed: ${describeError(err)}; rolling back`);
+  const cancelled = err instanceof TaskCancelled;
+  task.log(`${cancelled ? '' : 'failed: '}${describeError(err)}; rolling back`);
   await session?.close(err);
   await undoCreated(planned.target, created, task);
   if (restoreStrategy !== undefined) {
@@ -244,7 +282,7 @@ async function rollBack(
       );
     task.log(back);
   } else task.log(`the source ${source.namespace}/${source.name} was not touched`);
-  task.log('nothing moved; fix the cause and move again');
+  task.log(cancelled ? 'nothing moved' : 'nothing moved; fix the cause and move again');
   task.fail(err);
 }
 
@@ -271,17 +309,29 @@ export async function uploadDisk(
   transfer: DiskTransfer,
   dv: KObject,
   from: DiskEndpoint,
-  options: { proxy: string; scratch: boolean; progress(bytes: number, total: number): void; created(): void },
+  options: {
+    proxy: string;
+    scratch: boolean;
+    progress(bytes: number, total: number): void;
+    created(): void;
+    /** Aborts the wait and the copy (a cancelled move). */
+    signal?: AbortSignal;
+  },
 ): Promise<number> {
   const namespace = dv.metadata.namespace ?? '';
   const name = dv.metadata.name ?? '';
   await target.cluster.create('DataVolume', dv);
   options.created();
-  await until(target, `DataVolume ${name} to wait for an upload`, () => {
-    const phase = asString(asDict(target.cluster.cache.get('DataVolume', namespace, name)?.status).phase);
-    if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${name} failed before the upload`);
-    return phase === 'UploadReady' ? true : undefined;
-  });
+  await until(
+    target,
+    `DataVolume ${name} to wait for an upload`,
+    () => {
+      const phase = asString(asDict(target.cluster.cache.get('DataVolume', namespace, name)?.status).phase);
+      if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${name} failed before the upload`);
+      return phase === 'UploadReady' ? true : undefined;
+    },
+    options.signal,
+  );
   const granted = await target.cluster.create('UploadTokenRequest', {
     apiVersion: 'upload.cdi.kubevirt.io/v1beta1',
     kind: 'UploadTokenRequest',
@@ -290,8 +340,12 @@ export async function uploadDisk(
   });
   const token = asString(asDict(granted.status).token);
   if (!token) throw new CorralError('BAD_GATEWAY', `CDI in ${target.cluster.info.context} returned no upload token`);
-  const { scratch, progress } = options;
-  return transfer.copy(from, { url: `${options.proxy}/v1beta1/upload`, token }, { scratch, progress });
+  const { scratch, progress, signal } = options;
+  return transfer.copy(
+    from,
+    { url: `${options.proxy}/v1beta1/upload`, token },
+    { scratch, progress, ...(signal ? { signal } : {}) },
+  );
 }
 
 /** The raw image of `volume` in a Ready export (external link first, else internal) and its server's CA. */
@@ -338,10 +392,20 @@ function uploadDataVolume(
   };
 }
 
-/** Polls `probe` on `deps`'s cache until it returns true (it may throw to stop); bounded by the wait timeout. */
-export async function until(deps: DomainDeps, what: string, probe: () => true | undefined): Promise<void> {
+/**
+ * Polls `probe` on `deps`'s cache until it returns true (it may throw to stop); bounded by the wait timeout, and
+ * stopped by `signal` (rejecting with its reason).
+ */
+export async function until(
+  deps: DomainDeps,
+  what: string,
+  probe: () => true | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + deps.config.waitTimeoutMs;
-  while (!probe()) {
+  for (;;) {
+    signal?.throwIfAborted();
+    if (probe()) return;
     if (Date.now() > deadline)
       throw new CorralError(
         'TIMEOUT',

@@ -12,6 +12,7 @@ import type { FleetEvent } from '../schemas/live';
 import type { Task } from '../schemas/tasks';
 import { ClustersFeed, type FleetFeed } from './live-clusters';
 import type { DomainDeps } from './deps';
+import type { Identity } from './identity';
 import type { CorralServices } from './services';
 
 const registries = new WeakMap<CorralServices, ClusterRegistry>();
@@ -84,12 +85,20 @@ export class ClusterRegistry {
 
   /** One task by id: in `context`'s journal, or without a context in whichever cluster's journal holds it. */
   task(id: string, context?: string): Task {
-    if (context !== undefined || this.entries.length === 1) return this.get(context).tasks.get(id);
-    for (const s of this.entries) {
-      const found = s.journal.get(id);
-      if (found) return found;
-    }
-    return this.default.tasks.get(id); // its NOT_FOUND message
+    return this.holding(id, context).tasks.get(id); // a task no journal holds: its NOT_FOUND message
+  }
+
+  /** Cancels a running task (tasks.ts `TaskJournal.cancel`), looked up as `task` looks it up. */
+  cancelTask(id: string, by: Identity, context?: string): Task {
+    const services = this.holding(id, context);
+    services.tasks.get(id); // the NOT_FOUND of a task no journal holds
+    return services.journal.cancel(id, by);
+  }
+
+  /** The services of `context`, or without one those whose journal holds task `id` (the default when none). */
+  private holding(id: string, context?: string): CorralServices {
+    if (context !== undefined || this.entries.length === 1) return this.get(context);
+    return this.entries.find((s) => s.journal.get(id) !== undefined) ?? this.default;
   }
 
   /**

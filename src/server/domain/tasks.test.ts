@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../schemas/tasks';
-import { runAsTask, TaskJournal } from './tasks';
+import type { CorralError } from '../errors';
+import { runAsTask, TaskCancelled, TaskJournal } from './tasks';
 
 describe('TaskJournal', () => {
   it('records caller, progress, log and end state', () => {
@@ -118,5 +119,56 @@ describe('TaskJournal as the view of the cluster journal', () => {
     expect(j.get(mine.id)).toMatchObject({ status: 'error', error: 'interrupted (replica shut down)' });
     expect(j.get(finished.id)?.status).toBe('done');
     expect(j.get('theirs')?.status).toBe('running');
+  });
+});
+
+describe('TaskJournal.cancel', () => {
+  const admin = { login: 'root', name: 'root', admin: true, enforced: true };
+  const alice = { login: 'alice', name: 'alice', admin: false, enforced: true };
+
+  it('runs the handlers once, marks the task and ends it as cancelled by the caller', () => {
+    const j = new TaskJournal();
+    const t = j.start('move', 'tailvm/web', 'alice');
+    const heard: string[] = [];
+    t.onCancel((by) => heard.push(by));
+    expect(j.get(t.id)?.cancellable).toBe(true);
+    const during = j.cancel(t.id, alice);
+    expect(during).toMatchObject({ status: 'running', cancelledBy: 'alice' });
+    expect(during.cancellable).toBeUndefined();
+    expect(during.log).toMatch(/cancel requested by alice$/);
+    // Asked again while it winds down: the same answer, the handlers not run twice.
+    expect(j.cancel(t.id, admin).cancelledBy).toBe('alice');
+    expect(heard).toEqual(['alice']);
+    t.fail(new TaskCancelled('alice'));
+    expect(j.get(t.id)).toMatchObject({ status: 'error', error: 'cancelled by alice', cancelledBy: 'alice' });
+  });
+
+  it('refuses what it cannot cancel: unknown 404, ended 409, no handler 409, someone else 403', () => {
+    const j = new TaskJournal();
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return `${(err as CorralError).code}: ${(err as Error).message}`;
+      }
+      return 'accepted';
+    };
+    expect(code(() => j.cancel('nope', admin))).toBe('NOT_FOUND: task nope not found');
+    const plain = j.start('start', 'tailvm/web', 'alice');
+    expect(code(() => j.cancel(plain.id, admin))).toMatch(/^CONFLICT: .* cannot be cancelled \(a start task/);
+    const move = j.start('move', 'tailvm/web', 'bob');
+    const off = move.onCancel(() => undefined);
+    expect(code(() => j.cancel(move.id, alice))).toMatch(
+      /^FORBIDDEN: alice may not cancel .*only who started it \(bob\)/,
+    );
+    expect(code(() => j.cancel(move.id, { ...alice, login: 'bob', readOnlyReason: 'remote' }))).toMatch(/^FORBIDDEN/);
+    off(); // past its point of no return
+    expect(j.get(move.id)?.cancellable).toBeUndefined();
+    expect(code(() => j.cancel(move.id, admin))).toMatch(/^CONFLICT: .* cannot be cancelled/);
+    move.done();
+    expect(code(() => j.cancel(move.id, admin))).toMatch(/^CONFLICT: task .* has already ended \(OK\)$/);
+    // Another replica's running task (adopted from the cluster journal) is not this process's to stop.
+    j.adopt({ ...j.get(move.id)!, id: 'remote-1', status: 'running', cancellable: true, endedAt: null });
+    expect(code(() => j.cancel('remote-1', admin))).toMatch(/^CONFLICT: .*another Corral replica runs it/);
   });
 });

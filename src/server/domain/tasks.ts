@@ -5,15 +5,31 @@
  * other replicas' tasks (and this replica's from before a restart) are adopted from a watch.
  */
 import type { Task } from '../schemas/tasks';
-import { describeError } from '../errors';
+import { CorralError, describeError } from '../errors';
+import type { Identity } from './identity';
 
 export interface TaskHandle {
   readonly id: string;
   log(line: string): void;
   progress(percent: number): void;
   done(line?: string): void;
+  /** Ends the task in error; a `TaskCancelled` ends it as cancelled (`error: cancelled by <login>`). */
   fail(err: unknown): void;
+  /**
+   * Makes the task cancellable (TaskJournal.cancel) until the returned function is called: `cancel` runs once,
+   * with the canceller's login, when someone cancels it. The task then stops what it does, undoes it, and ends with
+   * `fail(new TaskCancelled(by))`. A task that never registers one refuses a cancel.
+   */
+  onCancel(cancel: (by: string) => void): () => void;
   readonly finished: boolean;
+}
+
+/** What a cancelled task fails with: its error reads `cancelled by <login>`. */
+export class TaskCancelled extends Error {
+  constructor(readonly by: string) {
+    super(`cancelled by ${by}`);
+    this.name = 'TaskCancelled';
+  }
 }
 
 interface Entry {
@@ -23,6 +39,8 @@ interface Entry {
   dropped: number;
   /** Started by this process (its handle writes it; the cluster copy only ever ends it). */
   local: boolean;
+  /** The cancel handlers the running task registered (TaskHandle.onCancel); none = it cannot be cancelled. */
+  cancel?: Set<(by: string) => void>;
 }
 
 export interface TaskJournalOptions {
@@ -86,6 +104,10 @@ export class TaskJournal {
       mutate();
       this.bound(entry);
       entry.task = { ...entry.task, log: this.logOf(entry) };
+      if (entry.task.status !== 'running') {
+        entry.cancel = undefined;
+        delete entry.task.cancellable;
+      }
       this.publish(entry, true);
     };
     const stamp = (line: string) => `${this.now().toISOString().slice(11, 19)} ${line}`;
@@ -108,7 +130,18 @@ export class TaskJournal {
           entry.task.status = 'error';
           entry.task.error = message;
           entry.task.endedAt = this.now().toISOString();
+          if (err instanceof TaskCancelled) entry.task.cancelledBy = err.by;
         }),
+      onCancel: (cancel) => {
+        if (entry.task.status !== 'running') return () => undefined;
+        const handlers = (entry.cancel ??= new Set());
+        handlers.add(cancel);
+        this.setCancellable(entry);
+        return () => {
+          handlers.delete(cancel);
+          this.setCancellable(entry);
+        };
+      },
       get finished() {
         return entry.task.status !== 'running';
       },
@@ -141,6 +174,46 @@ export class TaskJournal {
     if (this.entries.has(task.id)) this.publish(entry, false);
   }
 
+  /**
+   * Cancels a running task (`POST /api/tasks/{id}/cancel`, PVE's stop-task): its cancel handlers run and the task
+   * goes on to undo what it did and end as cancelled. Only who started it or an admin may; a task that ended, one
+   * that registered no handler (it cannot stop part-way) or one another replica runs is a 409; unknown is a 404.
+   * Cancelling a task already being cancelled answers it again.
+   */
+  cancel(id: string, by: Identity): Task {
+    const entry = this.entries.get(id);
+    if (!entry) throw new CorralError('NOT_FOUND', `task ${id} not found`);
+    const { task } = entry;
+    if (!by.admin && (by.readOnlyReason !== undefined || by.login !== task.caller))
+      throw new CorralError(
+        'FORBIDDEN',
+        `${by.login} may not cancel task ${id}: only who started it (${task.caller}) or an admin may`,
+      );
+    if (task.status !== 'running')
+      throw new CorralError('CONFLICT', `task ${id} has already ended (${task.status === 'done' ? 'OK' : 'failed'})`);
+    if (task.cancelledBy !== undefined) return task;
+    if (!entry.local)
+      throw new CorralError(
+        'CONFLICT',
+        `task ${id} cannot be cancelled here: another Corral replica runs it (ask that replica, or wait for it)`,
+      );
+    if (!entry.cancel?.size)
+      throw new CorralError(
+        'CONFLICT',
+        `task ${id} cannot be cancelled (a ${task.action} task does not stop part-way)`,
+      );
+    const handlers = [...entry.cancel];
+    entry.cancel = undefined;
+    const at = this.now().toISOString();
+    entry.lines.push(`${at.slice(11, 19)} cancel requested by ${by.login}`);
+    this.bound(entry);
+    const { cancellable: _off, ...rest } = task;
+    entry.task = { ...rest, cancelledBy: by.login, log: this.logOf(entry) };
+    this.publish(entry, true);
+    for (const h of handlers) h(by.login);
+    return entry.task;
+  }
+
   /** Tasks this process started that are still running (what a graceful shutdown waits for). */
   runningLocal(): Task[] {
     return [...this.entries.values()].filter((e) => e.local && e.task.status === 'running').map((e) => e.task);
@@ -154,7 +227,9 @@ export class TaskJournal {
       if (!entry.local || entry.task.status !== 'running') continue;
       entry.lines.push(`${at.slice(11, 19)} error: ${reason}`);
       this.bound(entry);
-      entry.task = { ...entry.task, status: 'error', error: reason, endedAt: at, log: this.logOf(entry) };
+      const { cancellable: _off, ...task } = entry.task;
+      entry.task = { ...task, status: 'error', error: reason, endedAt: at, log: this.logOf(entry) };
+      entry.cancel = undefined;
       this.publish(entry, true);
       n++;
     }
@@ -200,6 +275,14 @@ export class TaskJournal {
   subscribeLocal(listener: (task: Task) => void): () => void {
     this.localListeners.add(listener);
     return () => this.localListeners.delete(listener);
+  }
+
+  private setCancellable(entry: Entry): void {
+    const now = entry.task.status === 'running' && (entry.cancel?.size ?? 0) > 0;
+    if ((entry.task.cancellable === true) === now) return;
+    const { cancellable: _was, ...rest } = entry.task;
+    entry.task = now ? { ...rest, cancellable: true } : rest;
+    this.publish(entry, true);
   }
 
   private logOf(entry: Entry): string {

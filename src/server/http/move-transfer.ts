@@ -3,7 +3,8 @@
  * source's KubeVirt export server (`x-kubevirt-export-token`), POST of the same bytes to the destination's CDI
  * upload proxy (`Authorization: Bearer`). Streamed with backpressure by default; with `scratch` the image is first
  * written to a private temporary file on the Corral server (removed afterwards), so the upload starts only once
- * the whole image has arrived.
+ * the whole image has arrived. An abort (`signal`: a cancelled move) stops both requests at once; the copy then
+ * rejects with the signal's reason.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -21,7 +22,12 @@ function clientFor(url: URL) {
   return url.protocol === 'https:' ? https : http;
 }
 
-function download(from: DiskEndpoint): Promise<IncomingMessage> {
+/** What a request failed with: the abort's reason when the copy was stopped, else `err`. */
+function stopped(signal: AbortSignal | undefined, err: unknown): unknown {
+  return signal?.aborted ? signal.reason : err;
+}
+
+function download(from: DiskEndpoint, signal?: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const url = new URL(from.url);
     const req = clientFor(url).get(
@@ -29,6 +35,7 @@ function download(from: DiskEndpoint): Promise<IncomingMessage> {
       {
         headers: { 'x-kubevirt-export-token': from.token, 'accept-encoding': 'identity' },
         ...(url.protocol === 'https:' && from.ca ? { ca: from.ca } : {}),
+        ...(signal ? { signal } : {}),
       },
       (res) => {
         if (res.statusCode !== 200) {
@@ -39,11 +46,13 @@ function download(from: DiskEndpoint): Promise<IncomingMessage> {
         resolve(res);
       },
     );
-    req.on('error', (err) => reject(new CorralError('BAD_GATEWAY', `export download failed: ${err.message}`)));
+    req.on('error', (err) =>
+      reject(stopped(signal, new CorralError('BAD_GATEWAY', `export download failed: ${err.message}`))),
+    );
   });
 }
 
-function upload(to: DiskEndpoint, body: Readable, bytes: number): Promise<void> {
+function upload(to: DiskEndpoint, body: Readable, bytes: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const url = new URL(to.url);
     const req = clientFor(url).request(url, {
@@ -54,6 +63,7 @@ function upload(to: DiskEndpoint, body: Readable, bytes: number): Promise<void> 
         'content-length': String(bytes),
       },
       ...(url.protocol === 'https:' && to.ca ? { ca: to.ca } : {}),
+      ...(signal ? { signal } : {}),
     });
     req.on('response', (answer) => {
       let text = '';
@@ -69,10 +79,10 @@ function upload(to: DiskEndpoint, body: Readable, bytes: number): Promise<void> 
               ),
             ),
       );
-      answer.on('error', reject);
+      answer.on('error', (err) => reject(stopped(signal, err)));
     });
-    req.on('error', (err) => reject(new CorralError('BAD_GATEWAY', `upload failed: ${err.message}`)));
-    pipeline(body, req).catch(reject);
+    req.on('error', (err) => reject(stopped(signal, new CorralError('BAD_GATEWAY', `upload failed: ${err.message}`))));
+    pipeline(body, req).catch((err: unknown) => reject(stopped(signal, err)));
   });
 }
 
@@ -91,23 +101,29 @@ function meter(total: number, progress: (bytes: number, total: number) => void):
 }
 
 export const httpDiskTransfer: DiskTransfer = {
-  async copy(from, to, { scratch, progress }) {
-    const image = await download(from);
+  async copy(from, to, { scratch, progress, signal }) {
+    signal?.throwIfAborted();
+    const image = await download(from, signal);
     const length = Number(image.headers['content-length'] ?? NaN);
     if (!scratch) {
       if (!Number.isSafeInteger(length) || length < 1) {
         image.resume();
         throw new CorralError('BAD_GATEWAY', "the source's export server sent no image length; move with scratch");
       }
-      await upload(to, image.pipe(meter(length, progress)), length);
+      await upload(to, image.pipe(meter(length, progress)), length, signal);
       return length;
     }
     const dir = await mkdtemp(join(tmpdir(), 'corral-move-'));
     try {
       const file = join(dir, 'disk.img');
-      await pipeline(image, meter(Number.isSafeInteger(length) ? length * 2 : 0, progress), createWriteStream(file));
+      await pipeline(
+        image,
+        meter(Number.isSafeInteger(length) ? length * 2 : 0, progress),
+        createWriteStream(file),
+        ...(signal ? [{ signal }] : []),
+      ).catch((err: unknown) => Promise.reject(stopped(signal, err)));
       const { size } = await stat(file);
-      await upload(to, createReadStream(file).pipe(meter(size, (b, t) => progress(t / 2 + b / 2, t))), size);
+      await upload(to, createReadStream(file).pipe(meter(size, (b, t) => progress(t / 2 + b / 2, t))), size, signal);
       return size;
     } finally {
       await rm(dir, { recursive: true, force: true });

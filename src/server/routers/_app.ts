@@ -4,15 +4,7 @@
  */
 import { router } from '../trpc';
 import { bulkRouter } from './bulk';
-import {
-  capabilities,
-  contextsRouter,
-  imagesRouter,
-  instancetypesRouter,
-  nodesRouter,
-  tasksRouter,
-  whoami,
-} from './cluster';
+import { capabilities, contextsRouter, imagesRouter, instancetypesRouter, nodesRouter, whoami } from './cluster';
 import { consolesRouter } from './consoles';
 import { ctsRouter } from './cts';
 import { doctorRouter } from './doctor';
@@ -30,6 +22,7 @@ import { cloudInitRouter } from './vm-cloudinit';
 import { diskMoveRouter } from './vm-disk-move';
 import { vmObserveRouter } from './vm-observe';
 import { snapshotsRouter } from './vm-snapshots';
+import { tasksRouter } from './tasks';
 import { vmsRouter } from './vms';
 
 export const appRouter = router({

@@ -1,10 +1,9 @@
-/** Cluster-level reads: nodes, images, instancetypes, tasks, identity and capabilities. */
+/** Cluster-level reads: nodes, images, instancetypes, identity and capabilities (tasks: tasks.ts). */
 import { z } from 'zod';
 import { NoInput } from '../schemas/common';
 import { CatalogImage } from '../schemas/images';
 import { NodeDetail, NodeNameInput, NodeRow } from '../schemas/nodes';
 import { Capabilities, InstanceTypes, WhoAmI } from '../schemas/system';
-import { Task, TaskIdInput, TaskListInput } from '../schemas/tasks';
 import { registryOf } from '../domain/registry';
 import { ClusterStatus } from '../schemas/contexts';
 import { publicProcedure, router } from '../trpc';
@@ -59,19 +58,6 @@ export const instancetypesRouter = router({
     .input(NoInput)
     .output(InstanceTypes)
     .query(({ ctx }) => ctx.services.instancetypes()),
-});
-
-export const tasksRouter = router({
-  list: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/tasks', tags: ['tasks'], summary: 'Recent tasks, newest first' } })
-    .input(TaskListInput)
-    .output(z.array(Task))
-    .query(({ ctx, input }) => registryOf(ctx.services).tasks(input?.limit, input?.context)),
-  get: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags: ['tasks'], summary: 'Poll one task' } })
-    .input(TaskIdInput)
-    .output(Task)
-    .query(({ ctx, input }) => registryOf(ctx.services).task(input.id, input.context)),
 });
 
 export const whoami = publicProcedure

@@ -14,6 +14,14 @@ export const Task = z.object({
   error: z.string().describe('"" unless status is error'),
   startedAt: z.string().describe('ISO 8601'),
   endedAt: z.string().nullable().describe('ISO 8601, null while running'),
+  cancellable: z
+    .literal(true)
+    .optional()
+    .describe('present while the running task accepts POST /api/tasks/{id}/cancel (a move does; most tasks do not)'),
+  cancelledBy: z
+    .string()
+    .optional()
+    .describe('login of who cancelled it: set once a cancel is asked; the task then ends with error "cancelled by …"'),
 });
 export type Task = z.infer<typeof Task>;
 

@@ -5,7 +5,8 @@
  * starts; PVE's preconditions (`GET …/migrate`) and refusals, and the task listings (`/nodes/{n}/tasks` filters, `/cluster/tasks`) that the migration and its neighbours leave.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
+import { TaskCancelled } from '@/server/domain/tasks';
+import { ADMIN_SECRET, VIEWER_SECRET, px, startProxmoxHarness, waitTask, type ProxmoxHarness } from './harness';
 
 let h: ProxmoxHarness;
 let api: ReturnType<typeof px>;
@@ -299,5 +300,37 @@ describe('task listings', () => {
       expect(migration).toHaveProperty(key);
     expect(typeof migration!.pid).toBe('number');
     expect(migration!.status).toBe('OK');
+  });
+
+  it("DELETE /nodes/{node}/tasks/{upid} is PVE's stop task: the owner or Sys.Modify, only a task that can stop", async () => {
+    // A running task that accepts a cancel, as a cross-cluster move registers one (tests/integration/server/move.test.ts).
+    const task = h.corral.registry.default.journal.start('move', 'tailvm/mig-off', 'root@pam!ci');
+    const heard: string[] = [];
+    task.onCancel((by) => heard.push(by));
+    const rows = (await api.get('/cluster/tasks')).body.data as TaskRow[];
+    const row = rows.find((t) => t.type === 'move' && t.status === undefined)!;
+    const path = `/nodes/${row.upid.split(':')[1]}/tasks/${encodeURIComponent(row.upid)}`;
+    const viewer = px(h.url, { token: `monitor@pve!ro=${VIEWER_SECRET}` });
+    expect((await viewer.del(path)).status).toBe(403);
+    expect(heard).toEqual([]);
+    const stopped = await api.del(path);
+    expect([stopped.status, stopped.body.data]).toEqual([200, null]);
+    expect(heard).toEqual(['root@pam!ci']);
+    task.fail(new TaskCancelled('root@pam!ci'));
+    const status = await waitTask(api, row.upid);
+    expect(status.exitstatus).toBe('interrupted by signal');
+    const log = (await api.get(`${path}/log`)).body.data as { t: string }[];
+    expect(log.map((l) => l.t)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/cancel requested by root@pam!ci$/),
+        'TASK ERROR: interrupted by signal',
+      ]),
+    );
+    // An ended task, and one that cannot stop part-way, are refused with the reason.
+    const again = await api.del(path);
+    expect([again.status, again.reason]).toEqual([500, expect.stringMatching(/has already ended/)]);
+    const plain = rows.find((t) => t.type === 'qmigrate')!;
+    const other = await api.del(`/nodes/${plain.upid.split(':')[1]}/tasks/${encodeURIComponent(plain.upid)}`);
+    expect([other.status, other.reason]).toEqual([500, expect.stringMatching(/has already ended|cannot be cancelled/)]);
   });
 });

@@ -3,7 +3,9 @@
  * reasons, a preflight that refuses with reasons and touches nothing, a commit refused with 409, a move whose disk
  * at the destination exports the very bytes the source's did (a running VM: stopped, moved, started there, the
  * source kept stopped), and a move failed part-way by the destination refusing the VM create that leaves both
- * sides as they were (the uploaded DataVolume gone, the source running again) and can be retried.
+ * sides as they were (the uploaded DataVolume gone, the source running again) and can be retried. The moved VM
+ * joins the source's pool (beside a kept source, instead of a deleted one), the destination's journal shows the
+ * move as a `move-in` task, and a cancel mid-copy stops the upload and rolls both sides back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
@@ -29,6 +31,28 @@ const { get, post } = httpClient(() => corral.url);
 
 const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
 const ref = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;
+
+interface TaskBody {
+  id: string;
+  action: string;
+  target: string;
+  status: string;
+  error: string;
+  log: string;
+  cancellable?: true;
+  cancelledBy?: string;
+}
+
+const poolMembers = async (path: string) =>
+  ((await get('/api/folders')).body as { folders: { path: string; members: { ref: string }[] }[] }).folders
+    .find((f) => f.path === path)
+    ?.members.map((m) => m.ref);
+
+/** The destination's `move-in` entry of `target` (newest first) in `context`'s journal. */
+const moveIn = async (context: string, target: string) =>
+  ((await get(`/api/tasks?context=${context}`)).body as TaskBody[]).find(
+    (t) => t.action === 'move-in' && t.target === `${NS}/${target}`,
+  );
 
 interface Preflight {
   ok: boolean;
@@ -222,6 +246,8 @@ describe('move commit', () => {
       await post('/api/move/preflight', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' })
     ).body as Preflight;
     expect(preflight.plan.source.running).toBe(true);
+    expect((await post('/api/folders', { path: 'prod' })).status).toBe(201);
+    expect((await post('/api/folders/members', { path: 'prod', ref: ref('home', 'web') })).status).toBe(200);
     const r = await post('/api/move', { ref: ref('home', 'web'), toBackend: 'kubevirt', toContext: 'lab' });
     expect(r.status).toBe(202);
     const accepted = r.body as { task: string; context: string; ref: string };
@@ -234,6 +260,13 @@ describe('move commit', () => {
     );
     expect(task.log).toMatch(/verified: 1 DataVolume Succeeded/);
     expect(task.log).toMatch(/started tailvm\/web in lab/);
+    // The source was kept, so both instances sit in its pool; the destination's journal followed the move.
+    expect(task.log).toMatch(/pool: kubevirt\/lab\/tailvm\/web added to pool 'prod'/);
+    expect(await poolMembers('prod')).toEqual([ref('home', 'web'), ref('lab', 'web')]);
+    const mirror = (await moveIn('lab', 'web'))!;
+    expect([mirror.status, mirror.log]).toEqual(['done', expect.stringContaining(`follows task ${accepted.task}`)]);
+    expect(mirror.log).toMatch(/verified: 1 DataVolume Succeeded/);
+    expect(task.log).toContain(`shows in lab's journal as task ${mirror.id}`);
     await eventually(() => phaseOf(lab.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'moved VM running');
     expect(home.store.get(VMIS, NS, 'web')).toBeUndefined();
     const moved = lab.store.get(VMS, NS, 'web')!;
@@ -269,7 +302,8 @@ describe('move commit', () => {
     expect(lab.store.get(VMS, NS, 'db')).toBeUndefined();
     await eventually(() => phaseOf(home.store.get(VMIS, NS, 'db')) === 'Running', 20_000, 'source running again');
     expect(home.store.get(VMS, NS, 'db')).toBeDefined();
-    // The same move, run again without the fault, goes through.
+    // The same move, run again without the fault, goes through; the deleted source's place in its pool goes to it.
+    expect((await post('/api/folders/members', { path: 'prod', ref: ref('home', 'db') })).status).toBe(200);
     await eventually(() => !corral.registry.get('lab').cluster.cache.get('DataVolume', NS, 'db-disk'), 10_000);
     const again = await post('/api/move', {
       ref: ref('home', 'db'),
@@ -284,5 +318,81 @@ describe('move commit', () => {
     expect(done.log).toMatch(/bytes uploaded into db-disk \(staged on Corral\)/);
     await eventually(() => !home.store.get(VMS, NS, 'db'), 20_000, 'source deleted');
     expect(lab.store.get(VMS, NS, 'db')).toBeDefined();
+    expect(done.log).toMatch(
+      /pool: kubevirt\/lab\/tailvm\/db added to pool 'prod'; kubevirt\/home\/tailvm\/db removed/,
+    );
+    expect(await poolMembers('prod')).toEqual([ref('home', 'web'), ref('lab', 'web'), ref('lab', 'db')]);
   }, 60_000);
+});
+
+describe('move cancel', () => {
+  const UPLOAD = '/v1beta1/upload';
+
+  it('a cancel mid-copy stops the upload, rolls both sides back, and the task (in both journals) ends cancelled', async () => {
+    await startVm('home', 'web');
+    // The destination's upload proxy takes the request and never answers: the copy is under way until stopped.
+    let uploading = false;
+    const decide = lab.faults.decide.bind(lab.faults);
+    lab.faults.decide = (path, request) => {
+      if (path.startsWith(UPLOAD)) uploading = true;
+      return decide(path, request);
+    };
+    lab.faults.set({ unresponsive: 'hang', pathPrefix: UPLOAD });
+    let task: TaskBody;
+    try {
+      const r = await post('/api/move', {
+        ref: ref('home', 'web'),
+        toBackend: 'kubevirt',
+        toContext: 'lab',
+        name: 'web-c',
+      });
+      expect(r.status).toBe(202);
+      const id = (r.body as { task: string }).task;
+      await eventually(() => uploading, 20_000, 'the upload under way');
+      expect(((await get(`/api/tasks/${id}`)).body as TaskBody).cancellable).toBe(true);
+      const cancel = await post(`/api/tasks/${id}/cancel`, {});
+      expect([cancel.status, (cancel.body as TaskBody).cancelledBy]).toEqual([202, 'local']);
+      task = (await taskEnd({ get }, id, 15_000)) as unknown as TaskBody;
+    } finally {
+      lab.faults.clear();
+      lab.faults.decide = decide;
+    }
+    expect([task.status, task.error, task.cancelledBy]).toEqual(['error', 'cancelled by local', 'local']);
+    expect(task.log).toMatch(/cancel requested by local/);
+    expect(task.log).toMatch(/cancelled by local; rolling back/);
+    expect(task.log).toMatch(/deleted DataVolume tailvm\/web-c-disk in lab/);
+    expect(task.log).toMatch(/started the source tailvm\/web again \(runStrategy Always\)/);
+    expect(task.log).toMatch(/nothing moved\n.*error: cancelled by local$/);
+    const mirror = (await moveIn('lab', 'web-c'))!;
+    expect([mirror.status, mirror.error]).toEqual(['error', 'cancelled by local']);
+    // Both sides as before: nothing of web-c in lab, web running in home, its pool unchanged.
+    await eventually(() => !lab.store.get(DVS, NS, 'web-c-disk') && !lab.store.get(PVCS, NS, 'web-c-disk'), 10_000);
+    expect(lab.store.get(VMS, NS, 'web-c')).toBeUndefined();
+    await eventually(() => phaseOf(home.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'source running again');
+    expect(await poolMembers('prod')).not.toContain(ref('lab', 'web-c'));
+    // A task that ended is refused; so is one that cannot stop part-way, an unknown id, and a stray field.
+    const again = await post(`/api/tasks/${task.id}/cancel`, {});
+    expect([again.status, (again.body as { error: string }).error]).toEqual([
+      409,
+      expect.stringMatching(/has already ended \(failed\)/),
+    ]);
+    const unknown = await post('/api/tasks/move-nothing-1-1/cancel', {});
+    expect(unknown.status).toBe(404);
+    const stray = await post(`/api/tasks/${task.id}/cancel`, { force: true });
+    expect([stray.status, (stray.body as { error: string }).error]).toEqual([400, expect.stringMatching(/force/)]);
+  }, 60_000);
+
+  it('a running task that registered no cancel is refused with 409', async () => {
+    const journal = corral.registry.get('home').journal;
+    const running = journal.start('start', `${NS}/web`, 'local');
+    try {
+      const r = await post(`/api/tasks/${running.id}/cancel`, { context: 'home' });
+      expect([r.status, (r.body as { error: string }).error]).toEqual([
+        409,
+        expect.stringMatching(/cannot be cancelled/),
+      ]);
+    } finally {
+      running.done();
+    }
+  });
 });
