@@ -2,7 +2,8 @@
 // Move a VM to another cluster (ADR-0010, docs/move.md): pick a destination (every served cluster, the refused ones
 // saying why), a namespace and a name; the preflight runs live on every change and lists its refusals (each with
 // its remedy), warnings and what will not carry over, and Move stays disabled while anything is refused. After the
-// commit the task's progress shows here, and once it is done a link opens the moved VM.
+// commit the task's progress shows here, and once it is done a link opens the moved VM. Proxmox VE hosts
+// (`--pve`) are listed after the clusters: a VM moved there has no namespace, and no page in Corral.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
@@ -31,6 +32,9 @@ export function parseMoveRef(ref: string): MoveSource | undefined {
   const [, context = '', namespace = '', name = ''] = parts;
   return context && namespace && name ? { context, namespace, name } : undefined;
 }
+
+/** A destination's option value: a cluster's is its context (what a drop names), a PVE host's `pve:<name>`. */
+const optionValue = (d: { backend: string; context: string }) => (d.backend === 'pve' ? `pve:${d.context}` : d.context);
 
 /** How long the form waits after a keystroke before asking the preflight again. */
 const PREFLIGHT_DEBOUNCE_MS = 250;
@@ -66,19 +70,21 @@ export function MoveDialog({
   }, [open, source.namespace, source.name, initialContext]);
   // Without a dropped-on cluster: the first destination that can receive, else the first listed.
   const list = destinations.data?.destinations ?? [];
-  const chosen = toContext || (list.find((d) => d.ok) ?? list[0])?.context || '';
+  const chosen = toContext || optionValue(list.find((d) => d.ok) ?? list[0] ?? { backend: '', context: '' });
+  const target = list.find((d) => optionValue(d) === chosen);
+  const toPve = target?.backend === 'pve';
 
-  const nsProblem = namespace === '' ? 'Namespace is required' : nameProblem(namespace);
+  const nsProblem = toPve ? null : namespace === '' ? 'Namespace is required' : nameProblem(namespace);
   const vmNameProblem = nameProblem(name);
   const input: MoveInput | null =
-    chosen && !nsProblem && !vmNameProblem
+    target && !nsProblem && !vmNameProblem
       ? {
           ref,
-          toBackend: 'kubevirt',
-          toContext: chosen,
-          ...(namespace !== source.namespace ? { toNamespace: namespace } : {}),
+          toBackend: toPve ? 'pve' : 'kubevirt',
+          toContext: target.context,
+          ...(!toPve && namespace !== source.namespace ? { toNamespace: namespace } : {}),
           ...(name !== source.name ? { name } : {}),
-          ...(scratch ? { scratch } : {}),
+          ...(!toPve && scratch ? { scratch } : {}),
           ...(deleteSource ? { deleteSource } : {}),
         }
       : null;
@@ -122,7 +128,13 @@ export function MoveDialog({
         commit.isSuccess && (
           <div data-testid="move-progress">
             {task ? <TaskProgress task={task} /> : <span className="page-sub">Task {commit.data.task} started…</span>}
-            {task?.status === 'done' && answer && (
+            {task?.status === 'done' && answer && toPve && (
+              <span className="page-sub" data-testid="move-pve-done">
+                {answer.plan.destination.name} now runs on Proxmox VE host {answer.plan.destination.context}; manage it
+                there.
+              </span>
+            )}
+            {task?.status === 'done' && answer && !toPve && (
               <Link
                 className="btn btn-primary"
                 href={vmPageHref(
@@ -161,36 +173,51 @@ export function MoveDialog({
           disabled={commit.isSuccess || list.length === 0}
           onChange={(e) => setToContext(e.target.value)}
         >
-          {list.map((d) => (
-            <option key={d.context} value={d.context}>
-              {d.context}
-              {d.default ? ' (default)' : ''}
-              {d.ok ? '' : ' — refused'}
-            </option>
-          ))}
+          {list
+            .filter((d) => d.backend !== 'pve')
+            .map((d) => (
+              <option key={d.context} value={d.context}>
+                {d.context}
+                {d.default ? ' (default)' : ''}
+                {d.ok ? '' : ' — refused'}
+              </option>
+            ))}
+          {list.some((d) => d.backend === 'pve') && (
+            <optgroup label="Proxmox VE hosts">
+              {list
+                .filter((d) => d.backend === 'pve')
+                .map((d) => (
+                  <option key={optionValue(d)} value={optionValue(d)}>
+                    {d.name}
+                    {d.ok ? '' : ' — refused'}
+                  </option>
+                ))}
+            </optgroup>
+          )}
         </select>
-        {list
-          .filter((d) => d.context === chosen && !d.ok)
-          .map((d) => (
-            <span key={d.context} className="field-hint">
-              {d.reasons.join('; ')}
-            </span>
-          ))}
+        {target && !target.ok && (
+          <span className="field-hint" data-testid="move-destination-reasons">
+            {target.reasons.join('; ')}
+          </span>
+        )}
+        {target?.note && <span className="field-hint">{target.note}</span>}
       </div>
       <div className="move-fields">
-        <div className="field">
-          <label htmlFor="move-namespace">Namespace</label>
-          <input
-            id="move-namespace"
-            value={namespace}
-            autoComplete="off"
-            spellCheck={false}
-            disabled={commit.isSuccess}
-            onChange={(e) => setNamespace(e.target.value)}
-            aria-invalid={nsProblem ? true : undefined}
-          />
-          {nsProblem && <span className="field-error">{nsProblem}</span>}
-        </div>
+        {!toPve && (
+          <div className="field">
+            <label htmlFor="move-namespace">Namespace</label>
+            <input
+              id="move-namespace"
+              value={namespace}
+              autoComplete="off"
+              spellCheck={false}
+              disabled={commit.isSuccess}
+              onChange={(e) => setNamespace(e.target.value)}
+              aria-invalid={nsProblem ? true : undefined}
+            />
+            {nsProblem && <span className="field-error">{nsProblem}</span>}
+          </div>
+        )}
         <div className="field">
           <label htmlFor="move-name">Name</label>
           <input
@@ -214,15 +241,17 @@ export function MoveDialog({
         />
         Delete {source.name} in {source.context} once the moved VM is verified
       </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={scratch}
-          disabled={commit.isSuccess}
-          onChange={(e) => setScratch(e.target.checked)}
-        />
-        Stage each disk on the Corral server before the upload (scratch)
-      </label>
+      {!toPve && (
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={scratch}
+            disabled={commit.isSuccess}
+            onChange={(e) => setScratch(e.target.checked)}
+          />
+          Stage each disk on the Corral server before the upload (scratch)
+        </label>
+      )}
       {!commit.isSuccess && <MovePreflightView answer={answer} pending={preflight.isPending} />}
     </ActionDialog>
   );

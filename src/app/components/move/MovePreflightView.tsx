@@ -14,8 +14,10 @@ export function MovePreflightView({ answer, pending }: { answer: MovePreflight |
     <div className="move-preflight" role="status" aria-busy={pending} data-testid="move-preflight">
       {answer.ok ? (
         <div className="move-ok" data-testid="move-ok">
-          ✓ Ready to move to {answer.plan.destination.context}: {answer.plan.destination.namespace}/
-          {answer.plan.destination.name}
+          ✓ Ready to move to {answer.plan.destination.context}:{' '}
+          {answer.plan.destination.backend === 'pve'
+            ? `${answer.plan.destination.name} on node ${answer.plan.destination.node ?? '?'}`
+            : `${answer.plan.destination.namespace}/${answer.plan.destination.name}`}
         </div>
       ) : (
         <section aria-label="Refused">
