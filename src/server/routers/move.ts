@@ -5,7 +5,8 @@
  */
 import { commitMove } from '../domain/move-commit';
 import { planMove } from '../domain/move-preflight';
-import { allMoveDestinations, planPveMove, requireKubevirtFields } from '../domain/move-pve';
+import { planPveMove } from '../domain/move-pve';
+import { allMoveDestinations, requireKubevirtFields } from '../domain/move-pve-hosts';
 import { commitPveMove } from '../domain/move-pve-commit';
 import { httpImageSource } from '../http/move-pve-transfer';
 import { httpDiskTransfer } from '../http/move-transfer';
