@@ -13,6 +13,7 @@ import type { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { Identity } from './domain/identity';
+import { LIVE_POSITION_HEADER, POSITIONED_LISTS } from './domain/live-resume';
 import { registryOf } from './domain/registry';
 import type { CorralServices } from './domain/services';
 import { redactAddresses } from './errors';
@@ -84,6 +85,9 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
   return async function handleRest(req: ApiRequest, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    // Read before the rows are: every row of the answer is at least as new as this position (domain/live-resume.ts).
+    if (method === 'GET' && POSITIONED_LISTS.has(pathname))
+      res.setHeader(LIVE_POSITION_HEADER, registryOf(services).feed().currentId());
     if (method === 'GET' && (pathname === '/vms' || pathname === '/vms/') && !(req.url ?? '').includes('?')) {
       const body = registryOf(services).vmListJson();
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });

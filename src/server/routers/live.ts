@@ -2,12 +2,14 @@
  * `live.fleet`: one SSE subscription carrying the whole fleet. On connect a snapshot (or, with a known
  * lastEventId, exactly the missed deltas), then every delta as it happens; each event is `tracked()` so the
  * browser's EventSource resumes with Last-Event-ID. With `coalesce: true` bursts arrive as at most 10 `batch`
- * frames a second (domain/live-coalesce.ts), and a resume gets what it missed as one batch. Event shapes:
- * docs/server.md.
+ * frames a second (domain/live-coalesce.ts), and a resume gets what it missed as one batch. With `from` (the position
+ * a REST list was read at) it opens without a snapshot: a `state` event, then what changed since (domain/live-resume.ts).
+ * Event shapes: docs/server.md.
  */
 import { tracked } from '@trpc/server';
 import { coalesceFrame, LIVE_FRAME_MS } from '../domain/live-coalesce';
 import type { NumberedEvent } from '../domain/live-feed';
+import { openingOf, stateOf } from '../domain/live-resume';
 import { registryOf } from '../domain/registry';
 import { LiveFleetInput } from '../schemas/live';
 import { publicProcedure, router } from '../trpc';
@@ -28,8 +30,11 @@ export const liveRouter = router({
       signal?.addEventListener('abort', () => resolve(), { once: true });
     });
     try {
-      const missed = input?.lastEventId ? live.since(input.lastEventId) : undefined;
+      const opening = openingOf(live, input);
       const frames = input?.coalesce === true;
+      // Resuming from a list's position: the snapshot's small part under that position, the rows come from the list.
+      if (opening?.state && input?.from) yield tracked(input.from, stateOf(clusters.snapshot()));
+      const missed = opening?.missed;
       if (missed && frames) {
         const frame = coalesceFrame(missed);
         if (frame) yield tracked(frame.id, frame.event);

@@ -18,6 +18,7 @@ import {
   VmTagOutput,
 } from '../schemas/vms';
 import { registryOf } from '../domain/registry';
+import { firstByName } from '../domain/vm-first-page';
 import { adminProcedure, publicProcedure, router } from '../trpc';
 
 const tags = ['vms'];
@@ -34,7 +35,10 @@ export const vmsRouter = router({
     })
     .input(VmListInput)
     .output(z.array(VmRow))
-    .query(({ ctx, input }) => registryOf(ctx.services).rows(input?.context, (s) => s.vms.list(input))),
+    .query(({ ctx, input }) => {
+      const rows = registryOf(ctx.services).rows(input?.context, (s) => s.vms.list(input));
+      return input?.limit === undefined ? rows : firstByName(rows, input.limit);
+    }),
 
   create: adminProcedure
     .meta({

@@ -13,6 +13,13 @@ import type { VmRow } from './vms';
 export const LiveFleetInput = z
   .strictObject({
     lastEventId: z.string().max(200).nullish().describe('resume after this event id (EventSource Last-Event-ID)'),
+    from: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        "the live position a list was read at (the lists' Corral-Live-Position header): no snapshot, only a `state` event and the changes since",
+      ),
     coalesce: z
       .boolean()
       .optional()
@@ -20,19 +27,27 @@ export const LiveFleetInput = z
   })
   .optional();
 
+/** The live feed's first event on a new subscription: the whole fleet. */
+export interface FleetSnapshot {
+  type: 'snapshot';
+  vms: VmRow[];
+  cts: CtRow[];
+  nodes: NodeRow[];
+  tasks: Task[];
+  demo: boolean;
+  cluster: string;
+  ready: boolean;
+  /** With several clusters: each one's health (registry.ts); the rows carry their `context`. */
+  clusters?: ClusterStatus[];
+}
+
 export type FleetEvent =
-  | {
-      type: 'snapshot';
-      vms: VmRow[];
-      cts: CtRow[];
-      nodes: NodeRow[];
-      tasks: Task[];
-      demo: boolean;
-      cluster: string;
-      ready: boolean;
-      /** With several clusters: each one's health (registry.ts); the rows carry their `context`. */
-      clusters?: ClusterStatus[];
-    }
+  | FleetSnapshot
+  /**
+   * Instead of the snapshot when the subscriber resumes `from` a list's position: everything the snapshot says
+   * except the rows (which the subscriber already read from the lists), then the changes since that position.
+   */
+  | (Omit<FleetSnapshot, 'type' | 'vms' | 'cts' | 'nodes'> & { type: 'state' })
   | { type: 'vm'; op: 'upsert'; vm: VmRow }
   /** `context` names the cluster when Corral serves several (absent: the only one). */
   | { type: 'vm'; op: 'delete'; namespace: string; name: string; context?: string }

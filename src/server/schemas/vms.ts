@@ -9,6 +9,7 @@ import {
   K8sSubdomain,
   MemorySize,
   Namespace,
+  queryInt,
   textUpTo,
   VmRef,
 } from './common';
@@ -55,6 +56,11 @@ export const VmListInput = z
     tag: z.string().max(63).optional().describe('only VMs carrying this tag'),
     node: K8sSubdomain.optional().describe('only VMs placed on this node'),
     context: ContextName.optional().describe('only this cluster (default: every cluster Corral serves)'),
+    limit: queryInt(1, 1000)
+      .optional()
+      .describe(
+        'only the first N rows in name order (natural: vm-2 before vm-10, then namespace), as a table opens: a first screen before the whole list',
+      ),
   })
   .optional();
 

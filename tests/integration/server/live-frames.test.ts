@@ -5,7 +5,8 @@
  * exactly what it missed as one batch (a snapshot when the id is unknown).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_FRAME_MS } from '@/server/domain/live-coalesce';
+import { coalesceEvents, LIVE_FRAME_MS } from '@/server/domain/live-coalesce';
+import type { NumberedEvent } from '@/server/domain/live-feed';
 import type { FleetEvent } from '@/server/schemas/live';
 import { eventually, readTrackedEvents, startHarness, type Harness } from './harness';
 
@@ -24,12 +25,15 @@ interface Frame {
   event: FleetEvent;
 }
 
-/** Opens `live.fleet` in frames (optionally resuming after `lastEventId`) and records every frame. */
-function subscribe(lastEventId?: string) {
+/**
+ * Opens `live.fleet` in frames (optionally resuming after `lastEventId`, or `from` a list's position) and records
+ * every frame.
+ */
+function subscribe(lastEventId?: string, from?: string) {
   const abort = new AbortController();
   const frames: Frame[] = [];
   const input = encodeURIComponent(
-    JSON.stringify({ json: { coalesce: true, ...(lastEventId ? { lastEventId } : {}) } }),
+    JSON.stringify({ json: { coalesce: true, ...(lastEventId ? { lastEventId } : {}), ...(from ? { from } : {}) } }),
   );
   const pump = fetch(`${h.url}/trpc/live.fleet?input=${input}`, {
     signal: abort.signal,
@@ -47,6 +51,8 @@ function subscribe(lastEventId?: string) {
     },
   };
 }
+
+const seqOf = (id: string) => Number(id.slice(id.lastIndexOf('-') + 1));
 
 /** The VM statuses a client holds after applying `frames`. */
 function applied(frames: Frame[], start = new Map<string, string>()): Map<string, string> {
@@ -156,4 +162,85 @@ describe('live.fleet in frames', () => {
       await stale.stop();
     }
   }, 60_000);
+
+  it('a subscriber resuming from a list’s position gets the state and exactly the changes after it, none lost', async () => {
+    const published: NumberedEvent[] = [];
+    const record = h.corral.services.live.subscribe((e) => published.push(e));
+    let sub: ReturnType<typeof subscribe> | undefined;
+    try {
+      // The lists the UI prefills from, each at its position.
+      const answers = await Promise.all(['/api/vms', '/api/nodes', '/api/cts'].map((p) => fetch(`${h.url}${p}`)));
+      const positions = answers.map((r) => r.headers.get('corral-live-position') ?? '');
+      for (const p of positions) expect(p).toMatch(/^[0-9a-z]+-\d+$/);
+      const from = positions.reduce((a, b) => (seqOf(a) <= seqOf(b) ? a : b));
+      const listed = (await answers[0]!.json()) as { namespace: string; name: string; status: string }[];
+      const rows = new Map(listed.map((v) => [`${v.namespace}/${v.name}`, v.status]));
+
+      // Changes after the list was read and before the subscription opens: three VMs started.
+      const names = [...serverRows()]
+        .filter(([, s]) => s === 'Stopped')
+        .slice(0, 3)
+        .map(([k]) => k);
+      for (const key of names) expect((await h.post(`/api/vms/${key}/start`)).status).toBe(200);
+      await eventually(() => names.every((k) => serverRows().get(k) === 'Running'), 30_000, 'started');
+
+      sub = subscribe(undefined, from);
+      const opened = sub;
+      const [state, missed] = await eventually(
+        () => (opened.frames.length >= 2 ? opened.frames : undefined),
+        5000,
+        'two frames',
+      );
+      // First the snapshot's small part under the list's position, then what changed since — no second copy.
+      expect(state!.id).toBe(from);
+      expect(state!.event.type).toBe('state');
+      expect(state!.event).not.toHaveProperty('vms');
+      expect(state!.event).toMatchObject({ ready: true, cluster: expect.any(String), tasks: expect.any(Array) });
+      // Exactly the feed's events after the position, up to the frame's id, newest per row.
+      const after = published.filter((e) => seqOf(e.id) > seqOf(from) && seqOf(e.id) <= seqOf(missed!.id));
+      expect(after.length).toBeGreaterThan(0);
+      const got = missed!.event.type === 'batch' ? missed!.event.events : [missed!.event];
+      expect(got).toEqual(coalesceEvents(after.map((e) => e.event)));
+      // Applied on the listed rows, the stream brings them to the server's view: the starts were not lost.
+      const current = () => applied(opened.frames, rows);
+      for (const k of names) expect(current().get(k)).toBe('Running');
+      await eventually(
+        () => JSON.stringify([...current()]) === JSON.stringify([...serverRows()]),
+        5000,
+        'the listed rows plus the stream equal the server’s',
+      );
+      expect(sub.frames.some((f) => f.event.type === 'snapshot')).toBe(false);
+    } finally {
+      record();
+      await sub?.stop();
+    }
+
+    const stale = subscribe(undefined, 'otherepoch-1');
+    try {
+      const frame = await eventually(() => stale.frames[0], 5000, 'snapshot after an unknown position');
+      expect(frame.event.type).toBe('snapshot');
+    } finally {
+      await stale.stop();
+    }
+  }, 60_000);
+
+  it('GET /api/vms?limit= answers the first screen: the first rows in the table’s name order, at a position', async () => {
+    const all = (await h.get('/api/vms')).body as { namespace: string; name: string }[];
+    const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+    const byName = [...all].sort(
+      (a, b) => collator.compare(a.name, b.name) || collator.compare(a.namespace, b.namespace),
+    );
+    const res = await fetch(`${h.url}/api/vms?limit=7`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('corral-live-position')).toMatch(/^[0-9a-z]+-\d+$/);
+    expect(((await res.json()) as typeof all).map((v) => `${v.namespace}/${v.name}`)).toEqual(
+      byName.slice(0, 7).map((v) => `${v.namespace}/${v.name}`),
+    );
+    expect(((await h.get(`/api/vms?limit=1000`)).body as unknown[]).length).toBe(all.length);
+    for (const bad of ['0', '1001', 'ten']) {
+      const r = await h.get(`/api/vms?limit=${bad}`);
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.body)).toContain('limit');
+    }
+  });
 });
