@@ -13,6 +13,8 @@ import { startCorral, type RunningCorral } from '@/server/start';
 import { openVmExport } from '@/server/domain/vm-export';
 import { createProxmoxHandler, type ProxmoxHandler } from '@/proxmox/index';
 import { parseGrants } from '@/proxmox/auth/tokens';
+import { PveClient } from '@/server/pve-client/client';
+import { Readable } from 'node:stream';
 import { eventually, httpClient, taskEnd } from './harness';
 
 const NS = 'tailvm';
@@ -37,7 +39,8 @@ const lab$ = httpClient(() => pveCorral.url);
 
 const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
 const ref = (name: string) => `kubevirt/home/${NS}/${name}`;
-const importImages = () => lab.store.list(DVS, NS).filter((dv) => dv.metadata.annotations?.[PVE_VOLUME]);
+const importImages = () =>
+  lab.store.list(DVS, NS).filter((dv) => dv.metadata.annotations?.[PVE_VOLUME]?.startsWith('local:import/'));
 
 interface Preflight {
   ok: boolean;
@@ -110,6 +113,35 @@ afterAll(async () => {
   proxmox?.close();
   await pveCorral?.close();
   await Promise.all([home?.close(), lab?.close()]);
+});
+
+describe("Corral's Proxmox API as the PVE host: storage upload", () => {
+  it('takes an ISO into the library and refuses what PVE would, naming the parameter', async () => {
+    const pve = new PveClient({ name: 'pve', url: pveCorral.url, token: `root@pam!mover=${SECRET}`, pollMs: 50 });
+    try {
+      const [{ node }] = await pve.nodes();
+      const iso = Buffer.from('an installer, byte for byte');
+      const upid = await pve.upload(node!, 'local', 'iso', 'tiny.iso', Readable.from([iso]), iso.length);
+      expect(upid).toMatch(/^UPID:[^:]+:[0-9A-F]+:[0-9A-F]+:[0-9A-F]+:imgcopy:/);
+      await pve.waitTask(node!, upid, 10_000);
+      const pvc = lab.store.get(PVCS, NS, 'tiny-iso');
+      expect(pvc?.metadata.annotations?.[CONTENT]).toBe(
+        `upload:sha256:${createHash('sha256').update(iso).digest('hex')} (${iso.length} bytes)`,
+      );
+      const listed = await lab$.get('/api2/json/nodes/' + node + '/storage/local/content?content=iso', {
+        authorization: `PVEAPIToken=root@pam!mover=${SECRET}`,
+      });
+      expect((listed.body as { data: { volid: string }[] }).data.map((v) => v.volid)).toContain('local:iso/tiny-iso');
+      await expect(pve.upload(node!, 'local', 'import', 'disk.ova', Readable.from([iso]), iso.length)).rejects.toThrow(
+        /400 .*filename: an import image must end in '.raw', '.qcow2', '.vmdk'/,
+      );
+      await expect(pve.upload(node!, 'local-lvm', 'iso', 'a.iso', Readable.from([iso]), iso.length)).rejects.toThrow(
+        /storage 'local-lvm' does not support content-type 'iso'/,
+      );
+    } finally {
+      pve.close();
+    }
+  });
 });
 
 describe('move to a Proxmox VE host', () => {
