@@ -12,12 +12,21 @@ export const MoveBackend = z
   .enum(MOVE_BACKENDS, { error: 'must be kubevirt (a served cluster) or pve (a configured Proxmox VE host)' })
   .describe('the kind of backend to move to: kubevirt (a served kube context) or pve (a Proxmox VE host, --pve)');
 
+export const MOVE_KINDS = ['vm', 'ct'] as const;
+
+export const MoveKind = z
+  .enum(MOVE_KINDS, { error: 'must be vm or ct' })
+  .describe('what `ref` names: a VM (vm, the default) or a container (ct)');
+export type MoveKind = z.infer<typeof MoveKind>;
+
 export const MoveDestinationsQuery = z.strictObject({
   ref: MemberRefText.describe('the VM to move: kubevirt/<context>/<namespace>/<name>'),
+  kind: MoveKind.optional(),
 });
 
 export const MoveInput = z.strictObject({
-  ref: MemberRefText.describe('the VM to move: kubevirt/<context>/<namespace>/<name>'),
+  ref: MemberRefText.describe('the VM (or CT, with kind ct) to move: kubevirt/<context>/<namespace>/<name>'),
+  kind: MoveKind.optional(),
   toBackend: MoveBackend,
   toContext: ContextName.optional().describe(
     'the served cluster (kubevirt) or configured Proxmox VE host (pve) to move to; default: the first one',
