@@ -186,6 +186,68 @@ describe('FleetState', () => {
     expect(s.vms.list().map((v) => v.name)).toEqual(['b', 'c']);
   });
 
+  it('shows a first page, then the whole list replaces it; neither once the stream has spoken', () => {
+    const s = new FleetState();
+    expect(s.prefillFirst([vm('a')], [node('n1')], [ct('box')])).toBe(true);
+    expect([s.synced, s.partial, s.vms.size, s.cts.size]).toEqual([true, true, 1, 1]);
+    // A second first page (a late answer) never replaces rows already held.
+    expect(s.prefillFirst([vm('z')], [], [])).toBe(false);
+    expect(s.prefill([vm('a'), vm('b'), vm('c')], [node('n1')], [ct('box')])).toBe(true);
+    expect([s.partial, s.vms.size]).toEqual([false, 3]);
+    s.apply({ type: 'state', tasks: [task('t1', '2026-01-01T00:00:01Z')], demo: false, cluster: 'c', ready: true });
+    expect([s.streamed, s.vms.size, s.tasks().length]).toEqual([true, 3, 1]);
+    expect(s.prefill([vm('old')], [])).toBe(false);
+    expect(s.prefillFirst([vm('old')], [], [])).toBe(false);
+  });
+
+  it('takes the rest of a snapshot from a `state` event and keeps the listed rows, then the changes since', () => {
+    const s = new FleetState();
+    s.prefill([vm('a'), vm('b')], [node('n1')]);
+    s.apply({
+      type: 'state',
+      tasks: [task('t1', '2026-01-01T00:00:01Z'), task('t2', '2026-01-01T00:00:02Z')],
+      demo: true,
+      cluster: 'demo',
+      ready: false,
+    });
+    expect([s.demo, s.cluster, s.clusterReady]).toEqual([true, 'demo', false]);
+    expect(s.tasks().map((t) => t.id)).toEqual(['t2', 't1']);
+    expect(s.vms.list().map((v) => v.name)).toEqual(['a', 'b']);
+    s.apply({ type: 'vm', op: 'upsert', vm: vm('a', { status: 'Running' }) });
+    s.apply({ type: 'vm', op: 'delete', namespace: 'tailvm', name: 'b' });
+    expect(s.vms.list().map((v) => `${v.name} ${v.status}`)).toEqual(['a Running']);
+  });
+
+  it('re-keys the listed rows when the `state` names another default cluster than the lists suggested', () => {
+    const s = new FleetState();
+    // Only the second cluster has VMs: the lists alone look like one cluster, so every key is plain.
+    s.prefill([vm('a', { context: 'lab' })], [{ ...node('n1'), context: 'lab' }]);
+    expect(s.vms.get('tailvm/a')).toBeDefined();
+    const status = (context: string, isDefault: boolean) => ({
+      context,
+      name: context,
+      server: '',
+      demo: true,
+      default: isDefault,
+      ready: true,
+      problems: [],
+    });
+    s.apply({
+      type: 'state',
+      tasks: [],
+      demo: true,
+      cluster: 'home',
+      ready: true,
+      clusters: [status('home', true), status('lab', false)],
+    });
+    expect(s.defaultContext).toBe('home');
+    expect(s.vms.get('tailvm/a')).toBeUndefined();
+    expect(s.vms.get('lab//tailvm/a')?.name).toBe('a');
+    expect(s.nodes.get('lab//n1')?.name).toBe('n1');
+    s.apply({ type: 'vm', op: 'delete', namespace: 'tailvm', name: 'a', context: 'lab' });
+    expect(s.vms.size).toBe(0);
+  });
+
   it('takes cluster readiness from the snapshot, so a late joiner sees an unreachable cluster at once', () => {
     const s = new FleetState();
     s.apply({ type: 'snapshot', cts: [], vms: [], nodes: [], tasks: [], demo: false, cluster: 'c', ready: false });

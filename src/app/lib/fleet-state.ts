@@ -1,5 +1,7 @@
 // Applies the `live.fleet` events (docs/server.md) to the browser's copy of the fleet. A snapshot replaces
-// everything — that is how a reconnect resyncs — and each later event changes one row.
+// everything — that is how a reconnect resyncs — and each later event changes one row. On a cold load the rows come
+// from the REST lists instead (a first page, then every row) and the stream resumes from the lists' position: its
+// `state` event carries the rest of what a snapshot holds (tasks, readiness, the clusters).
 import { ChangeNotifier, KeyedCollection, rowKey, type Keyed } from './fleet-store';
 import type { ClusterStatus, CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 
@@ -19,8 +21,12 @@ export class FleetState {
   private tasksById = new Map<string, TaskRow>();
   private taskList: TaskRow[] | null = null;
   readonly notifier = new ChangeNotifier();
-  /** False until the first snapshot arrives. */
+  /** False until the first rows arrive (the first page, the REST lists or a snapshot). */
   synced = false;
+  /** True while only the first page of VMs is held (prefillFirst), until the whole list or a snapshot replaces it. */
+  partial = false;
+  /** True once the stream has spoken (a snapshot or a `state`): from then on the REST lists would be older. */
+  streamed = false;
   /** The server's view of the cluster: false while its caches are stale or the cluster does not answer. */
   clusterReady = true;
   demo = false;
@@ -40,6 +46,11 @@ export class FleetState {
         this.cluster = event.cluster;
         this.clusterReady = event.ready;
         this.synced = true;
+        this.partial = false;
+        this.streamed = true;
+        break;
+      case 'state':
+        this.applyState(event);
         break;
       case 'vm':
         if (event.op === 'upsert') this.vms.upsert(event.vm);
@@ -67,21 +78,57 @@ export class FleetState {
   }
 
   /**
-   * A first picture of the fleet from the plain-JSON REST lists, shown while the stream's snapshot (the same data
-   * through superjson, several times slower to produce at thousands of VMs) is on its way. Ignored once a
-   * snapshot has arrived, so it can never overwrite newer data.
+   * The fleet from the plain-JSON REST lists: the stream then resumes from their position (only a `state` and the
+   * changes since), or — without one — sends a snapshot. Ignored once the stream has spoken, so it can never
+   * overwrite newer data.
    */
   prefill(vms: VmRow[], nodes: NodeRow[], cts: CtRow[] = []): boolean {
+    if (this.streamed) return false;
+    this.setRows(vms, nodes, cts);
+    this.partial = false;
+    this.notifier.changed();
+    return true;
+  }
+
+  /**
+   * The first screen: the first page of VMs in the table's order (`GET /api/vms?limit=`) with every node and CT,
+   * shown while the whole list is on its way. Ignored once any rows are held.
+   */
+  prefillFirst(vms: VmRow[], nodes: NodeRow[], cts: CtRow[]): boolean {
     if (this.synced) return false;
+    this.setRows(vms, nodes, cts);
+    this.partial = true;
+    this.notifier.changed();
+    return true;
+  }
+
+  private setRows(vms: VmRow[], nodes: NodeRow[], cts: CtRow[]): void {
     // The REST lists put the default cluster's rows first; one context among them means one cluster (plain keys).
-    const contexts = new Set([...vms, ...nodes].map((r) => r.context));
+    const contexts = new Set<string | undefined>();
+    for (const r of nodes) contexts.add(r.context);
+    for (const r of vms) contexts.add(r.context);
     this.defaultContext = contexts.size > 1 ? (vms[0]?.context ?? nodes[0]?.context ?? '') : '';
     this.vms.replaceAll(vms);
     this.nodes.replaceAll(nodes);
     this.cts.replaceAll(cts);
     this.synced = true;
-    this.notifier.changed();
-    return true;
+  }
+
+  /** The snapshot's part besides the rows; the rows are re-keyed if the clusters name another default. */
+  private applyState(event: Extract<FleetEvent, { type: 'state' }>): void {
+    this.clusters = event.clusters ?? [];
+    const defaultContext = this.clusters[0]?.context ?? '';
+    if (defaultContext !== this.defaultContext) {
+      this.defaultContext = defaultContext;
+      for (const rows of [this.vms, this.cts, this.nodes] as KeyedCollection<Keyed>[]) rows.replaceAll(rows.list());
+    }
+    this.tasksById = new Map(event.tasks.map((t) => [t.id, t]));
+    this.taskList = null;
+    this.demo = event.demo;
+    this.cluster = event.cluster;
+    this.clusterReady = event.ready;
+    this.synced = true;
+    this.streamed = true;
   }
 
   tasks(): TaskRow[] {

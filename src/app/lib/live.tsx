@@ -1,7 +1,10 @@
 'use client';
 // Live fleet: one `live.fleet` SSE subscription for the whole app (browsers allow ~6 connections per origin, so
-// every view reads this one store instead of subscribing itself). The server sends a snapshot on (re)connect,
-// then one event per change; EventSource reconnects by itself and the next snapshot resyncs. No polling.
+// every view reads this one store instead of subscribing itself). The rows come first from the REST lists (on the
+// Datacenter a first page, then every row: lib/prefill.ts); the stream then resumes from the lists' position, so
+// it sends only what changed since (and a `state` event), not the fleet a second time. Without a position (or one
+// the server no longer holds) it opens with a snapshot; EventSource reconnects by itself with Last-Event-ID, and a
+// snapshot resyncs whenever the server cannot resume. No polling.
 import {
   createContext,
   useCallback,
@@ -21,8 +24,18 @@ import { takePrefill } from './prefill';
 import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
 
-/** How long the stream waits for the prefill before opening anyway. */
-const PREFILL_WAIT_MS = 3000;
+/**
+ * How long the stream waits for the prefill before opening anyway (with a snapshot). At 50,000 VMs the whole list
+ * takes seconds on a loaded machine, and opening early would download the fleet twice; a failed prefill opens the
+ * stream at once.
+ */
+const PREFILL_WAIT_MS = 10_000;
+
+/** Resolves after the next frame has been painted (the first screen on the page before the big parse). */
+const afterPaint = () =>
+  new Promise<void>((resolve) =>
+    typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => setTimeout(resolve, 0)) : resolve(),
+  );
 
 export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'failed';
 
@@ -63,12 +76,16 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   // The stream opens once the prefill has answered (or after PREFILL_WAIT_MS): at thousands of VMs both are
   // megabytes of work for the server, and the plain-JSON list is the one that gets rows on screen soonest.
   const [prefillDone, setPrefillDone] = useState(false);
+  /** The position the prefilled lists were read at: the first subscription resumes from it (then it is spent). */
+  const position = useRef<string | undefined>(undefined);
 
   useEffect(() => {
     if (!prefillDone) return;
+    const from = position.current;
+    position.current = undefined; // a Retry resyncs with a snapshot
     // coalesce: bursts (a bulk start of 1,000 VMs) arrive as at most 10 batch frames a second, not one per change.
     const sub = client.live.fleet.subscribe(
-      { coalesce: true },
+      { coalesce: true, ...(from ? { from } : {}) },
       {
         onData: (value) => {
           const event = unwrap(value);
@@ -76,7 +93,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
             if (e.type === 'metrics') metrics.push(e);
             else state.apply(e);
           }
-          if (event.type === 'snapshot') {
+          if (event.type === 'snapshot' || event.type === 'state') {
             everLive.current = true;
             setLink('live');
             setLastError('');
@@ -106,13 +123,20 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     const abort = new AbortController();
     const fallback = setTimeout(() => setPrefillDone(true), PREFILL_WAIT_MS);
-    const { lists, release } = takePrefill(abort.signal);
-    lists
+    const { first, lists, release } = takePrefill(abort.signal);
+    // The first screen renders, and is painted, before the whole VM list is parsed.
+    const painted = first
+      ?.then((screen) => {
+        if (abort.signal.aborted) return;
+        if (state.prefillFirst(screen.vms, screen.nodes, screen.cts)) return afterPaint();
+      })
+      .catch(() => undefined); // without a first screen the whole list still comes
+    lists(painted)
       .then(
-        ([vms, nodes, cts]) => {
+        (prefill) => {
           if (abort.signal.aborted) return;
           release();
-          state.prefill(vms, nodes, cts);
+          if (state.prefill(prefill.vms, prefill.nodes, prefill.cts)) position.current = prefill.position;
         },
         () => undefined, // the stream reports problems; a failed prefill only means waiting for the snapshot
       )
