@@ -8,6 +8,10 @@ import { defineConfig } from '@playwright/test';
 import { BASE_URL, E2E_PORT, E2E_READONLY_PORT, E2E_SIM_PORT, EXTERNAL_URL } from './tests/e2e/env';
 
 const kubeconfig = 'test-results/e2e-kubeconfig.yaml';
+/** Specs that inject faults or switch cluster features off for everyone: never beside another spec. */
+const EXCLUSIVE_SPECS = ['**/unreachable.spec.ts', '**/health.spec.ts', '**/bulk.spec.ts', '**/metrics-charts.spec.ts'];
+/** Specs that drive their own two-cluster Corral (tests/e2e/two-clusters.ts). */
+const TWO_CLUSTER_SPECS = ['**/multi-cluster.spec.ts', '**/move.spec.ts'];
 const speed = process.env.CORRAL_SIM_SPEED ?? '10';
 const serve = './node_modules/.bin/node --import tsx tests/e2e/serve.ts';
 // The read-only instance waits for this file; a stale one from an earlier run would point at a dead cluster.
@@ -17,7 +21,16 @@ export default defineConfig({
   testDir: 'tests/e2e',
   outputDir: 'test-results/e2e',
   fullyParallel: false,
-  workers: 1,
+  // Two files at a time, each file's tests in order. The specs that change what every other spec sees — the
+  // cluster made unreachable, a feature gate or metrics-server switched off, every subresource call delayed — run
+  // after the shared ones, one at a time. The two-cluster specs share one worker: their Corral (two-clusters.ts)
+  // is a worker fixture on fixed ports, started once and reused.
+  workers: 2,
+  projects: [
+    { name: 'shared', testIgnore: [...EXCLUSIVE_SPECS, ...TWO_CLUSTER_SPECS] },
+    { name: 'two-clusters', testMatch: TWO_CLUSTER_SPECS, workers: 1 },
+    { name: 'exclusive', testMatch: EXCLUSIVE_SPECS, workers: 1, dependencies: ['shared'] },
+  ],
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 20_000 },
