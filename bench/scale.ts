@@ -6,7 +6,8 @@
  *    as they arrive at the apiserver (peak over any one-second window, and over any two seconds) against the
  *    configured limit (--kube-qps/--kube-burst, default 50/100), and the total time.
  * 2. Bytes per live change at 1,000, 10,000 and 50,000 VMs (SCALE_SIZES): one VM's label changes on the apiserver
- *    and a `live.fleet` subscriber (in frames, as the UI subscribes) receives it; the SSE bytes of that change.
+ *    and a `live.fleet` subscriber (in frames, as the UI subscribes, offering gzip as a browser does) receives it;
+ *    the bytes of that change on the wire (compressed) and decoded (the SSE text).
  * 3. GET /api/vms at the same sizes, identity vs gzip vs brotli: bytes and request → body time on loopback.
  * 4. Cold sync at the same sizes: Corral's watch cache (in this process) from nothing to synced — by watch-list,
  *    and by paginated lists as against an apiserver without it — against the raw paginated list (pages of 500,
@@ -22,6 +23,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { createGunzip } from 'node:zlib';
 import { KubeCluster, loadKubeConfig } from '../src/server/cluster';
 import { startEmbeddedCluster } from '../src/sim/index';
 import { resourceKey } from '../src/sim/store/types';
@@ -125,6 +127,53 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ bytes: 
   });
 }
 
+/**
+ * `live.fleet` in frames as the UI opens it (no list position, so with a snapshot), asking for gzip as a browser
+ * does: `wire` counts the bytes as they arrive (compressed), `decoded` the same stream after gunzip. Node's fetch
+ * would hand over only the decoded bytes, hence a raw request.
+ */
+function openLiveFeed(base: string, signal: AbortSignal) {
+  const input = encodeURIComponent(JSON.stringify({ json: { coalesce: true } }));
+  const feed = { wire: 0, decoded: 0, snapshot: false, snapshotWire: 0, snapshotDecoded: 0, done: Promise.resolve() };
+  return new Promise<typeof feed>((resolve, reject) => {
+    const req = request(
+      `${base}?input=${input}`,
+      { headers: { accept: 'text/event-stream', 'accept-encoding': 'gzip' }, signal },
+      (res) => {
+        if (res.headers['content-encoding'] !== 'gzip') {
+          reject(new Error(`live.fleet answered ${res.headers['content-encoding'] ?? 'identity'}, not gzip`));
+          return;
+        }
+        const gunzip = createGunzip();
+        let text = '';
+        res.on('data', (c: Buffer) => (feed.wire += c.length));
+        gunzip.on('data', (c: Buffer) => {
+          feed.decoded += c.length;
+          if (feed.snapshot) return;
+          text += c.toString();
+          // The snapshot frame ends with a blank line; everything so far is the stream's opening.
+          if (text.includes('"snapshot"') && /\n\n/.test(text.slice(text.indexOf('"snapshot"')))) {
+            feed.snapshot = true;
+            feed.snapshotWire = feed.wire;
+            feed.snapshotDecoded = feed.decoded;
+            text = '';
+          }
+        });
+        feed.done = new Promise<void>((done) => {
+          res.on('close', () => done());
+          res.on('error', () => done());
+        });
+        res.on('error', () => undefined);
+        gunzip.on('error', () => undefined);
+        res.pipe(gunzip);
+        resolve(feed);
+      },
+    );
+    req.on('error', (err) => (signal.aborted ? undefined : reject(err)));
+    req.end();
+  });
+}
+
 /** Every page (`limit=500`) of VMs and of VMIs from the apiserver, each page parsed: the raw cold list. */
 async function rawPagedList(simUrl: string): Promise<number> {
   const t0 = performance.now();
@@ -190,39 +239,26 @@ for (const n of SIZES) {
     rss.set(n, rssMb(child.pid!));
     say(`${n.toLocaleString('en')} VMs: Corral RSS synced ${rss.get(n)!.toFixed(0)} MB`);
 
-    // 2. Bytes per live change.
-    let received = 0;
-    let snapshot = false;
-    const input = encodeURIComponent(JSON.stringify({ json: { coalesce: true } }));
-    const sse = await fetch(`${url}/trpc/live.fleet?input=${input}`, {
-      signal: abort.signal,
-      headers: { accept: 'text/event-stream' },
-    });
-    const pump = (async () => {
-      const reader = sse.body!.getReader();
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done || !value) return;
-        received += value.length;
-        if (new TextDecoder().decode(value).includes('"snapshot"')) snapshot = true;
-      }
-    })();
-    await waitFor(() => Promise.resolve(snapshot), 'snapshot');
+    // 2. Bytes per live change: on the wire (gzip, as a browser receives the stream) and decoded.
+    const feed = await openLiveFeed(`${url}/trpc/live.fleet`, abort.signal);
+    await waitFor(() => Promise.resolve(feed.snapshot), 'snapshot');
     await new Promise((r) => setTimeout(r, 1000));
-    const perChange: number[] = [];
+    const perChange: { wire: number; decoded: number }[] = [];
     const vms = resourceKey('kubevirt.io', 'virtualmachines');
     for (let i = 0; i < 20; i++) {
-      const before = received;
+      const before = { wire: feed.wire, decoded: feed.decoded };
       sim.store.mutate(vms, 'bench', `vm-${String(i * 7).padStart(5, '0')}`, (o) => {
         o.metadata.labels = { ...o.metadata.labels, 'corral.dev/tag.bench': String(i) };
       });
-      await waitFor(() => Promise.resolve(received > before), 'the change on the feed', 10_000);
+      await waitFor(() => Promise.resolve(feed.decoded > before.decoded), 'the change on the feed', 10_000);
       await new Promise((r) => setTimeout(r, 300)); // anything else this change causes
-      perChange.push(received - before);
+      perChange.push({ wire: feed.wire - before.wire, decoded: feed.decoded - before.decoded });
     }
-    perChange.sort((a, b) => a - b);
+    const wire = perChange.map((c) => c.wire).sort((a, b) => a - b);
+    const decoded = perChange.map((c) => c.decoded).sort((a, b) => a - b);
     say(
-      `${n.toLocaleString('en')} VMs: bytes per live change (frames) p50 ${percentile(perChange, 50)} B, max ${perChange.at(-1)} B`,
+      `${n.toLocaleString('en')} VMs: bytes per live change (frames) on the wire (gzip) p50 ${percentile(wire, 50)} B, max ${wire.at(-1)} B; ` +
+        `decoded p50 ${percentile(decoded, 50)} B, max ${decoded.at(-1)} B (stream opened with ${(feed.snapshotWire / 1024).toFixed(0)} KiB on the wire, ${(feed.snapshotDecoded / 1024).toFixed(0)} KiB decoded)`,
     );
 
     // 3. GET /api/vms compressed or not.
@@ -240,7 +276,7 @@ for (const n of SIZES) {
       );
     }
     abort.abort();
-    await pump;
+    await feed.done;
   } finally {
     abort.abort();
     await stopProcess(child);
