@@ -11,7 +11,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { RawRoute, SimContext } from '../module.js';
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
-import { activeVmi, vmSpecClaims } from './consumers.js';
+import { activeVmi, podClaims, vmSpecClaims } from './consumers.js';
 import { diskImage, IMAGE_BYTES, largeRawImageStream } from './disk-image.js';
 import { featureGateEnabled } from './feature-gates.js';
 import { DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S, UPLOAD_FILE_ANNOTATION } from './keys.js';
@@ -86,8 +86,16 @@ function claimState(
     if (status(vmi).phase === 'Succeeded' || status(vmi).phase === 'Failed') return false;
     return vmSpecClaims(spec(vmi)).some((c) => c.claim === claimName);
   });
+  // A pod mounting it counts too (a CT's pod, a job's), except the export's own exporter pod [src: KubeVirt
+  // pkg/storage/export/export/export.go isPVCInUse: PodsUsingPVCs not controlled by the VirtualMachineExport].
+  const podUses = rt.list(S.pods, ns).some((pod) => {
+    if (status(pod).phase === 'Succeeded' || status(pod).phase === 'Failed') return false;
+    if (pod.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'VirtualMachineExport')) return false;
+    return podClaims(pod).includes(claimName);
+  });
   const rwx = arr(spec(claim).accessModes).includes('ReadWriteMany');
-  if (inUse && !rwx) return { claim, problem: { reason: 'InUse', message: `pvc ${ns ?? ''}/${claimName} is in use` } };
+  if ((inUse || podUses) && !rwx)
+    return { claim, problem: { reason: 'InUse', message: `pvc ${ns ?? ''}/${claimName} is in use` } };
   return { claim };
 }
 
