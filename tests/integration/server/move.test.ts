@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
-import { openVmExport } from '@/server/domain/vm-export';
+import { openExport, openVmExport } from '@/server/domain/vm-export';
 import { eventually, httpClient, taskEnd } from './harness';
 
 const NS = 'tailvm';
@@ -395,4 +395,156 @@ describe('move cancel', () => {
       running.done();
     }
   });
+});
+
+describe('CT move (kind ct)', () => {
+  const PODS = '/pods';
+  const ctRef = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;
+  const podPhase = (sim: EmbeddedCluster, name: string) => phaseOf(sim.store.get(PODS, NS, name));
+  const body = (name: string, extra: Record<string, unknown> = {}) => ({
+    ref: ctRef('home', name),
+    kind: 'ct',
+    toBackend: 'kubevirt',
+    toContext: 'lab',
+    ...extra,
+  });
+
+  async function createCt(context: string, name: string, content?: string): Promise<void> {
+    const r = await post('/api/cts', { name, image: 'docker.io/library/debian:bookworm', disk: '1Gi', context });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const sim = context === 'home' ? home : lab;
+    await eventually(() => podPhase(sim, name) === 'Running', 20_000, `CT ${name} running`);
+    if (content)
+      sim.store.mutate(PVCS, NS, `${name}-data`, (pvc) => {
+        pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
+      });
+  }
+
+  /** The raw bytes KubeVirt's export server hands out for the claim `<ct>-data` (the CT stopped) in `context`. */
+  async function claimBytes(context: string, ct: string): Promise<Buffer> {
+    const deps = corral.registry.get(context).deps;
+    const claim = `${ct}-data`;
+    const session = await openExport(deps, ADMIN, NS, ct, {
+      source: { kind: 'PersistentVolumeClaim', name: claim },
+      volume: claim,
+      labels: {},
+    });
+    try {
+      const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
+      expect(res.status).toBe(200);
+      return Buffer.from(await res.arrayBuffer());
+    } finally {
+      await session.close();
+    }
+  }
+
+  beforeAll(async () => {
+    await Promise.all([
+      createCt('home', 'box', 'the volume of box'),
+      createCt('home', 'cache', 'the volume of cache'),
+      createCt('lab', 'taken-ct'),
+    ]);
+  }, 60_000);
+
+  it('lists destinations and refuses with reasons, touching nothing; bad input is a 400 naming the field', async () => {
+    const d = await get(`/api/move/destinations?kind=ct&ref=${encodeURIComponent(ctRef('home', 'box'))}`);
+    expect(d.status).toBe(200);
+    expect(
+      (d.body as { destinations: { context: string; ok: boolean }[] }).destinations.map((x) => [x.context, x.ok]),
+    ).toEqual([
+      ['home', false],
+      ['lab', true],
+    ]);
+    const taken = (await post('/api/move/preflight', body('box', { name: 'taken-ct', toNamespace: 'nowhere' })))
+      .body as Preflight;
+    expect(taken.ok).toBe(false);
+    expect(taken.refusals.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/namespace nowhere does not exist in context lab/),
+    ]);
+    const clash = (await post('/api/move/preflight', body('box', { name: 'taken-ct' }))).body as Preflight;
+    expect(clash.refusals).toEqual([
+      { reason: 'a CT tailvm/taken-ct already exists in context lab', remedy: expect.stringMatching(/another name/) },
+    ]);
+    const same = (await post('/api/move/preflight', body('box', { toContext: 'home' }))).body as Preflight;
+    expect(same.refusals[0]!.reason).toMatch(/same cluster and namespace as the source \(home, tailvm\)/);
+    const fine = (await post('/api/move/preflight', body('box'))).body as Preflight;
+    expect([fine.ok, fine.plan.source.running, fine.plan.disks.map((x) => x.to)]).toEqual([true, true, ['box-data']]);
+    expect(fine.warnings.join('\n')).toMatch(/IP address changes/);
+    expect(fine.plan.steps[0]).toBe('stop CT tailvm/box');
+    expect(lab.store.get(PVCS, NS, 'box-data')).toBeUndefined();
+    expect(podPhase(home, 'box')).toBe('Running');
+    const cases: [unknown, number, RegExp][] = [
+      [body('box', { kind: 'lxc' }), 400, /^kind: must be vm or ct/],
+      [body('box', { toBackend: 'pve' }), 400, /^kind: a CT moves only between served clusters/],
+      [body('ghost'), 404, /^ref: CT tailvm\/ghost not found in context home/],
+      [body('web'), 404, /^ref: CT tailvm\/web not found/],
+    ];
+    for (const [input, status, message] of cases) {
+      const r = await post('/api/move/preflight', input);
+      expect([r.status, (r.body as { error: string }).error]).toEqual([status, expect.stringMatching(message)]);
+    }
+    const refused = await post('/api/move', body('box', { name: 'taken-ct' }));
+    expect([refused.status, (refused.body as { error: string }).error]).toEqual([
+      409,
+      expect.stringMatching(/^move refused: a CT tailvm\/taken-ct already exists in context lab/),
+    ]);
+  });
+
+  it('moves a running CT: its volume holds the same bytes at the destination, it runs there, the source stays stopped', async () => {
+    const r = await post('/api/move', body('box'));
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ task: expect.stringMatching(/^ct-move-box-/), context: 'home', ref: ctRef('lab', 'box') });
+    const task = await taskEnd({ get }, (r.body as { task: string }).task);
+    expect([task.status, task.error], task.log).toEqual(['done', '']);
+    expect(task.log).toMatch(/stopping CT tailvm\/box/);
+    expect(task.log).toMatch(/volume box-data: \d+ bytes uploaded into box-data/);
+    expect(task.log).toMatch(/verified: CT tailvm\/box in lab exists/);
+    expect(task.log).toMatch(/started CT tailvm\/box in lab/);
+    expect(podPhase(lab, 'box')).toBe('Running');
+    expect(home.store.get(PODS, NS, 'box')).toBeUndefined();
+    expect(home.store.get(PVCS, NS, 'box-data')).toBeDefined();
+    const moved = lab.store.get(PVCS, NS, 'box-data')!;
+    expect(moved.metadata.labels).toMatchObject({ 'corral.dev/ct': 'true', 'corral.dev/ct-name': 'box' });
+    expect(moved.metadata.ownerReferences ?? []).toEqual([]);
+    expect(JSON.parse(moved.metadata.annotations!['corral.ct/spec']!)).toMatchObject({ name: 'box', namespace: NS });
+    expect(lab.store.get(DVS, NS, 'box-data')).toBeUndefined();
+    const listed = (await get('/api/cts?context=lab')).body as { name: string; phase: string }[];
+    expect(listed.find((c) => c.name === 'box')?.phase).toBe('Running');
+    // Stop the moved CT (its pod holds the claim) and compare what each side's export server hands out.
+    expect((await post(`/api/cts/${NS}/box/stop`, { context: 'lab' })).status).toBeLessThan(300);
+    await eventually(() => !corral.registry.get('lab').cluster.cache.get('Pod', NS, 'box'), 20_000, 'moved CT stopped');
+    const [src, dst] = [await claimBytes('home', 'box'), await claimBytes('lab', 'box')];
+    expect(src.length).toBeGreaterThan(0);
+    expect(dst.equals(src)).toBe(true);
+  }, 60_000);
+
+  it('a fault at the destination part-way rolls it back and starts the source again; the retry (deleting the source) lands', async () => {
+    lab.faults.set({ failFraction: 1, failStatus: 500, pathPrefix: `/api/v1/namespaces/${NS}/pods` });
+    let task;
+    try {
+      const r = await post('/api/move', body('cache'));
+      expect(r.status).toBe(202);
+      task = await taskEnd({ get }, (r.body as { task: string }).task);
+    } finally {
+      lab.faults.clear();
+    }
+    expect(task.status).toBe('error');
+    expect(task.log).toMatch(/bytes uploaded into cache-data/);
+    expect(task.log).toMatch(/deleted PersistentVolumeClaim tailvm\/cache-data in lab/);
+    expect(task.log).toMatch(/started the source CT tailvm\/cache again/);
+    expect(task.log).toMatch(/nothing moved; fix the cause and move again/);
+    await eventually(() => !lab.store.get(PVCS, NS, 'cache-data') && !lab.store.get(DVS, NS, 'cache-data'), 10_000);
+    expect(lab.store.get(PODS, NS, 'cache')).toBeUndefined();
+    await eventually(() => podPhase(home, 'cache') === 'Running', 20_000, 'source CT running again');
+    await eventually(
+      () => !corral.registry.get('lab').cluster.cache.get('PersistentVolumeClaim', NS, 'cache-data'),
+      10_000,
+    );
+    const again = await post('/api/move', body('cache', { deleteSource: true }));
+    expect(again.status).toBe(202);
+    const done = await taskEnd({ get }, (again.body as { task: string }).task);
+    expect([done.status, done.error], done.log).toEqual(['done', '']);
+    await eventually(() => !home.store.get(PVCS, NS, 'cache-data'), 20_000, 'source CT deleted');
+    expect(podPhase(lab, 'cache')).toBe('Running');
+  }, 60_000);
 });

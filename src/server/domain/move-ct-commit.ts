@@ -1,0 +1,264 @@
+/**
+ * Cross-cluster move of a container (CT), the commit: the preflight runs again (409 with its list when refused),
+ * then a `ct-move` task in the source's journal does, logging each step: stop the CT if it runs (deleting its pod,
+ * as Stop does, and remembering that it ran), export its data claim (a VirtualMachineExport whose source is the
+ * PersistentVolumeClaim), upload the bytes into a DataVolume at the destination that carries the CT's labels, tags,
+ * description and spec (renamed), leave the claim standing on its own as a CT's claim is (no DataVolume owner),
+ * verify that the destination sees the CT, start it there if it ran, and delete the source only when asked.
+ *
+ * A failure at any step deletes at the destination what the move created (newest first) and puts the source back
+ * as it was (its pod built again when it had been running); the log says what was undone, and the same move can be
+ * run again. The bytes go through the same transport and upload step as a VM's disk (move-commit.ts).
+ */
+import { CorralError, describeError } from '../errors';
+import type { MoveAccepted, MoveInput } from '../schemas/move';
+import type { KObject } from './cluster-port';
+import { podPhase, podTrouble, findCt } from './ct-rows';
+import { deleteCt } from './ct-ops';
+import { ANNOTATION_CT_DESCRIPTION, ANNOTATION_CT_SPEC, ctLabels, podManifest, type CtSpec } from './ct-spec';
+import type { Caller, DomainDeps } from './deps';
+import { uploadProxyBase } from './datavolume-upload';
+import { LABEL_MANAGED_BY, LABEL_TAG_PREFIX } from './labels';
+import {
+  LABEL_MOVE_TASK,
+  rawLink,
+  undoCreated,
+  until,
+  uploadDisk,
+  type Created,
+  type DiskTransfer,
+} from './move-commit';
+import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
+import { formatRef } from './pools-path';
+import type { TaskHandle } from './tasks';
+import { openExport, type ExportSession } from './vm-export';
+import { asDict, asString } from './vm-facts';
+
+/** CT moves started in this process and not ended: a second commit of the same CT is refused at once. */
+const moving = new Set<string>();
+
+export async function commitCtMove(
+  deps: DomainDeps,
+  caller: Caller,
+  input: MoveInput,
+  transfer: DiskTransfer,
+): Promise<MoveAccepted> {
+  const planned = await planCtMove(deps, input);
+  const { refusals, plan } = planned.preflight;
+  if (refusals.length > 0)
+    throw new CorralError('CONFLICT', `move refused: ${refusals.map((r) => `${r.reason} (${r.remedy})`).join('; ')}`);
+  const { source, destination } = plan;
+  const key = formatRef(source);
+  if (moving.has(key))
+    throw new CorralError(
+      'CONFLICT',
+      `move refused: a move of CT ${source.namespace}/${source.name} is already running`,
+    );
+  moving.add(key);
+  const task = planned.source.journal.start(
+    CT_MOVE_ACTION,
+    `${source.namespace}/${source.name}`,
+    caller.identity.login,
+  );
+  task.log(`move CT ${key} → ${formatRef(destination)}`);
+  for (const w of planned.preflight.warnings) task.log(`warning: ${w}`);
+  for (const d of planned.preflight.dropped) task.log(`not carried over: ${d}`);
+  void runCtMove(planned, caller, task, transfer).finally(() => moving.delete(key));
+  return { task: task.id, context: source.context, ref: formatRef(destination) };
+}
+
+/** The moved claim's metadata: the source claim's own labels and notes (not its vmid), the CT's under its new name. */
+function claimMetadata(planned: CtMovePlanned) {
+  const from = planned.ct.pvc.metadata;
+  const tags = Object.fromEntries(Object.entries(from.labels ?? {}).filter(([k]) => k.startsWith(LABEL_TAG_PREFIX)));
+  const description = from.annotations?.[ANNOTATION_CT_DESCRIPTION];
+  return {
+    labels: { ...tags, ...ctLabels(planned.spec.name) },
+    annotations: {
+      [ANNOTATION_CT_SPEC]: JSON.stringify(planned.spec),
+      ...(description ? { [ANNOTATION_CT_DESCRIPTION]: description } : {}),
+      'corral.dev/moved-from': formatRef(planned.preflight.plan.source),
+    },
+  };
+}
+
+function uploadTarget(planned: CtMovePlanned, taskId: string): KObject {
+  const { disk, spec } = planned;
+  const meta = claimMetadata(planned);
+  return {
+    apiVersion: 'cdi.kubevirt.io/v1beta1',
+    kind: 'DataVolume',
+    metadata: {
+      name: disk.to,
+      namespace: spec.namespace,
+      labels: { ...meta.labels, [LABEL_MOVE_TASK]: taskId, [LABEL_MANAGED_BY]: 'corral' },
+      annotations: { ...meta.annotations, 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
+    },
+    spec: {
+      contentType: 'kubevirt',
+      source: { upload: {} },
+      storage: {
+        accessModes: ['ReadWriteOnce'],
+        ...(disk.storageClass ? { storageClassName: disk.storageClass } : {}),
+        resources: { requests: { storage: disk.size } },
+      },
+    },
+  };
+}
+
+async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandle, transfer: DiskTransfer) {
+  const { source: from, target, disk, spec } = planned;
+  const { source, destination, scratch, deleteSource } = planned.preflight.plan;
+  const created: Created[] = [];
+  let wasRunning = false;
+  let session: ExportSession | undefined;
+  const where = `${destination.namespace}/${destination.name} in ${destination.context}`;
+  try {
+    // 1. Stop the CT (its pod goes; the volume stays), remembering that it ran.
+    const pod = from.cluster.cache.get('Pod', source.namespace, source.name);
+    if (pod) {
+      wasRunning = !pod.metadata.deletionTimestamp;
+      await from.cluster.remove('Pod', source.namespace, source.name);
+      task.log(`stopping CT ${source.namespace}/${source.name} (its pod was ${podPhase(pod)})`);
+      await until(from, 'the CT to stop', () =>
+        from.cluster.cache.get('Pod', source.namespace, source.name) ? undefined : true,
+      );
+      task.log('CT stopped; its volume is kept');
+    }
+    task.progress(10);
+
+    // 2. Export its volume; 3. upload it into a claim at the destination that is the CT's.
+    session = await openExport(from, caller, source.namespace, source.name, {
+      source: { kind: 'PersistentVolumeClaim', name: disk.claim },
+      volume: disk.claim,
+      labels: { [LABEL_MOVE_TASK]: task.id },
+    });
+    task.log(`export ${session.object} of volume ${disk.claim} ready in ${source.context} (task ${session.task.id})`);
+    task.progress(15);
+    const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
+    const link = rawLink(exp, disk.claim);
+    if (!link) throw new CorralError('BAD_GATEWAY', `the export has no raw image of volume ${disk.claim}`);
+    const proxy = uploadProxyBase(await target.cluster.fetch('CDIConfig', undefined, 'config'));
+    const bytes = await uploadDisk(
+      target,
+      transfer,
+      uploadTarget(planned, task.id),
+      { url: link.url, token: session.token, ...(link.ca ? { ca: link.ca } : {}) },
+      {
+        proxy,
+        scratch,
+        progress: (done, total) => task.progress(15 + (total > 0 ? (70 * done) / total : 0)),
+        created: () => {
+          created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
+          task.log(`DataVolume ${destination.namespace}/${disk.to} created in ${destination.context} (${disk.size})`);
+        },
+      },
+    );
+    task.log(`volume ${disk.claim}: ${bytes} bytes uploaded into ${disk.to}${scratch ? ' (staged on Corral)' : ''}`);
+    await session.close();
+    session = undefined;
+    await until(target, `DataVolume ${disk.to} to succeed`, () => {
+      const phase = asString(
+        asDict(target.cluster.cache.get('DataVolume', destination.namespace, disk.to)?.status).phase,
+      );
+      if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${disk.to} failed after the upload`);
+      return phase === 'Succeeded' ? true : undefined;
+    });
+    task.progress(85);
+
+    // The claim stands on its own, as a CT's does: no DataVolume owner (deleting the CT deletes just the claim).
+    await target.cluster.patch('PersistentVolumeClaim', destination.namespace, disk.to, {
+      metadata: {
+        labels: { ...claimMetadata(planned).labels, [LABEL_MOVE_TASK]: null },
+        annotations: claimMetadata(planned).annotations,
+        ownerReferences: null,
+      },
+    });
+    created.push({ kind: 'PersistentVolumeClaim', namespace: destination.namespace, name: disk.to });
+    await target.cluster.remove('DataVolume', destination.namespace, disk.to);
+    created.splice(
+      created.findIndex((c) => c.kind === 'DataVolume'),
+      1,
+    );
+    task.log(`claim ${destination.namespace}/${disk.to} carries the CT's spec; its DataVolume is removed`);
+
+    // 4. Verify.
+    await until(target, `CT ${where} to appear`, () => {
+      const moved = findCt(target, destination.namespace, destination.name);
+      return moved && !moved.pvc.metadata.ownerReferences?.length && asDict(moved.pvc.status).phase === 'Bound'
+        ? true
+        : undefined;
+    });
+    task.log(`verified: CT ${where} exists, its volume Bound`);
+    task.progress(90);
+
+    // 5. Start it when the source ran.
+    if (wasRunning) {
+      await startPod(target, spec, created, task);
+      task.log(`started CT ${where}`);
+    }
+    task.progress(96);
+  } catch (err) {
+    await rollBack(planned, task, created, wasRunning, session, err);
+    return;
+  }
+
+  // 6. The source: kept stopped, or deleted when asked (a failure here leaves a finished move and says so).
+  if (deleteSource) {
+    try {
+      const removed = await deleteCt(from, caller, source.namespace, source.name);
+      task.log(`deleted the source CT ${source.namespace}/${source.name} in ${source.context} (task ${removed.task})`);
+    } catch (err) {
+      task.log(`the CT moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
+    }
+  } else task.log(`the source CT ${source.namespace}/${source.name} stays in ${source.context}, stopped`);
+  task.done(`moved CT ${formatRef(source)} to ${formatRef(destination)}`);
+}
+
+/** Builds the CT's pod from its spec (as Start does) and waits until it runs; `created` records it first. */
+async function startPod(deps: DomainDeps, spec: CtSpec, created: Created[], task: TaskHandle) {
+  await deps.cluster.create('Pod', podManifest(spec));
+  created.push({ kind: 'Pod', namespace: spec.namespace, name: spec.name });
+  task.log(`Pod ${spec.namespace}/${spec.name} created in ${deps.cluster.info.context}`);
+  await until(deps, `CT ${spec.namespace}/${spec.name} to run`, () => {
+    const pod = deps.cluster.cache.get('Pod', spec.namespace, spec.name);
+    const phase = podPhase(pod);
+    if (phase === 'Failed' || phase === 'Succeeded')
+      throw new CorralError('CONFLICT', `the pod of CT ${spec.namespace}/${spec.name} ended (${phase})`);
+    if (/^(ErrImagePull|ImagePullBackOff|InvalidImageName|CrashLoopBackOff)\b/.test(podTrouble(pod)))
+      throw new CorralError('CONFLICT', `CT ${spec.namespace}/${spec.name} cannot start: ${podTrouble(pod)}`);
+    return phase === 'Running' ? true : undefined;
+  });
+}
+
+async function rollBack(
+  planned: CtMovePlanned,
+  task: TaskHandle,
+  created: Created[],
+  wasRunning: boolean,
+  session: ExportSession | undefined,
+  err: unknown,
+) {
+  const { source } = planned.preflight.plan;
+  task.log(`failed: ${describeError(err)}; rolling back`);
+  await session?.close(err);
+  await undoCreated(planned.target, created, task);
+  if (wasRunning) {
+    const { spec } = planned.ct;
+    // The claim is the source's own and untouched; only its pod went. Wait for the old pod to be gone first.
+    const back = await until(planned.source, 'the old pod to go', () =>
+      planned.source.cluster.cache.get('Pod', spec.namespace, spec.name)?.metadata.deletionTimestamp ? undefined : true,
+    )
+      .then(async () => {
+        if (!planned.source.cluster.cache.get('Pod', spec.namespace, spec.name))
+          await planned.source.cluster.create('Pod', podManifest(spec));
+      })
+      .then(
+        () => `started the source CT ${source.namespace}/${source.name} again`,
+        (e: unknown) => `could not start the source CT again: ${describeError(e)}; start it by hand`,
+      );
+    task.log(back);
+  } else task.log(`the source CT ${source.namespace}/${source.name} was not touched (it was stopped)`);
+  task.log('nothing moved; fix the cause and move again');
+  task.fail(err);
+}
