@@ -74,8 +74,10 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
   const ctIndex = useMemo(() => new FilterIndex(allCts, ctFilterable), [allCts]);
   const sections = useMemo<Section[]>(() => {
     void version; // the collections mutate in place; the version says when
-    const vms = vmIndex.filter(filter);
-    const cts = ctIndex.filter(filter);
+    // No filter: the store's own lists (the index would copy 50,000 rows per live change to say the same).
+    const empty = isEmptyFilter(filter);
+    const vms = empty ? vmIndex.rows : vmIndex.filter(filter);
+    const cts = empty ? allCts : ctIndex.filter(filter);
     const nodes = state.nodes.list();
     if (state.clusters.length < 2) return [{ groups: groupsOf(view, vms, cts, nodes, ''), count: vms.length }];
     return state.clusters.map((cluster) => {
@@ -98,7 +100,8 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
     (!defaultContext || row.context === pageCluster);
   const total = state.vms.size;
   const expandedByDefault = total <= AUTO_EXPAND_LIMIT || !isEmptyFilter(filter);
-  const isOpen = (g: Group) => toggled[g.key] ?? (expandedByDefault || g.vms.some(onPage));
+  // Off a VM page nothing is on the page: no walk over a 50,000-row group on every render.
+  const isOpen = (g: Group) => toggled[g.key] ?? (expandedByDefault || (selected !== null && g.vms.some(onPage)));
 
   /** One node or namespace group of the cluster `context` ('' with one cluster); its links name that cluster. */
   const renderGroup = (g: Group, context: string) => {

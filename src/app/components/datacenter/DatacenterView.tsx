@@ -3,14 +3,17 @@
 // CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.start (progress and
 // Cancel while it runs), templates. With several clusters the rows, selection and bulk runs are per cluster: a row's
 // key names its cluster, and a selection spanning clusters runs in each guest's own cluster (lib/bulk.ts).
+// At 50,000 guests: the rows are kept per change (lib/guest-view.ts), and the table follows the filter box as a
+// deferred value, so a keystroke paints the box first and the table after (docs/scale.md, "Keystroke in the page").
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { runBulk, type BulkProgress, type BulkResult } from '../../lib/bulk';
 import { inContext, vmPageHref, withContext } from '../../lib/cluster-links';
 import { rowKey } from '../../lib/fleet-store';
-import { bulkTarget, ctGuestCached, vmGuestCached, type GuestRow } from '../../lib/guest-rows';
-import { FilterIndex } from '../../lib/filter-index';
+import { bulkTarget, type GuestRow } from '../../lib/guest-rows';
 import { hasTerm, parseFilter, toggleTerm } from '../../lib/filter-query';
+import { guestOrder } from '../../lib/guest-order';
+import { GuestView } from '../../lib/guest-view';
 import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
@@ -22,40 +25,13 @@ import { TopVms } from '../charts/TopVms';
 import { StatusDot } from '../StatusDot';
 import { ActionDialog } from '../vm/ActionDialog';
 import { TemplateDialog } from '../vm/TemplateDialog';
-import { useSortedVms, VmTable, type VmSortKey } from '../VmTable';
+import { sortKindOf, VmTable, type VmSortKey } from '../VmTable';
+import { useUrlQuery } from './use-url-query';
 
 type BulkAction = 'start' | 'stop' | 'restart' | 'delete';
 
-/** How long typing must pause before `?q=` is rewritten. */
-const URL_WRITE_DELAY_MS = 250;
-
-/**
- * Reads and writes `?q=` so a filtered view can be linked and survives reload. The URL is written once typing
- * pauses: Next turns each replaceState into a router update, about 8 ms of every keystroke in a CPU profile at
- * 20,000 VMs.
- */
-function useUrlQuery(): [string, (q: string) => void] {
-  const [q, setQ] = useState('');
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => {
-    setQ(new URLSearchParams(window.location.search).get('q') ?? '');
-    return () => clearTimeout(timer.current);
-  }, []);
-  const update = useCallback((next: string) => {
-    setQ(next);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      const url = new URL(window.location.href);
-      if (next) url.searchParams.set('q', next);
-      else url.searchParams.delete('q');
-      window.history.replaceState(window.history.state, '', url);
-    }, URL_WRITE_DELAY_MS);
-  }, []);
-  return [q, update];
-}
-
 export function DatacenterView() {
-  const { state, version, synced } = useFleet();
+  const { state, synced } = useFleet();
   const session = useSession();
   const client = useTRPCClient();
   const [query, setQuery] = useUrlQuery();
@@ -68,47 +44,30 @@ export function DatacenterView() {
   const stopRef = useRef(false);
   const [unmark, setUnmark] = useState<VmRow | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const filter = useMemo(() => parseFilter(query), [query]);
+  // The box shows every keystroke at once; the table follows when React gets to it (an interruptible render).
+  const shownQuery = useDeferredValue(query);
+  const filter = useMemo(() => parseFilter(shownQuery), [shownQuery]);
+  const queryRef = useRef(query);
+  queryRef.current = query;
+  // The same function every render, so the table's rows stay memoized.
+  const onTagClick = useCallback((t: string) => setQuery(toggleTerm(queryRef.current, 'tag', t)), [setQuery]);
 
   const all = state.vms.list();
   const allCts = state.cts.list();
-  const { vms, guests, byKey, templates, tags, running, ctsRunning } = useMemo(() => {
-    void version;
-    const vms: VmRow[] = [];
-    const guests: GuestRow[] = [];
-    const templates: VmRow[] = [];
-    const tags = new Map<string, number>();
-    let running = 0;
-    for (const vm of all) {
-      if (vm.template) {
-        templates.push(vm);
-        continue;
-      }
-      vms.push(vm);
-      guests.push(vmGuestCached(vm, state.defaultContext));
-      if (vm.status === 'Running') running++;
-      for (const t of vm.tags) tags.set(t, (tags.get(t) ?? 0) + 1);
-    }
-    let ctsRunning = 0;
-    for (const ct of allCts) {
-      guests.push(ctGuestCached(ct, state.defaultContext));
-      if (ct.phase === 'Running') ctsRunning++;
-    }
-    return {
-      vms,
-      guests,
-      byKey: new Map(guests.map((g) => [g.key, g])),
-      templates,
-      tags: [...tags.entries()].sort((a, b) => a[0].localeCompare(b[0])),
-      running,
-      ctsRunning,
-    };
-  }, [all, allCts, version]);
-  // Sorted once per change of the fleet or the sort, then filtered (which keeps the order): a keystroke costs only
-  // the filter, which the index answers within a frame at 50,000 rows (lib/filter-index.ts, docs/scale.md).
-  const sorted = useSortedVms(guests, sort);
-  const index = useMemo(() => new FilterIndex(sorted), [sorted]);
-  const rows = useMemo(() => index.filter(filter), [index, filter]);
+  const viewRef = useRef<GuestView | null>(null);
+  viewRef.current ??= new GuestView();
+  const view = viewRef.current;
+  // O(change): only the rows the store replaced since the last render move (the same lists: nothing to do).
+  view.sync(all, allCts, state.defaultContext);
+  const stamp = view.stamp;
+  const { vms: vmCount, running, ctsRunning } = view.counts;
+  const templates = view.templates();
+  const tags = view.tags();
+  const order = useMemo(() => guestOrder(sort, sortKindOf(sort.key)), [sort]);
+  const rows = useMemo(() => {
+    void stamp; // the view's arrays are new after each change; the stamp says when
+    return view.shown(order, filter);
+  }, [view, stamp, order, filter]);
   const nodes = state.nodes.list();
   const readyNodes = nodes.filter((n) => n.ready).length;
   const capacity = nodes.reduce(
@@ -134,14 +93,15 @@ export function DatacenterView() {
   // Selection only ever refers to rows that still exist.
   useEffect(() => {
     setSelected((s) => {
-      const keep = new Set([...s].filter((k) => byKey.has(k)));
+      if (s.size === 0) return s;
+      const keep = new Set([...s].filter((k) => view.has(k)));
       return keep.size === s.size ? s : keep;
     });
-  }, [byKey]);
+  }, [view, stamp]);
 
   const bulk = async (action: BulkAction) => {
     const targets = [...selected]
-      .map((k) => byKey.get(k))
+      .map((k) => view.get(k))
       .filter((g): g is GuestRow => g !== undefined)
       .map(bulkTarget);
     setBusy(true);
@@ -187,13 +147,13 @@ export function DatacenterView() {
         <div className="card">
           <div className="card-label">VMs</div>
           <div className="card-value" data-testid="card-vms">
-            {vms.length}
+            {vmCount}
           </div>
         </div>
         <div className="card">
           <div className="card-label">Running</div>
           <div className="card-value" data-testid="card-running">
-            {running} <small>/ {vms.length}</small>
+            {running} <small>/ {vmCount}</small>
           </div>
         </div>
         <div className="card">
@@ -230,11 +190,16 @@ export function DatacenterView() {
           )}
         </div>
       ) : (
-        <section className="panel" aria-labelledby="vms-title">
+        <section
+          className="panel"
+          aria-labelledby="vms-title"
+          aria-busy={shownQuery !== query}
+          data-filtered={shownQuery}
+        >
           <div className="panel-head">
             <h2 id="vms-title">Virtual machines and containers</h2>
             <span className="page-sub" data-testid="shown-count">
-              {rows.length === guests.length ? `${guests.length}` : `${rows.length} of ${guests.length}`}
+              {rows.length === view.size ? `${view.size}` : `${rows.length} of ${view.size}`}
             </span>
             <input
               type="search"
@@ -311,7 +276,7 @@ export function DatacenterView() {
           {rows.length === 0 ? (
             <div className="empty">
               <h2>Nothing matches</h2>
-              <p>No VM or CT matches “{query}”.</p>
+              <p>No VM or CT matches “{shownQuery}”.</p>
               <button type="button" onClick={() => setQuery('')}>
                 Clear the filter
               </button>
@@ -324,7 +289,7 @@ export function DatacenterView() {
               selected={selected}
               onSelect={setSelected}
               selectable={!session.readOnly}
-              onTagClick={(t) => setQuery(toggleTerm(query, 'tag', t))}
+              onTagClick={onTagClick}
               showType
             />
           )}
@@ -416,7 +381,7 @@ export function DatacenterView() {
         </p>
         <ul className="results" data-testid="bulk-delete-list">
           {[...selected]
-            .map((k) => byKey.get(k))
+            .map((k) => view.get(k))
             .filter((g): g is GuestRow => g !== undefined)
             .slice(0, 20)
             .map((g) => (
