@@ -6,6 +6,7 @@ import { useTask, useTasks } from '../lib/live';
 import type { TaskRow } from '../lib/model';
 import { formatDuration } from '../lib/quantity';
 import { Modal } from './Modal';
+import { TaskCancelButton } from './TaskCancelButton';
 
 const SHOWN = 200;
 const OPEN_KEY = 'corral-tasks-open';
@@ -34,7 +35,15 @@ function time(iso: string): string {
 
 export function StatusText({ task }: { task: TaskRow }) {
   const label =
-    task.status === 'running' ? `running ${Math.round(task.progress)}%` : task.status === 'done' ? 'OK' : 'failed';
+    task.status === 'running'
+      ? task.cancelledBy !== undefined
+        ? `cancelling ${Math.round(task.progress)}%`
+        : `running ${Math.round(task.progress)}%`
+      : task.status === 'done'
+        ? 'OK'
+        : task.cancelledBy !== undefined
+          ? 'cancelled'
+          : 'failed';
   return <span className={`status-${task.status}`}>{label}</span>;
 }
 
@@ -118,6 +127,7 @@ export function TasksPanel() {
                     <td>
                       <StatusText task={t} />
                       {t.status === 'error' && t.error ? <span className="status-error"> — {t.error}</span> : null}
+                      <TaskCancelButton task={t} small />
                     </td>
                   </tr>
                 ))}
@@ -140,9 +150,12 @@ export function TaskLogDialog({ id, onClose }: { id: string | null; onClose: () 
       open={id !== null}
       onClose={onClose}
       footer={
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
+        <>
+          {task && <TaskCancelButton task={task} />}
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </>
       }
     >
       {task ? (
