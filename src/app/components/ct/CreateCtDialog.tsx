@@ -11,6 +11,7 @@ import { cpuProblem, diskProblem, imageRefProblem, memoryProblem, nameProblem } 
 import { ActionDialog } from '../vm/ActionDialog';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import { ctHref } from './use-cts';
+import { TextField } from '../TextField';
 
 /** A few container images people start a pet container from. */
 export const CT_CATALOG = [
@@ -88,19 +89,14 @@ export function CreateCtDialog({ open, onClose }: { open: boolean; onClose: () =
       <p className="page-sub" style={{ margin: 0 }}>
         A container is a pod with its own data volume: Stop keeps the volume, Start brings the same container back.
       </p>
-      <div className="field">
-        <label htmlFor="ct-name">Name</label>
-        <input
-          id="ct-name"
-          value={name}
-          autoComplete="off"
-          spellCheck={false}
-          disabled={create.isSuccess}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={name && nameProblem(name) ? true : undefined}
-        />
-        {name && nameProblem(name) && <span className="field-error">{nameProblem(name)}</span>}
-      </div>
+      <TextField
+        id="ct-name"
+        label="Name"
+        value={name}
+        disabled={create.isSuccess}
+        onValue={setName}
+        error={name && nameProblem(name)}
+      />
       <div className="field">
         <label htmlFor="ct-image">Image</label>
         <select id="ct-image" value={choice} disabled={create.isSuccess} onChange={(e) => setChoice(e.target.value)}>

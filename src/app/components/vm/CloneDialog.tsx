@@ -14,6 +14,7 @@ import { BlockedBy, useBlocker } from '../health/BlockedBy';
 import { ActionDialog } from './ActionDialog';
 import { TaskProgress } from './SnapshotsTab';
 import { inContext, vmPageHref } from '../../lib/cluster-links';
+import { TextField } from '../TextField';
 
 export function vmHref(namespace: string, name: string, tab = 'summary'): string {
   return `/vms/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?tab=${tab}`;
@@ -116,19 +117,14 @@ export function CloneDialog({
           ? `A full, independent copy into ${namespace}: CDI clones each disk across namespaces (the VM must be stopped), then the configuration is copied under the new name.`
           : 'A full, independent copy of the disks and configuration (KubeVirt VirtualMachineClone: snapshot + restore).'}
       </p>
-      <div className="field">
-        <label htmlFor="clone-target">Name of the new VM</label>
-        <input
-          id="clone-target"
-          value={target}
-          autoComplete="off"
-          spellCheck={false}
-          disabled={clone.isSuccess}
-          onChange={(e) => setTarget(e.target.value)}
-          aria-invalid={targetProblem ? true : undefined}
-        />
-        {targetProblem && <span className="field-error">{targetProblem}</span>}
-      </div>
+      <TextField
+        id="clone-target"
+        label="Name of the new VM"
+        value={target}
+        disabled={clone.isSuccess}
+        onValue={setTarget}
+        error={targetProblem}
+      />
       <div className="field">
         <label htmlFor="clone-namespace">Namespace</label>
         <input

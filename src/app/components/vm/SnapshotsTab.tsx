@@ -24,6 +24,7 @@ import { StatusText } from '../TasksPanel';
 import { ActionDialog } from './ActionDialog';
 import type { VmTabProps } from './tabs';
 import { inContext } from '../../lib/cluster-links';
+import { TextField } from '../TextField';
 
 /** A 409 about what the cluster lacks (not e.g. a name already used): Take stays disabled with it. */
 const SUPPORT_REFUSAL = /VolumeSnapshotClass|feature gate|snapshot API|not installed/i;
@@ -317,21 +318,14 @@ function TakeDialog({
           The VM runs: the snapshot is taken online (the guest agent freezes the filesystems when it is connected).
         </p>
       )}
-      <div className="field">
-        <label htmlFor="snapshot-name">Name</label>
-        <input
-          id="snapshot-name"
-          value={name}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby="snapshot-name-hint"
-        />
-        <span id="snapshot-name-hint" className={problem ? 'field-error' : 'field-hint'}>
-          {problem ?? 'A letter, then letters, digits, - or _ (up to 40)'}
-        </span>
-      </div>
+      <TextField
+        id="snapshot-name"
+        label="Name"
+        value={name}
+        onValue={setName}
+        error={problem}
+        hint="A letter, then letters, digits, - or _ (up to 40)"
+      />
       <div className="field">
         <label htmlFor="snapshot-description">Description</label>
         <textarea

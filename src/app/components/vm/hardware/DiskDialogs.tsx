@@ -9,6 +9,7 @@ import { useTRPC } from '../../../lib/trpc';
 import { diskProblem } from '../../../lib/validation';
 import { ActionDialog } from '../ActionDialog';
 import { vmRef } from '../../../lib/cluster-links';
+import { TextField } from '../../TextField';
 
 const DISK_BUSES = ['scsi', 'virtio', 'sata'] as const;
 
@@ -67,21 +68,14 @@ export function AddDiskDialog({
         A new blank volume <span className="mono">{vm.name}-disk-&lt;n&gt;</span>, kept in the VM spec
         {hw.running ? ' and hot-plugged into the running guest' : ''}.
       </p>
-      <div className="field">
-        <label htmlFor="disk-size">Size</label>
-        <input
-          id="disk-size"
-          value={size}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setSize(e.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby="disk-size-hint"
-        />
-        <span id="disk-size-hint" className={problem ? 'field-error' : 'field-hint'}>
-          {problem ?? (parseQuantity(size) ? formatBytes(parseQuantity(size) ?? 0) : 'e.g. 10Gi')}
-        </span>
-      </div>
+      <TextField
+        id="disk-size"
+        label="Size"
+        value={size}
+        onValue={setSize}
+        error={problem}
+        hint={parseQuantity(size) ? formatBytes(parseQuantity(size) ?? 0) : 'e.g. 10Gi'}
+      />
       <div className="field">
         <label htmlFor="disk-class">Storage class</label>
         <input
@@ -147,21 +141,14 @@ export function ExpandDialog({ vm, disk, onClose }: { vm: VmRow; disk: Disk | nu
         },
       }}
     >
-      <div className="field">
-        <label htmlFor="expand-size">New size</label>
-        <input
-          id="expand-size"
-          value={size}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setSize(e.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby="expand-hint"
-        />
-        <span id="expand-hint" className={problem ? 'field-error' : 'field-hint'}>
-          {problem ?? `Now ${formatBytes(now)}; a volume only grows (storage class ${disk?.storageClass || 'default'})`}
-        </span>
-      </div>
+      <TextField
+        id="expand-size"
+        label="New size"
+        value={size}
+        onValue={setSize}
+        error={problem}
+        hint={`Now ${formatBytes(now)}; a volume only grows (storage class ${disk?.storageClass || 'default'})`}
+      />
     </ActionDialog>
   );
 }
