@@ -8,7 +8,7 @@
  *     page pulled through the proxy;
  *   - a VM's status change in the apiserver → its new status in the open, unfiltered table;
  * and on loopback only:
- *   - keystroke → filtered table in the DOM (the React work) and → the next frame, p95 over typed queries;
+ *   - keystroke → the next frame (the box shows it) and → the filtered table painted, p95 over typed queries;
  *   - the tab's JS heap after a forced GC (CDP Runtime.getHeapUsage), and how many tree items are in the DOM with
  *     every group open (the tree must not render 50,000 children).
  */
@@ -160,27 +160,41 @@ async function changeToScreen(
   return out;
 }
 
-/** Sets the Datacenter filter to each value in turn; per keystroke, the React work and the next frame. */
-async function filterLatency(page: Page, values: string[]): Promise<{ work: number[]; frame: number[] }> {
-  const work: number[] = [];
-  const frame: number[] = [];
+/**
+ * Sets the Datacenter filter to each value in turn, as typing does (one input event per keystroke), and measures
+ * per keystroke two things: input → the next frame (the box shows the key: what typing feels like), and input →
+ * the table showing the rows for that value, painted (the page marks the query its table shows with
+ * `data-filtered`; the table follows the box as a deferred value, so it can come frames later).
+ * Sent as a string: tsx's keepNames helper (__name) does not exist in the page.
+ */
+async function filterLatency(page: Page, values: string[]): Promise<{ paint: number[]; table: number[] }> {
+  const paint: number[] = [];
+  const table: number[] = [];
   for (const value of values) {
-    const [w, f] = await page.evaluate(async (v) => {
-      const input = document.querySelector<HTMLInputElement>('[data-testid="vm-filter"]')!;
-      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+    const r = (await page.evaluate(`(async (value) => {
+      const input = document.querySelector('[data-testid="vm-filter"]');
+      const shows = function () {
+        const el = document.querySelector('[data-filtered]');
+        return el !== null && el.getAttribute('data-filtered') === value;
+      };
+      const frame = function () {
+        return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); });
+      };
+      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
       const t0 = performance.now();
-      setValue.call(input, v);
+      setValue.call(input, value);
       input.dispatchEvent(new Event('input', { bubbles: true }));
-      // React renders a discrete event's update before the next task; the frame follows.
-      await new Promise((r) => setTimeout(r, 0));
-      const t1 = performance.now();
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      return [t1 - t0, performance.now() - t0];
-    }, value);
-    work.push(w as number);
-    frame.push(f as number);
+      await frame();
+      const painted = performance.now() - t0;
+      if (shows()) return [painted, painted];
+      while (!shows()) await new Promise(function (r) { setTimeout(r, 0); });
+      await frame();
+      return [painted, performance.now() - t0];
+    })(${JSON.stringify(value)})`)) as [number, number];
+    paint.push(r[0]);
+    table.push(r[1]);
   }
-  return { work, frame };
+  return { paint, table };
 }
 
 function newestMtime(dir: string): number {
@@ -260,11 +274,12 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${url}/`);
     await page.locator('[data-vm]').first().waitFor({ timeout: 120_000 });
-    const { work, frame } = await filterLatency(page, keystrokes(QUERIES));
+    await filterLatency(page, keystrokes(['vm-0'])); // warm-up: the filter index's first build
+    const { paint, table } = await filterLatency(page, keystrokes(QUERIES));
     say(
-      `${size} VMs: filter keystroke → table p95 ${work.length > 0 ? p95(work).toFixed(1) : '?'} ms ` +
-        `(median ${median(work).toFixed(1)}, max ${Math.max(...work).toFixed(1)}), → next frame p95 ${p95(frame).toFixed(1)} ms, ` +
-        `${work.length} keystrokes (aim ≤ 16 ms)`,
+      `${size} VMs: filter keystroke → next frame p95 ${p95(paint).toFixed(1)} ms (median ${median(paint).toFixed(1)}), ` +
+        `→ table updated and painted p95 ${p95(table).toFixed(1)} ms (median ${median(table).toFixed(1)}, max ${Math.max(...table).toFixed(1)}), ` +
+        `${paint.length} keystrokes (aim ≤ 16 ms)`,
     );
     await page.fill('[aria-label="Filter the resource tree"]', 'vm');
     await page.waitForFunction(() => document.querySelectorAll('#resource-tree .tree-more').length > 0, null, {
