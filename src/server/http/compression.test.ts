@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { negotiateCoding } from './compression';
+import { gunzipSync } from 'node:zlib';
+import { compressShared, negotiateCoding } from './compression';
 
 describe('negotiateCoding', () => {
   it.each([
@@ -19,5 +20,16 @@ describe('negotiateCoding', () => {
     ['gzip;q=x', undefined],
   ] as const)('%j → %s', (header, coding) => {
     expect(negotiateCoding(header as string | string[] | undefined)).toBe(coding);
+  });
+});
+
+describe('compressShared', () => {
+  it('compresses one Buffer once per coding, and an equal but different Buffer again', async () => {
+    const body = Buffer.from(JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ name: `vm-${i}` }))));
+    const first = compressShared(body, 'gzip');
+    expect(compressShared(body, 'gzip')).toBe(first);
+    expect(compressShared(body, 'br')).not.toBe(first);
+    expect(compressShared(Buffer.from(body), 'gzip')).not.toBe(first);
+    expect(gunzipSync(await first).equals(body)).toBe(true);
   });
 });
