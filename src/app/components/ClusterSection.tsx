@@ -1,6 +1,7 @@
 // The resource tree's top level per cluster and its guest rows (ResourceTree.tsx), when Corral serves several
-// clusters (domain/registry.ts on the server). A VM row drags (as its ref `kubevirt/<context>/<ns>/<name>`) onto
-// another cluster's top level, which opens the move dialog (move/MoveDialog.tsx, docs/move.md).
+// clusters (domain/registry.ts on the server). A VM or CT row drags (as its ref `kubevirt/<context>/<ns>/<name>`, a
+// CT's with its kind beside it) onto another cluster's top level, which opens the move dialog (move/MoveDialog.tsx,
+// docs/move.md).
 import Link from 'next/link';
 import { useState, type CSSProperties, type DragEvent, type ReactNode } from 'react';
 import type { ClusterStatus } from '../lib/model';
@@ -10,6 +11,9 @@ import { NodeDot } from './StatusDot';
 import './cluster-tree.css';
 
 const VM_HREF = /^\/vms\/([^/?]+)\/([^/?]+)/;
+const CT_HREF = /^\/cts\/([^/?]+)\/([^/?]+)/;
+/** Set beside the ref when the dragged guest is a CT (a pool drop reads the ref alone). */
+const KIND_TYPE = 'application/x-corral-guest-kind';
 
 export /** A guest in the tree: a link to its page, or (another cluster's guest) the same row without one. */
 function TreeLink({
@@ -28,11 +32,11 @@ function TreeLink({
   'aria-current'?: 'page';
   'data-testid'?: string;
 }) {
-  // A VM row carries its namespace/name for a drag onto another cluster (ClusterSection adds the context).
+  // A VM or CT row carries its namespace/name for a drag onto another cluster (ClusterSection adds the context).
   const vm = VM_HREF.exec(href);
-  const drag = vm
-    ? { draggable: true, 'data-move-vm': `${decodeURIComponent(vm[1]!)}/${decodeURIComponent(vm[2]!)}` }
-    : {};
+  const ct = vm ? null : CT_HREF.exec(href);
+  const at = (m: RegExpExecArray) => `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`;
+  const drag = vm ? { draggable: true, 'data-move-vm': at(vm) } : ct ? { draggable: true, 'data-move-ct': at(ct) } : {};
   if (linked)
     return (
       <Link href={href} {...rest} {...drag}>
@@ -64,11 +68,13 @@ export function ClusterSection({
   const stale = !cluster.ready;
   const [over, setOver] = useState(false);
   const [moving, setMoving] = useState<MoveSource | null>(null);
-  // A VM row of this cluster starts a drag: its ref, under the same type pool drops read.
+  // A VM or CT row of this cluster starts a drag: its ref, under the same type pool drops read (a CT's kind beside).
   const dragStart = (e: DragEvent) => {
-    const row = (e.target as HTMLElement).closest<HTMLElement>('[data-move-vm]');
-    const vm = row?.dataset.moveVm;
-    if (vm) dragGuest(e, { ref: `kubevirt/${cluster.context}/${vm}` });
+    const row = (e.target as HTMLElement).closest<HTMLElement>('[data-move-vm],[data-move-ct]');
+    const guest = row?.dataset.moveVm ?? row?.dataset.moveCt;
+    if (!guest) return;
+    dragGuest(e, { ref: `kubevirt/${cluster.context}/${guest}` });
+    if (row?.dataset.moveCt) e.dataTransfer.setData(KIND_TYPE, 'ct');
   };
   const dragOver = (e: DragEvent) => {
     if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
@@ -81,7 +87,7 @@ export function ClusterSection({
     const source = parseMoveRef(draggedRef(e) ?? '');
     if (!source) return;
     e.preventDefault();
-    setMoving(source);
+    setMoving(e.dataTransfer.types.includes(KIND_TYPE) ? { ...source, kind: 'ct' } : source);
   };
   return (
     <li
@@ -95,7 +101,7 @@ export function ClusterSection({
         onDragLeave={() => setOver(false)}
         onDrop={drop}
         data-testid="tree-cluster-head"
-        title={`Drop a VM here to move it to ${cluster.context}`}
+        title={`Drop a VM or CT here to move it to ${cluster.context}`}
       >
         <button
           type="button"

@@ -14,6 +14,7 @@ import { toRedactedYaml } from '../../lib/redact';
 import { useSession } from '../../lib/session';
 import { useTRPC } from '../../lib/trpc';
 import { StatusDot } from '../StatusDot';
+import { MoveDialog } from '../move/MoveDialog';
 import { ActionDialog } from '../vm/ActionDialog';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import '../vm/observe/observe.css';
@@ -107,6 +108,7 @@ function CtToolbar({ ct }: { ct: CtRow }) {
   const act = useMutation(trpc.cts.action.mutationOptions());
   const task = useTask(act.data?.task ?? null);
   const [deleting, setDeleting] = useState(false);
+  const [moving, setMoving] = useState(false);
   const running = ct.phase !== 'Stopped' && ct.phase !== 'Stopping';
   const buttons = [
     { action: 'start', label: 'Start', enabled: ct.phase === 'Stopped', why: `CT is ${ct.phase}` },
@@ -127,6 +129,13 @@ function CtToolbar({ ct }: { ct: CtRow }) {
         </button>
       ))}
       <span className="sep" aria-hidden />
+      <button
+        type="button"
+        title={`Stop ${ct.name}, carry its volume to another cluster or namespace and start it there`}
+        onClick={() => setMoving(true)}
+      >
+        Move to another cluster…
+      </button>
       <button type="button" className="btn-danger" onClick={() => setDeleting(true)}>
         Delete
       </button>
@@ -141,6 +150,13 @@ function CtToolbar({ ct }: { ct: CtRow }) {
         </span>
       )}
       <DeleteCtDialog ct={ct} open={deleting} onClose={() => setDeleting(false)} />
+      {moving && (
+        <MoveDialog
+          source={{ kind: 'ct', context: ct.context, namespace: ct.namespace, name: ct.name }}
+          open
+          onClose={() => setMoving(false)}
+        />
+      )}
     </div>
   );
 }

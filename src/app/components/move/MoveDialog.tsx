@@ -8,16 +8,19 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import type { MoveInput } from '@/server/schemas/move';
-import { vmPageHref } from '../../lib/cluster-links';
+import { ctPageHref, vmPageHref } from '../../lib/cluster-links';
 import { useFleet, useTask } from '../../lib/live';
 import { useTRPC } from '../../lib/trpc';
 import { nameProblem } from '../../lib/validation';
 import { ActionDialog } from '../vm/ActionDialog';
+import { TaskCancelButton } from '../TaskCancelButton';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import { MovePreflightView } from './MovePreflightView';
 import './move.css';
 
 export interface MoveSource {
+  /** A VM (the default) or a container. */
+  kind?: 'vm' | 'ct';
   context: string;
   namespace: string;
   name: string;
@@ -54,7 +57,10 @@ export function MoveDialog({
   const trpc = useTRPC();
   const { state } = useFleet();
   const ref = moveRef(source);
-  const destinations = useQuery({ ...trpc.move.destinations.queryOptions({ ref }), enabled: open });
+  const ct = source.kind === 'ct';
+  const noun = ct ? 'CT' : 'VM';
+  const kind = ct ? ({ kind: 'ct' } as const) : {};
+  const destinations = useQuery({ ...trpc.move.destinations.queryOptions({ ref, ...kind }), enabled: open });
   const [toContext, setToContext] = useState('');
   const [namespace, setNamespace] = useState(source.namespace);
   const [name, setName] = useState(source.name);
@@ -80,6 +86,7 @@ export function MoveDialog({
     target && !nsProblem && !vmNameProblem
       ? {
           ref,
+          ...kind,
           toBackend: toPve ? 'pve' : 'kubevirt',
           toContext: target.context,
           ...(!toPve && namespace !== source.namespace ? { toNamespace: namespace } : {}),
@@ -114,7 +121,7 @@ export function MoveDialog({
 
   return (
     <ActionDialog
-      title={`Move ${source.name} to another cluster`}
+      title={`Move ${ct ? 'CT ' : ''}${source.name} to another cluster`}
       open={open}
       onClose={close}
       label="Move"
@@ -128,6 +135,7 @@ export function MoveDialog({
         commit.isSuccess && (
           <div data-testid="move-progress">
             {task ? <TaskProgress task={task} /> : <span className="page-sub">Task {commit.data.task} started…</span>}
+            {task && <TaskCancelButton task={task} />}
             {task?.status === 'done' && answer && toPve && (
               <span className="page-sub" data-testid="move-pve-done">
                 {answer.plan.destination.name} now runs on Proxmox VE host {answer.plan.destination.context}; manage it
@@ -137,7 +145,7 @@ export function MoveDialog({
             {task?.status === 'done' && answer && !toPve && (
               <Link
                 className="btn btn-primary"
-                href={vmPageHref(
+                href={(ct ? ctPageHref : vmPageHref)(
                   {
                     namespace: answer.plan.destination.namespace,
                     name: answer.plan.destination.name,
@@ -154,7 +162,8 @@ export function MoveDialog({
             )}
             {task?.status === 'error' && (
               <span className="page-sub">
-                Nothing moved: the destination was rolled back and the source left as it was. The task log says why.
+                Nothing moved: the destination was rolled back and the source left as it was.{' '}
+                {task.cancelledBy !== undefined ? `Cancelled by ${task.cancelledBy}.` : 'The task log says why.'}
               </span>
             )}
           </div>
@@ -162,8 +171,10 @@ export function MoveDialog({
       }
     >
       <p className="page-sub" style={{ margin: 0 }}>
-        A cold move: {source.name} is stopped, its disks are exported from {source.context} and uploaded at the
-        destination, and the VM is created there. The source is kept (stopped) unless you delete it below.
+        {ct
+          ? `A cold move: CT ${source.name} is stopped, its volume is exported from ${source.context} and uploaded at the destination, and it is started there if it ran.`
+          : `A cold move: ${source.name} is stopped, its disks are exported from ${source.context} and uploaded at the destination, and the VM is created there.`}{' '}
+        The source is kept (stopped) unless you delete it below.
       </p>
       <div className="field">
         <label htmlFor="move-context">Destination cluster</label>
@@ -239,7 +250,7 @@ export function MoveDialog({
           disabled={commit.isSuccess}
           onChange={(e) => setDeleteSource(e.target.checked)}
         />
-        Delete {source.name} in {source.context} once the moved VM is verified
+        Delete {source.name} in {source.context} once the moved {noun} is verified
       </label>
       {!toPve && (
         <label className="check">
@@ -249,7 +260,7 @@ export function MoveDialog({
             disabled={commit.isSuccess}
             onChange={(e) => setScratch(e.target.checked)}
           />
-          Stage each disk on the Corral server before the upload (scratch)
+          Stage {ct ? 'the volume' : 'each disk'} on the Corral server before the upload (scratch)
         </label>
       )}
       {!commit.isSuccess && <MovePreflightView answer={answer} pending={preflight.isPending} />}
