@@ -2,8 +2,8 @@
  * Cross-cluster move of a container (CT), the commit: the preflight runs again (409 with its list when refused),
  * then a `ct-move` task in the source's journal does, logging each step: stop the CT if it runs (deleting its pod,
  * as Stop does, and remembering that it ran), export its data claim (a VirtualMachineExport whose source is the
- * PersistentVolumeClaim), upload the bytes into a DataVolume at the destination that carries the CT's labels, tags,
- * description and spec (renamed), leave the claim standing on its own as a CT's claim is (no DataVolume owner),
+ * PersistentVolumeClaim), upload the bytes into a DataVolume at the destination, then give its claim the CT's labels,
+ * tags, description and spec (renamed) and leave it standing on its own as a CT's claim is (no DataVolume owner),
  * verify that the destination sees the CT, start it there if it ran, and delete the source only when asked.
  *
  * A failure at any step deletes at the destination what the move created (newest first) and puts the source back
@@ -84,15 +84,15 @@ function claimMetadata(planned: CtMovePlanned) {
 
 function uploadTarget(planned: CtMovePlanned, taskId: string): KObject {
   const { disk, spec } = planned;
-  const meta = claimMetadata(planned);
+  // Not a CT's claim yet (no CT labels or spec): the destination lists it as a CT only once its bytes are in.
   return {
     apiVersion: 'cdi.kubevirt.io/v1beta1',
     kind: 'DataVolume',
     metadata: {
       name: disk.to,
       namespace: spec.namespace,
-      labels: { ...meta.labels, [LABEL_MOVE_TASK]: taskId, [LABEL_MANAGED_BY]: 'corral' },
-      annotations: { ...meta.annotations, 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
+      labels: { [LABEL_MOVE_TASK]: taskId, [LABEL_MANAGED_BY]: 'corral' },
+      annotations: { 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
     },
     spec: {
       contentType: 'kubevirt',
