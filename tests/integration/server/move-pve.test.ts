@@ -119,11 +119,12 @@ describe("Corral's Proxmox API as the PVE host: storage upload", () => {
   it('takes an ISO into the library and refuses what PVE would, naming the parameter', async () => {
     const pve = new PveClient({ name: 'pve', url: pveCorral.url, token: `root@pam!mover=${SECRET}`, pollMs: 50 });
     try {
-      const [{ node }] = await pve.nodes();
+      const node = (await pve.nodes())[0]?.node ?? '';
+      expect(node).not.toBe('');
       const iso = Buffer.from('an installer, byte for byte');
-      const upid = await pve.upload(node!, 'local', 'iso', 'tiny.iso', Readable.from([iso]), iso.length);
+      const upid = await pve.upload(node, 'local', 'iso', 'tiny.iso', Readable.from([iso]), iso.length);
       expect(upid).toMatch(/^UPID:[^:]+:[0-9A-F]+:[0-9A-F]+:[0-9A-F]+:imgcopy:/);
-      await pve.waitTask(node!, upid, 10_000);
+      await pve.waitTask(node, upid, 10_000);
       const pvc = lab.store.get(PVCS, NS, 'tiny-iso');
       expect(pvc?.metadata.annotations?.[CONTENT]).toBe(
         `upload:sha256:${createHash('sha256').update(iso).digest('hex')} (${iso.length} bytes)`,
@@ -132,10 +133,10 @@ describe("Corral's Proxmox API as the PVE host: storage upload", () => {
         authorization: `PVEAPIToken=root@pam!mover=${SECRET}`,
       });
       expect((listed.body as { data: { volid: string }[] }).data.map((v) => v.volid)).toContain('local:iso/tiny-iso');
-      await expect(pve.upload(node!, 'local', 'import', 'disk.ova', Readable.from([iso]), iso.length)).rejects.toThrow(
+      await expect(pve.upload(node, 'local', 'import', 'disk.ova', Readable.from([iso]), iso.length)).rejects.toThrow(
         /400 .*filename: an import image must end in '.raw', '.qcow2', '.vmdk'/,
       );
-      await expect(pve.upload(node!, 'local-lvm', 'iso', 'a.iso', Readable.from([iso]), iso.length)).rejects.toThrow(
+      await expect(pve.upload(node, 'local-lvm', 'iso', 'a.iso', Readable.from([iso]), iso.length)).rejects.toThrow(
         /storage 'local-lvm' does not support content-type 'iso'/,
       );
     } finally {
