@@ -112,72 +112,65 @@ export async function moveDisk(
     task.fail(err);
     throw err;
   }
-  if (running)
-    void finishLiveMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
-  else void finishMove(deps, namespace, name, vm, { disk: input.disk, from: disk.claim, copy }, input, task);
+  const move = { disk: input.disk, from: disk.claim, copy };
+  void finishMove(deps, namespace, move, input, task, async () => {
+    if (running) {
+      await followClone(deps, namespace, copy, task, 10);
+      const live = { ...move, storageClass: input.storageClass, deleteSource: input.deleteSource };
+      await migrateVolume(deps, namespace, name, vm, { ...live, annotations: input.annotations }, task);
+    } else {
+      await followClone(deps, namespace, copy, task);
+      await switchVolume(deps, vm, move, input);
+    }
+  });
   return task.id;
 }
 
+/**
+ * The rest of a move, in the background: `useCopy` waits for the copy and puts it in the VM, then the old volume is
+ * deleted or kept as asked. On any failure the task fails and the copy, used by nothing, is removed rather than
+ * left behind as a stray claim.
+ */
 async function finishMove(
   deps: DomainDeps,
   namespace: string,
-  name: string,
-  vm: KObject,
   move: { disk: string; from: string; copy: string },
   input: DiskMoveInput,
   task: TaskHandle,
+  useCopy: () => Promise<void>,
 ): Promise<void> {
   try {
-    await followClone(deps, namespace, move.copy, task);
-    // Switch the volume to the copy against the VM read before the clone: an edit in between is a conflict.
-    const tspec = asDict(asDict(vm.spec).template).spec as Record<string, unknown> | undefined;
-    const volumes = asArray(tspec?.volumes).map((raw) => {
-      const v = asDict(raw);
-      if (asString(v.name) !== move.disk) return v;
-      return { name: move.disk, dataVolume: { name: move.copy } };
-    });
-    const templates = asArray(asDict(vm.spec).dataVolumeTemplates).filter(
-      (t) => asString(asDict(asDict(t).metadata).name) !== move.from,
-    );
-    await patchVmFrom(deps, vm, {
-      metadata: input.annotations ? { annotations: input.annotations } : {},
-      spec: {
-        ...(asArray(asDict(vm.spec).dataVolumeTemplates).length ? { dataVolumeTemplates: templates } : {}),
-        template: { spec: { volumes } },
-      },
-    });
+    await useCopy();
     await finishSource(deps, namespace, move, input, task);
   } catch (err) {
     task.fail(err);
-    // The copy is not used by anything: remove it rather than leave a stray claim behind.
     await deps.cluster.remove('DataVolume', namespace, move.copy).catch(() => false);
   }
 }
 
-async function finishLiveMove(
+/** A stopped VM's volume switches to the copy, against the VM read before the clone: an edit in between conflicts. */
+async function switchVolume(
   deps: DomainDeps,
-  namespace: string,
-  name: string,
   vm: KObject,
   move: { disk: string; from: string; copy: string },
   input: DiskMoveInput,
-  task: TaskHandle,
 ): Promise<void> {
-  try {
-    await followClone(deps, namespace, move.copy, task, 10);
-    await migrateVolume(
-      deps,
-      namespace,
-      name,
-      vm,
-      { ...move, storageClass: input.storageClass, deleteSource: input.deleteSource, annotations: input.annotations },
-      task,
-    );
-    await finishSource(deps, namespace, move, input, task);
-  } catch (err) {
-    task.fail(err);
-    await deps.cluster.remove('DataVolume', namespace, move.copy).catch(() => false);
-  }
+  const tspec = asDict(asDict(vm.spec).template).spec as Record<string, unknown> | undefined;
+  const volumes = asArray(tspec?.volumes).map((raw) => {
+    const v = asDict(raw);
+    if (asString(v.name) !== move.disk) return v;
+    return { name: move.disk, dataVolume: { name: move.copy } };
+  });
+  const templates = asArray(asDict(vm.spec).dataVolumeTemplates).filter(
+    (t) => asString(asDict(asDict(t).metadata).name) !== move.from,
+  );
+  await patchVmFrom(deps, vm, {
+    metadata: input.annotations ? { annotations: input.annotations } : {},
+    spec: {
+      ...(asArray(asDict(vm.spec).dataVolumeTemplates).length ? { dataVolumeTemplates: templates } : {}),
+      template: { spec: { volumes } },
+    },
+  });
 }
 
 async function finishSource(
