@@ -5,7 +5,7 @@
 import { expect, type Page } from '@playwright/test';
 import { EXTERNAL_URL, SCREENSHOT_DIR } from './env';
 import { NS, uniqueName, waitLive } from './helpers';
-import { test, TWO_CLUSTERS_URL as URL } from './two-clusters';
+import { LAB_SIM, test, TWO_CLUSTERS_URL as URL } from './two-clusters';
 
 const HOME = 'corral-sim';
 const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
@@ -104,6 +104,94 @@ test.describe('move to another cluster', () => {
     } finally {
       await request.delete(`${URL}/api/vms/${NS}/${name}`, { headers }).catch(() => undefined);
       await request.delete(`${URL}/api/vms/${NS}/${name}?context=lab`, { headers }).catch(() => undefined);
+    }
+  });
+
+  test('a running move is cancelled from its dialog (and offers Cancel in the task log): nothing moves', async ({
+    page,
+    browser,
+    request,
+  }) => {
+    const name = uniqueName('cancel');
+    const ref = `kubevirt/${HOME}/${NS}/${name}`;
+    const made = await request.post(`${URL}/api/vms`, {
+      headers,
+      data: { name, namespace: NS, import: IMAGE_URL, disk: '2G', cpu: 1, mem: '512Mi' },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    // lab's upload proxy takes the disk and never answers: the move stays in its copy until cancelled.
+    const hang = await request.post(`${LAB_SIM}/_sim/faults`, {
+      data: { unresponsive: 'hang', pathPrefix: '/v1beta1/upload' },
+    });
+    expect(hang.status()).toBe(200);
+    try {
+      await expect
+        .poll(
+          async () => {
+            const r = await request.post(`${URL}/api/move/preflight`, {
+              headers,
+              data: { ref, toBackend: 'kubevirt', toContext: 'lab' },
+            });
+            return ((await r.json()) as { ok?: boolean }).ok;
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true);
+      const errors = await open(page, `/vms/${NS}/${name}`);
+      await page.getByRole('button', { name: 'More ▾' }).click();
+      await page.getByRole('menuitem', { name: /Move to another cluster/ }).click();
+      const dialog = page.getByRole('dialog', { name: `Move ${name} to another cluster` });
+      await expect(dialog.getByTestId('move-ok')).toContainText(`Ready to move to lab: ${NS}/${name}`);
+      await dialog.getByRole('button', { name: 'Move', exact: true }).click();
+      const progress = dialog.getByTestId('move-progress');
+      const cancel = progress.getByTestId('task-cancel');
+      await expect(cancel).toBeEnabled();
+      await expect(progress).toContainText(`DataVolume ${NS}/${name}-disk created in lab`, { timeout: 30_000 });
+      await page.screenshot({ path: `${SCREENSHOT_DIR}/move-cancel.png` });
+
+      // The same running task from the Tasks panel: its log offers Cancel too (screenshots, both widths and themes).
+      for (const theme of ['dark', 'light'] as const)
+        for (const [viewport, prefix] of [
+          [{ width: 1440, height: 900 }, ''],
+          [{ width: 390, height: 844 }, 'phone-'],
+        ] as const) {
+          const context = await browser.newContext({ viewport });
+          const other = await context.newPage();
+          await other.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+          const seen = await open(other, '/', prefix !== '');
+          await other.getByRole('row', { name: `Task move ${NS}/${name}: running. Open log` }).click();
+          const log = other.getByRole('dialog', { name: `Task: move ${NS}/${name}` });
+          await expect(log.getByTestId('task-cancel')).toBeEnabled();
+          await expect(log.getByTestId('task-log')).toContainText('shows in lab');
+          await other.screenshot({
+            path: `${SCREENSHOT_DIR}/${prefix}task-cancel${theme === 'light' ? '-light' : ''}.png`,
+          });
+          expect(seen).toEqual([]);
+          await context.close();
+        }
+
+      await cancel.click();
+      await expect(progress).toContainText('Cancelled by local', { timeout: 30_000 });
+      await expect(progress).toContainText('cancelled');
+      await page.screenshot({ path: `${SCREENSHOT_DIR}/move-cancelled.png` });
+      const tasks = (await (await request.get(`${URL}/api/tasks`)).json()) as {
+        action: string;
+        target: string;
+        error: string;
+        log: string;
+      }[];
+      const task = tasks.find((t) => t.action === 'move' && t.target === `${NS}/${name}`);
+      expect(task?.error).toBe('cancelled by local');
+      expect(task?.log).toMatch(new RegExp(`deleted DataVolume ${NS}/${name}-disk in lab`));
+      expect(tasks.find((t) => t.action === 'move-in' && t.target === `${NS}/${name}`)?.error).toBe(
+        'cancelled by local',
+      );
+      const labVms = (await (await request.get(`${URL}/api/vms?context=lab`)).json()) as { name: string }[];
+      expect(labVms.map((v) => v.name)).not.toContain(name);
+      expect(errors).toEqual([]);
+    } finally {
+      await request.delete(`${LAB_SIM}/_sim/faults`).catch(() => undefined);
+      await request.delete(`${URL}/api/vms/${NS}/${name}`, { headers }).catch(() => undefined);
     }
   });
 
