@@ -179,6 +179,32 @@ describe('VirtualMachineExport', () => {
     await ready('web-export');
   });
 
+  it("a PVC export stays Pending (InUse) while a pod mounts the claim (a CT's), and goes Ready once the pod is gone", async () => {
+    await startWithServer();
+    await diskReady();
+    h!.store.create(S.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'box', namespace: NS },
+      spec: {
+        containers: [{ name: 'main', image: 'debian' }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'web-rootdisk' } }],
+      },
+      status: { phase: 'Running' },
+    });
+    h!.store.create(S.vmExports, vmExport('pvc-busy', { kind: 'PersistentVolumeClaim', name: 'web-rootdisk' }));
+    const pending = await waitFor('InUse', () => {
+      const o = h!.store.get(S.vmExports, NS, 'pvc-busy');
+      const c = (st(o).conditions as { type: string; reason?: string }[] | undefined)?.find(
+        (x) => x.type === 'PVCReady',
+      );
+      return c?.reason === 'InUse' ? o : undefined;
+    });
+    expect(phaseOf(pending)).toBe('Pending');
+    h!.store.delete(S.pods, NS, 'box');
+    await ready('pvc-busy');
+  });
+
   it('exports a VM snapshot: one volume per backed-up PVC, content from the snapshot', async () => {
     await startWithServer();
     h!.store.create(S.volumeSnapshotClasses, {
