@@ -2,8 +2,8 @@
 // of `lab` dragged in the tree onto the default cluster opens the move dialog; its live preflight lists a refusal
 // (with its remedy) and keeps Move disabled while the namespace does not exist there, and is ready once it does;
 // Move shows the task's progress, and the moved VM's page opens from the dialog.
-import { expect, type Page } from '@playwright/test';
-import { EXTERNAL_URL, SCREENSHOT_DIR } from './env';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { EXTERNAL_URL, REFRESHING_SCREENSHOTS, SCREENSHOT_DIR } from './env';
 import { NS, uniqueName, waitLive } from './helpers';
 import { LAB_SIM, test, TWO_CLUSTERS_URL as URL } from './two-clusters';
 
@@ -149,11 +149,12 @@ test.describe('move to another cluster', () => {
       await expect(progress).toContainText(`DataVolume ${NS}/${name}-disk created in lab`, { timeout: 30_000 });
       await page.screenshot({ path: `${SCREENSHOT_DIR}/move-cancel.png` });
 
-      // The same running task from the Tasks panel: its log offers Cancel too (screenshots, both widths and themes).
-      for (const theme of ['dark', 'light'] as const)
+      // The same running task from the Tasks panel: its log offers Cancel too (its pictures at both widths and in
+      // both themes only when refreshing them: each look is a page of its own).
+      for (const theme of REFRESHING_SCREENSHOTS ? (['dark', 'light'] as const) : (['dark'] as const))
         for (const [viewport, prefix] of [
           [{ width: 1440, height: 900 }, ''],
-          [{ width: 390, height: 844 }, 'phone-'],
+          ...(REFRESHING_SCREENSHOTS ? ([[{ width: 390, height: 844 }, 'phone-']] as const) : []),
         ] as const) {
           const context = await browser.newContext({ viewport });
           const other = await context.newPage();
@@ -217,4 +218,102 @@ test.describe('move to another cluster', () => {
       }
     });
   }
+});
+
+// A CT moves the same way (docs/move.md "Containers"): its tree row drags onto the other cluster, the dialog names it
+// a CT and runs the same live preflight, and the move lands it (running, as it ran) in the default cluster.
+test.describe('move a CT to another cluster', () => {
+  test.skip(!!EXTERNAL_URL, 'uses the two-cluster Corral beside the embedded clusters');
+  test.describe.configure({ timeout: 120_000 });
+  test.beforeAll(async ({ twoClusters }) => void twoClusters);
+  const cluster = (page: Page, context: string) =>
+    page.locator(`[data-testid="tree-cluster"][data-context="${context}"]`);
+
+  async function ctIn(request: APIRequestContext, name: string, context: string): Promise<void> {
+    const made = await request.post(`${URL}/api/cts`, {
+      headers,
+      data: { name, namespace: NS, image: 'docker.io/library/debian:bookworm', disk: '1Gi', context },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    await expect
+      .poll(async () => {
+        const rows = (await (await request.get(`${URL}/api/cts?context=${context}`)).json()) as CtPhase[];
+        return rows.find((r) => r.name === name)?.phase;
+      })
+      .toBe('Running');
+  }
+  interface CtPhase {
+    name: string;
+    phase: string;
+  }
+
+  test('drag a CT onto the other cluster, read the preflight, move it, open it there', async ({ page, request }) => {
+    const name = uniqueName('ctmover');
+    await ctIn(request, name, 'lab');
+    try {
+      const errors: string[] = [];
+      page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(URL + '/');
+      await waitLive(page);
+      const row = cluster(page, 'lab').locator(`[data-move-ct="${NS}/${name}"]`);
+      await expect(row).toBeVisible();
+      await page.getByRole('button', { name: `Collapse cluster ${HOME}` }).click();
+      await row.dragTo(cluster(page, HOME).getByTestId('tree-cluster-head'));
+      const dialog = page.getByRole('dialog', { name: `Move CT ${name} to another cluster` });
+      await expect(dialog.getByLabel('Destination cluster')).toHaveValue(HOME);
+      await expect(dialog.getByTestId('move-ok')).toContainText(`Ready to move to ${HOME}: ${NS}/${name}`);
+      await expect(dialog.getByTestId('move-warnings')).toContainText('the CT is running: it is stopped for the move');
+      await dialog.getByRole('button', { name: 'Move', exact: true }).click();
+      const openMoved = dialog.getByTestId('move-open');
+      await expect(openMoved).toBeVisible({ timeout: 60_000 });
+      await expect(dialog.getByTestId('move-progress')).toContainText(
+        `moved CT kubevirt/lab/${NS}/${name} to kubevirt/${HOME}/${NS}/${name}`,
+      );
+      await openMoved.click();
+      await expect(page).toHaveURL(new RegExp(`/cts/${NS}/${name}\\?tab=summary$`));
+      await expect
+        .poll(async () => {
+          const rows = (await (await request.get(`${URL}/api/cts`)).json()) as CtPhase[];
+          return rows.find((r) => r.name === name)?.phase;
+        })
+        .toBe('Running');
+      expect(errors).toEqual([]);
+    } finally {
+      await request.delete(`${URL}/api/cts/${NS}/${name}`, { headers }).catch(() => undefined);
+      await request.delete(`${URL}/api/cts/${NS}/${name}?context=lab`, { headers }).catch(() => undefined);
+    }
+  });
+
+  // The dialog from a CT's page: lab's CT towards the default cluster, where a CT of that name exists.
+  test('screenshots of the CT move dialog, both themes', { tag: '@screenshots' }, async ({ browser, request }) => {
+    const name = uniqueName('ctshot');
+    await Promise.all([ctIn(request, name, 'lab'), ctIn(request, name, HOME)]);
+    try {
+      for (const theme of ['dark', 'light'] as const)
+        for (const [viewport, prefix] of [
+          [{ width: 1440, height: 900 }, ''],
+          [{ width: 390, height: 844 }, 'phone-'],
+        ] as const) {
+          const context = await browser.newContext({ viewport });
+          const page = await context.newPage();
+          const errors: string[] = [];
+          page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+          page.on('pageerror', (e) => errors.push(e.message));
+          await page.addInitScript((t) => localStorage.setItem('corral-theme', t), theme);
+          await page.goto(`${URL}/cts/${NS}/${name}?context=lab`);
+          await page.getByRole('button', { name: 'Move to another cluster…' }).click();
+          const dialog = page.getByRole('dialog', { name: `Move CT ${name} to another cluster` });
+          await expect(dialog.getByTestId('move-refusals')).toContainText(`a CT ${NS}/${name} already exists`);
+          await page.screenshot({
+            path: `${SCREENSHOT_DIR}/${prefix}move-ct-dialog${theme === 'light' ? '-light' : ''}.png`,
+          });
+          expect(errors).toEqual([]);
+          await context.close();
+        }
+    } finally {
+      for (const q of ['', '?context=lab'])
+        await request.delete(`${URL}/api/cts/${NS}/${name}${q}`, { headers }).catch(() => undefined);
+    }
+  });
 });
