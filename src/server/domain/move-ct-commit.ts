@@ -8,7 +8,10 @@
  *
  * A failure at any step deletes at the destination what the move created (newest first) and puts the source back
  * as it was (its pod built again when it had been running); the log says what was undone, and the same move can be
- * run again. The bytes go through the same transport and upload step as a VM's disk (move-commit.ts).
+ * run again. The bytes go through the same transport and upload step as a VM's disk (move-commit.ts). As a VM's
+ * move, it shows in the destination's journal too (move-journal.ts), can be cancelled until the moved CT is verified
+ * (the step under way is aborted, then the same rollback runs), and files the moved CT in the source's pool
+ * (move-outcome.ts).
  */
 import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
@@ -29,8 +32,10 @@ import {
   type DiskTransfer,
 } from './move-commit';
 import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
+import { mirrorInDestination } from './move-journal';
+import { settleMovedPool } from './move-outcome';
 import { formatRef } from './pools-path';
-import type { TaskHandle } from './tasks';
+import { TaskCancelled, type TaskHandle } from './tasks';
 import { openExport, type ExportSession } from './vm-export';
 import { asDict, asString } from './vm-facts';
 
@@ -55,12 +60,17 @@ export async function commitCtMove(
       `move refused: a move of CT ${source.namespace}/${source.name} is already running`,
     );
   moving.add(key);
-  const task = planned.source.journal.start(
+  const started = planned.source.journal.start(
     CT_MOVE_ACTION,
     `${source.namespace}/${source.name}`,
     caller.identity.login,
   );
-  task.log(`move CT ${key} → ${formatRef(destination)}`);
+  started.log(`move CT ${key} → ${formatRef(destination)}`);
+  const task = mirrorInDestination(started, planned.source, planned.target, {
+    target: `${destination.namespace}/${destination.name}`,
+    from: key,
+    caller: caller.identity.login,
+  });
   for (const w of planned.preflight.warnings) task.log(`warning: ${w}`);
   for (const d of planned.preflight.dropped) task.log(`not carried over: ${d}`);
   void runCtMove(planned, caller, task, transfer).finally(() => moving.delete(key));
@@ -113,6 +123,10 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
   let wasRunning = false;
   let session: ExportSession | undefined;
   const where = `${destination.namespace}/${destination.name} in ${destination.context}`;
+  // A cancel aborts the step running now (a wait, the copy); the rollback below then undoes the move.
+  const abort = new AbortController();
+  const { signal } = abort;
+  const stopCancel = task.onCancel((by) => abort.abort(new TaskCancelled(by)));
   try {
     // 1. Stop the CT (its pod goes; the volume stays), remembering that it ran.
     const pod = from.cluster.cache.get('Pod', source.namespace, source.name);
@@ -120,8 +134,11 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
       wasRunning = !pod.metadata.deletionTimestamp;
       await from.cluster.remove('Pod', source.namespace, source.name);
       task.log(`stopping CT ${source.namespace}/${source.name} (its pod was ${podPhase(pod)})`);
-      await until(from, 'the CT to stop', () =>
-        from.cluster.cache.get('Pod', source.namespace, source.name) ? undefined : true,
+      await until(
+        from,
+        'the CT to stop',
+        () => (from.cluster.cache.get('Pod', source.namespace, source.name) ? undefined : true),
+        signal,
       );
       task.log('CT stopped; its volume is kept');
     }
@@ -134,6 +151,7 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
       labels: { [LABEL_MOVE_TASK]: task.id },
     });
     task.log(`export ${session.object} of volume ${disk.claim} ready in ${source.context} (task ${session.task.id})`);
+    signal.throwIfAborted();
     task.progress(15);
     const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
     const link = rawLink(exp, disk.claim);
@@ -147,6 +165,7 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
       {
         proxy,
         scratch,
+        signal,
         progress: (done, total) => task.progress(15 + (total > 0 ? (70 * done) / total : 0)),
         created: () => {
           created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
@@ -157,13 +176,19 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
     task.log(`volume ${disk.claim}: ${bytes} bytes uploaded into ${disk.to}${scratch ? ' (staged on Corral)' : ''}`);
     await session.close();
     session = undefined;
-    await until(target, `DataVolume ${disk.to} to succeed`, () => {
-      const phase = asString(
-        asDict(target.cluster.cache.get('DataVolume', destination.namespace, disk.to)?.status).phase,
-      );
-      if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${disk.to} failed after the upload`);
-      return phase === 'Succeeded' ? true : undefined;
-    });
+    await until(
+      target,
+      `DataVolume ${disk.to} to succeed`,
+      () => {
+        const phase = asString(
+          asDict(target.cluster.cache.get('DataVolume', destination.namespace, disk.to)?.status).phase,
+        );
+        if (phase === 'Failed') throw new CorralError('BAD_GATEWAY', `DataVolume ${disk.to} failed after the upload`);
+        return phase === 'Succeeded' ? true : undefined;
+      },
+      signal,
+    );
+    signal.throwIfAborted();
     task.progress(85);
 
     // The claim stands on its own, as a CT's does: no DataVolume owner (deleting the CT deletes just the claim).
@@ -183,13 +208,21 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
     task.log(`claim ${destination.namespace}/${disk.to} carries the CT's spec; its DataVolume is removed`);
 
     // 4. Verify.
-    await until(target, `CT ${where} to appear`, () => {
-      const moved = findCt(target, destination.namespace, destination.name);
-      return moved && !moved.pvc.metadata.ownerReferences?.length && asDict(moved.pvc.status).phase === 'Bound'
-        ? true
-        : undefined;
-    });
+    await until(
+      target,
+      `CT ${where} to appear`,
+      () => {
+        const moved = findCt(target, destination.namespace, destination.name);
+        return moved && !moved.pvc.metadata.ownerReferences?.length && asDict(moved.pvc.status).phase === 'Bound'
+          ? true
+          : undefined;
+      },
+      signal,
+    );
     task.log(`verified: CT ${where} exists, its volume Bound`);
+    signal.throwIfAborted();
+    // From here on the move finishes: the CT is whole at the destination.
+    stopCancel();
     task.progress(90);
 
     // 5. Start it when the source ran.
@@ -199,19 +232,23 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
     }
     task.progress(96);
   } catch (err) {
-    await rollBack(planned, task, created, wasRunning, session, err);
+    stopCancel();
+    await rollBack(planned, task, created, wasRunning, session, signal.aborted ? signal.reason : err);
     return;
   }
 
   // 6. The source: kept stopped, or deleted when asked (a failure here leaves a finished move and says so).
+  let sourceDeleted = false;
   if (deleteSource) {
     try {
       const removed = await deleteCt(from, caller, source.namespace, source.name);
       task.log(`deleted the source CT ${source.namespace}/${source.name} in ${source.context} (task ${removed.task})`);
+      sourceDeleted = true;
     } catch (err) {
       task.log(`the CT moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
     }
   } else task.log(`the source CT ${source.namespace}/${source.name} stays in ${source.context}, stopped`);
+  await settleMovedPool(from, task, { source, destination, sourceDeleted });
   task.done(`moved CT ${formatRef(source)} to ${formatRef(destination)}`);
 }
 
@@ -240,7 +277,8 @@ async function rollBack(
   err: unknown,
 ) {
   const { source } = planned.preflight.plan;
-  task.log(`failed: ${describeError(err)}; rolling back`);
+  const cancelled = err instanceof TaskCancelled;
+  task.log(`${cancelled ? '' : 'failed: '}${describeError(err)}; rolling back`);
   await session?.close(err);
   await undoCreated(planned.target, created, task);
   if (wasRunning) {
@@ -259,6 +297,6 @@ async function rollBack(
       );
     task.log(back);
   } else task.log(`the source CT ${source.namespace}/${source.name} was not touched (it was stopped)`);
-  task.log('nothing moved; fix the cause and move again');
+  task.log(cancelled ? 'nothing moved' : 'nothing moved; fix the cause and move again');
   task.fail(err);
 }

@@ -491,6 +491,8 @@ describe('CT move (kind ct)', () => {
   });
 
   it('moves a running CT: its volume holds the same bytes at the destination, it runs there, the source stays stopped', async () => {
+    expect((await post('/api/folders', { path: 'cts' })).status).toBe(201);
+    expect((await post('/api/folders/members', { path: 'cts', ref: ctRef('home', 'box') })).status).toBe(200);
     const r = await post('/api/move', body('box'));
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ task: expect.stringMatching(/^ct-move-box-/), context: 'home', ref: ctRef('lab', 'box') });
@@ -500,6 +502,11 @@ describe('CT move (kind ct)', () => {
     expect(task.log).toMatch(/volume box-data: \d+ bytes uploaded into box-data/);
     expect(task.log).toMatch(/verified: CT tailvm\/box in lab exists/);
     expect(task.log).toMatch(/started CT tailvm\/box in lab/);
+    // The source was kept, so both sit in its pool; lab's journal followed the move.
+    expect(task.log).toMatch(/pool: kubevirt\/lab\/tailvm\/box added to pool 'cts'/);
+    expect(await poolMembers('cts')).toEqual([ctRef('home', 'box'), ctRef('lab', 'box')]);
+    const mirror = (await moveIn('lab', 'box'))!;
+    expect([mirror.status, mirror.log]).toEqual(['done', expect.stringMatching(/started CT tailvm\/box in lab/)]);
     expect(podPhase(lab, 'box')).toBe('Running');
     expect(home.store.get(PODS, NS, 'box')).toBeUndefined();
     expect(home.store.get(PVCS, NS, 'box-data')).toBeDefined();
@@ -516,6 +523,39 @@ describe('CT move (kind ct)', () => {
     const [src, dst] = [await claimBytes('home', 'box'), await claimBytes('lab', 'box')];
     expect(src.length).toBeGreaterThan(0);
     expect(dst.equals(src)).toBe(true);
+  }, 60_000);
+
+  it('a cancel mid-copy rolls both sides back and the task ends cancelled', async () => {
+    // lab's upload proxy takes the request and never answers: the copy is under way until stopped.
+    let uploading = false;
+    const decide = lab.faults.decide.bind(lab.faults);
+    lab.faults.decide = (path, request) => {
+      if (path.startsWith('/v1beta1/upload')) uploading = true;
+      return decide(path, request);
+    };
+    lab.faults.set({ unresponsive: 'hang', pathPrefix: '/v1beta1/upload' });
+    let task: TaskBody;
+    try {
+      const r = await post('/api/move', body('cache'));
+      expect(r.status).toBe(202);
+      const id = (r.body as { task: string }).task;
+      await eventually(() => uploading, 20_000, 'the upload under way');
+      expect((await post(`/api/tasks/${id}/cancel`, {})).status).toBe(202);
+      task = (await taskEnd({ get }, id, 15_000)) as unknown as TaskBody;
+    } finally {
+      lab.faults.clear();
+      lab.faults.decide = decide;
+    }
+    expect([task.status, task.error], task.log).toEqual(['error', 'cancelled by local']);
+    expect(task.log).toMatch(/deleted DataVolume tailvm\/cache-data in lab/);
+    expect(task.log).toMatch(/started the source CT tailvm\/cache again/);
+    expect((await moveIn('lab', 'cache'))?.error).toBe('cancelled by local');
+    await eventually(() => !lab.store.get(DVS, NS, 'cache-data') && !lab.store.get(PVCS, NS, 'cache-data'), 10_000);
+    await eventually(() => podPhase(home, 'cache') === 'Running', 20_000, 'source CT running again');
+    await eventually(
+      () => !corral.registry.get('lab').cluster.cache.get('PersistentVolumeClaim', NS, 'cache-data'),
+      10_000,
+    );
   }, 60_000);
 
   it('a fault at the destination part-way rolls it back and starts the source again; the retry (deleting the source) lands', async () => {
