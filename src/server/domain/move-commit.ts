@@ -23,7 +23,7 @@ import { sleep } from './deps';
 import { LABEL_MANAGED_BY, LABEL_VM } from './labels';
 import { uploadProxyBase } from './datavolume-upload';
 import { mirrorInDestination } from './move-journal';
-import { settleMovedPool } from './move-outcome';
+import { settleSource } from './move-outcome';
 import { movedVm } from './move-spec';
 import { planMove, type MovePlanned } from './move-preflight';
 import { formatRef } from './pools-path';
@@ -95,7 +95,7 @@ export interface Created {
 
 async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, transfer: DiskTransfer) {
   const { source: from, target, vm, disks, preflight } = planned;
-  const { source, destination, scratch, deleteSource } = preflight.plan;
+  const { source, destination, scratch } = preflight.plan;
   const created: Created[] = [];
   let restoreStrategy: string | undefined;
   let session: ExportSession | undefined;
@@ -245,19 +245,8 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
     return;
   }
 
-  // 6. The source: kept stopped, or deleted when asked (a failure here leaves a finished move and says so).
-  let sourceDeleted = false;
-  if (deleteSource) {
-    try {
-      const removed = await deleteVm(from, caller, source.namespace, source.name);
-      task.log(`deleting the source ${source.namespace}/${source.name} in ${source.context} (task ${removed.task})`);
-      sourceDeleted = true;
-    } catch (err) {
-      task.log(`the VM moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
-    }
-  } else task.log(`the source ${source.namespace}/${source.name} stays in ${source.context}, stopped`);
-  await settleMovedPool(from, task, { source, destination, sourceDeleted });
-  task.done(`moved ${formatRef(source)} to ${formatRef(destination)}`);
+  // 6. The source: kept stopped, or deleted when asked.
+  await settleSource(from, task, preflight.plan, 'VM', () => deleteVm(from, caller, source.namespace, source.name));
 }
 
 async function rollBack(

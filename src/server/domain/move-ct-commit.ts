@@ -33,7 +33,7 @@ import {
 } from './move-commit';
 import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
 import { mirrorInDestination } from './move-journal';
-import { settleMovedPool } from './move-outcome';
+import { settleSource } from './move-outcome';
 import { formatRef } from './pools-path';
 import { TaskCancelled, type TaskHandle } from './tasks';
 import { openExport, type ExportSession } from './vm-export';
@@ -118,7 +118,7 @@ function uploadTarget(planned: CtMovePlanned, taskId: string): KObject {
 
 async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandle, transfer: DiskTransfer) {
   const { source: from, target, disk, spec } = planned;
-  const { source, destination, scratch, deleteSource } = planned.preflight.plan;
+  const { source, destination, scratch } = planned.preflight.plan;
   const created: Created[] = [];
   let wasRunning = false;
   let session: ExportSession | undefined;
@@ -237,19 +237,10 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
     return;
   }
 
-  // 6. The source: kept stopped, or deleted when asked (a failure here leaves a finished move and says so).
-  let sourceDeleted = false;
-  if (deleteSource) {
-    try {
-      const removed = await deleteCt(from, caller, source.namespace, source.name);
-      task.log(`deleted the source CT ${source.namespace}/${source.name} in ${source.context} (task ${removed.task})`);
-      sourceDeleted = true;
-    } catch (err) {
-      task.log(`the CT moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
-    }
-  } else task.log(`the source CT ${source.namespace}/${source.name} stays in ${source.context}, stopped`);
-  await settleMovedPool(from, task, { source, destination, sourceDeleted });
-  task.done(`moved CT ${formatRef(source)} to ${formatRef(destination)}`);
+  // 6. The source: kept stopped, or deleted when asked.
+  await settleSource(from, task, planned.preflight.plan, 'CT', () =>
+    deleteCt(from, caller, source.namespace, source.name),
+  );
 }
 
 /** Builds the CT's pod from its spec (as Start does) and waits until it runs; `created` records it first. */

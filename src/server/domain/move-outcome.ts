@@ -9,6 +9,7 @@
  * lost. A failure here does not undo the move: the task logs it and how to file the VM by hand.
  */
 import { describeError } from '../errors';
+import type { MovePlan } from '../schemas/move';
 import type { DomainDeps } from './deps';
 import { formatRef, type MemberRef } from './pools-path';
 import { FolderStore, type FolderDoc } from './pools-store';
@@ -77,4 +78,32 @@ export async function settleMovedPool(deps: DomainDeps, task: TaskHandle, outcom
   } catch (err) {
     task.log(`pool: could not file ${to} in the source's pool: ${describeError(err)}; add it by hand`);
   }
+}
+
+/**
+ * The last step of a move that has happened: the source is kept (stopped) or, with `deleteSource`, deleted through
+ * `remove` (a failure there leaves a finished move and says so); the pool follows (settleMovedPool) and the task
+ * ends done. `noun` names the guest in the log ('VM' or 'CT').
+ */
+export async function settleSource(
+  deps: DomainDeps,
+  task: TaskHandle,
+  plan: Pick<MovePlan, 'source' | 'destination' | 'deleteSource'>,
+  noun: 'VM' | 'CT',
+  remove: () => Promise<{ task: string }>,
+): Promise<void> {
+  const { source, destination } = plan;
+  const what = `the source ${noun} ${source.namespace}/${source.name}`;
+  let sourceDeleted = false;
+  if (plan.deleteSource) {
+    try {
+      const removed = await remove();
+      task.log(`deleting ${what} in ${source.context} (task ${removed.task})`);
+      sourceDeleted = true;
+    } catch (err) {
+      task.log(`the ${noun} moved, but the source could not be deleted: ${describeError(err)}; delete it by hand`);
+    }
+  } else task.log(`${what} stays in ${source.context}, stopped`);
+  await settleMovedPool(deps, task, { source, destination, sourceDeleted });
+  task.done(`moved ${noun === 'CT' ? 'CT ' : ''}${formatRef(source)} to ${formatRef(destination)}`);
 }

@@ -14,17 +14,15 @@
 import type { Readable } from 'node:stream';
 import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
-import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
-import { sleep } from './deps';
-import type { DiskEndpoint } from './move-commit';
+import { rawLink, until, type DiskEndpoint } from './move-commit';
 import { planPveMove, type PvePlanned } from './move-pve';
 import { PveFailure } from './move-pve-port';
 import { formatRef } from './pools-path';
 import type { TaskHandle } from './tasks';
 import { deleteVm } from './vm-delete';
 import { openVmExport, type ExportSession } from './vm-export';
-import { asArray, asDict, asString, runStrategy, vmiActive } from './vm-facts';
+import { runStrategy, vmiActive } from './vm-facts';
 
 /** Opens the raw image an export server hands out (src/server/http/move-pve-transfer.ts). */
 export interface ImageSource {
@@ -99,7 +97,7 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
     task.progress(15);
     const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
     for (const [i, disk] of disks.entries()) {
-      const link = rawImageLink(exp, disk.claim);
+      const link = rawLink(exp, disk.claim);
       if (!link) throw new CorralError('BAD_GATEWAY', `the export has no raw image of disk ${disk.volume}`);
       const share = 55 / disks.length;
       let total = 0;
@@ -221,34 +219,4 @@ async function rollBack(
   } else task.log(`the source ${source.namespace}/${source.name} was not touched`);
   task.log('nothing moved; fix the cause and move again');
   task.fail(err);
-}
-
-/** The raw image of `volume` in a Ready export (external link first, else internal) and its server's CA. */
-function rawImageLink(exp: KObject | undefined, volume: string): { url: string; ca?: string } | undefined {
-  const links = asDict(asDict(exp?.status).links);
-  for (const which of ['external', 'internal']) {
-    const link = asDict(links[which]);
-    const vol = asArray(link.volumes)
-      .map(asDict)
-      .find((v) => asString(v.name) === volume);
-    const url = asString(
-      asArray(vol?.formats)
-        .map(asDict)
-        .find((f) => asString(f.format) === 'raw')?.url,
-    );
-    if (url) return { url, ...(asString(link.cert) ? { ca: asString(link.cert) } : {}) };
-  }
-  return undefined;
-}
-
-async function until(deps: DomainDeps, what: string, probe: () => true | undefined): Promise<void> {
-  const deadline = Date.now() + deps.config.waitTimeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline)
-      throw new CorralError(
-        'TIMEOUT',
-        `gave up waiting for ${what} after ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
-      );
-    await sleep(Math.min(deps.config.pollMs, 250));
-  }
 }
