@@ -22,7 +22,7 @@ import type { Caller, DomainDeps } from './deps';
 import { sleep } from './deps';
 import { LABEL_MANAGED_BY, LABEL_VM } from './labels';
 import { uploadProxyBase } from './datavolume-upload';
-import { mirrorInDestination } from './move-journal';
+import { startMoveTask } from './move-journal';
 import { settleSource } from './move-outcome';
 import { movedVm } from './move-spec';
 import { planMove, type MovePlanned } from './move-preflight';
@@ -73,16 +73,15 @@ export async function commitMove(
   if (moving.has(key))
     throw new CorralError('CONFLICT', `move refused: a move of ${source.namespace}/${source.name} is already running`);
   moving.add(key);
-  const started = planned.source.journal.start('move', `${source.namespace}/${source.name}`, caller.identity.login);
   const to = formatRef(destination);
-  started.log(`move ${key} → ${to}`);
-  const task = mirrorInDestination(started, planned.source, planned.target, {
-    target: `${destination.namespace}/${destination.name}`,
-    from: key,
-    caller: caller.identity.login,
-  });
-  for (const w of planned.preflight.warnings) task.log(`warning: ${w}`);
-  for (const d of planned.preflight.dropped) task.log(`not carried over: ${d}`);
+  const task = startMoveTask(
+    planned.source,
+    planned.target,
+    'move',
+    caller.identity.login,
+    `move ${key} → ${to}`,
+    planned.preflight,
+  );
   void runMove(planned, caller, task, transfer).finally(() => moving.delete(key));
   return { task: task.id, context: source.context, ref: to };
 }
@@ -262,17 +261,31 @@ async function rollBack(
   task.log(`${cancelled ? '' : 'failed: '}${describeError(err)}; rolling back`);
   await session?.close(err);
   await undoCreated(planned.target, created, task);
-  if (restoreStrategy !== undefined) {
-    const back = await planned.source.cluster
-      .patch('VirtualMachine', source.namespace, source.name, { spec: { runStrategy: restoreStrategy, running: null } })
-      .then(
-        () => `started the source ${source.namespace}/${source.name} again (runStrategy ${restoreStrategy})`,
-        (e: unknown) => `could not start the source again: ${describeError(e)}; start it by hand`,
-      );
-    task.log(back);
-  } else task.log(`the source ${source.namespace}/${source.name} was not touched`);
+  await restoreSource(planned.source, task, source, restoreStrategy);
   task.log(cancelled ? 'nothing moved' : 'nothing moved; fix the cause and move again');
   task.fail(err);
+}
+
+/**
+ * A rollback's last step for a VM: started again with the runStrategy it ran with (`undefined`: it was not running,
+ * so it was not touched), logged either way.
+ */
+export async function restoreSource(
+  deps: DomainDeps,
+  task: TaskHandle,
+  source: { namespace: string; name: string },
+  restoreStrategy: string | undefined,
+): Promise<void> {
+  const what = `${source.namespace}/${source.name}`;
+  if (restoreStrategy === undefined) return task.log(`the source ${what} was not touched`);
+  task.log(
+    await deps.cluster
+      .patch('VirtualMachine', source.namespace, source.name, { spec: { runStrategy: restoreStrategy, running: null } })
+      .then(
+        () => `started the source ${what} again (runStrategy ${restoreStrategy})`,
+        (e: unknown) => `could not start the source again: ${describeError(e)}; start it by hand`,
+      ),
+  );
 }
 
 /** Deletes at the destination what a move created there, newest first, logging each deletion. */

@@ -32,7 +32,7 @@ import {
   type DiskTransfer,
 } from './move-commit';
 import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
-import { mirrorInDestination } from './move-journal';
+import { startMoveTask } from './move-journal';
 import { settleSource } from './move-outcome';
 import { formatRef } from './pools-path';
 import { TaskCancelled, type TaskHandle } from './tasks';
@@ -60,19 +60,14 @@ export async function commitCtMove(
       `move refused: a move of CT ${source.namespace}/${source.name} is already running`,
     );
   moving.add(key);
-  const started = planned.source.journal.start(
+  const task = startMoveTask(
+    planned.source,
+    planned.target,
     CT_MOVE_ACTION,
-    `${source.namespace}/${source.name}`,
     caller.identity.login,
+    `move CT ${key} → ${formatRef(destination)}`,
+    planned.preflight,
   );
-  started.log(`move CT ${key} → ${formatRef(destination)}`);
-  const task = mirrorInDestination(started, planned.source, planned.target, {
-    target: `${destination.namespace}/${destination.name}`,
-    from: key,
-    caller: caller.identity.login,
-  });
-  for (const w of planned.preflight.warnings) task.log(`warning: ${w}`);
-  for (const d of planned.preflight.dropped) task.log(`not carried over: ${d}`);
   void runCtMove(planned, caller, task, transfer).finally(() => moving.delete(key));
   return { task: task.id, context: source.context, ref: formatRef(destination) };
 }

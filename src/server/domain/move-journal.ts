@@ -6,6 +6,7 @@
  * Each entry names the other's id. A move within one cluster has one journal and one task.
  */
 import type { DomainDeps } from './deps';
+import { formatRef, type MemberRef } from './pools-path';
 import type { TaskHandle } from './tasks';
 
 export interface MirrorFacts {
@@ -53,4 +54,37 @@ export function mirrorInDestination(
       return task.finished;
     },
   };
+}
+
+/** What starting a move's task needs to know of its preflight. */
+export interface MoveStart {
+  plan: { source: MemberRef; destination: MemberRef };
+  warnings: readonly string[];
+  dropped: readonly string[];
+}
+
+/**
+ * Starts a move's task `action` in the source's journal, mirrored into the destination's (mirrorInDestination):
+ * `headline` first (said in the source's entry, whose mirror names it), then the preflight's warnings and what is
+ * not carried over.
+ */
+export function startMoveTask(
+  source: DomainDeps,
+  destination: DomainDeps,
+  action: string,
+  caller: string,
+  headline: string,
+  preflight: MoveStart,
+): TaskHandle {
+  const { plan } = preflight;
+  const started = source.journal.start(action, `${plan.source.namespace}/${plan.source.name}`, caller);
+  started.log(headline);
+  const task = mirrorInDestination(started, source, destination, {
+    target: `${plan.destination.namespace}/${plan.destination.name}`,
+    from: formatRef(plan.source),
+    caller,
+  });
+  for (const w of preflight.warnings) task.log(`warning: ${w}`);
+  for (const d of preflight.dropped) task.log(`not carried over: ${d}`);
+  return task;
 }

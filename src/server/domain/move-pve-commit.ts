@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
 import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
 import type { Caller, DomainDeps } from './deps';
-import { rawLink, until, type DiskEndpoint } from './move-commit';
+import { rawLink, restoreSource, until, type DiskEndpoint } from './move-commit';
 import { planPveMove, type PvePlanned } from './move-pve';
 import { PveFailure } from './move-pve-port';
 import { formatRef } from './pools-path';
@@ -208,15 +208,7 @@ async function rollBack(
     );
   }
   if (made.vmid === undefined && made.uploads.length === 0) task.log(`nothing had been made on ${host.name}`);
-  if (restoreStrategy !== undefined) {
-    const back = await planned.source.cluster
-      .patch('VirtualMachine', source.namespace, source.name, { spec: { runStrategy: restoreStrategy, running: null } })
-      .then(
-        () => `started the source ${source.namespace}/${source.name} again (runStrategy ${restoreStrategy})`,
-        (e: unknown) => `could not start the source again: ${describeError(e)}; start it by hand`,
-      );
-    task.log(back);
-  } else task.log(`the source ${source.namespace}/${source.name} was not touched`);
+  await restoreSource(planned.source, task, source, restoreStrategy);
   task.log('nothing moved; fix the cause and move again');
   task.fail(err);
 }
