@@ -3,17 +3,26 @@
  * PVC `<ct>-data`, whose labels and `corral.ct/spec` annotation make it a CT, so moving one moves that volume: its
  * bytes are exported at the source and uploaded into a claim at the destination that carries the same spec (under
  * the new name and namespace), and the pod is built again there from it. Reads both clusters, never writes; a
- * refused move is an answer (200), only bad input (400) and an unknown ref or context (404) throw. The cluster
- * checks are the VM move's own (move-preflight.ts `clusterRefusals`).
+ * refused move is an answer (200), only bad input (400) and an unknown ref or context (404) throw. The checks a VM's
+ * move makes too (the clusters, the namespace, the StorageClass, …) are move-checks.ts's.
  */
 import { CorralError } from '../errors';
-import type { MoveDestinations, MoveInput, MovePlan, MoveRefusal } from '../schemas/move';
+import type { MoveDestinations, MoveInput, MovePlan } from '../schemas/move';
 import type { DomainDeps } from './deps';
 import { findCt, type CtState } from './ct-rows';
 import { dataClaimName, LABEL_CT_NAME, type CtSpec } from './ct-spec';
 import { LABEL_VMID } from './labels';
-import { clusterOf, destinationsFor, servedClusters } from './move-destinations';
-import { clusterRefusals, namespaceRefusal, type MoveDisk, type MovePlanned } from './move-preflight';
+import {
+  answerLists,
+  busyRefusals,
+  clusterDestination,
+  clusterRefusals,
+  namespaceRefusal,
+  planSource,
+  storageClassRefusal,
+} from './move-checks';
+import { clusterOf, destinationsFor } from './move-destinations';
+import type { MoveDisk, MovePlanned } from './move-preflight';
 import { KUBEVIRT_BACKEND, formatRef, parseRef, type MemberRef } from './pools-path';
 import { asDict, asString, claimSize } from './vm-facts';
 
@@ -72,23 +81,12 @@ export function ctPodLive(ct: CtState): boolean {
 export async function planCtMove(deps: DomainDeps, input: MoveInput): Promise<CtMovePlanned> {
   requireCtMoveFields(input);
   const { ref, deps: source, ct } = resolveCtSource(deps, input.ref);
-  const toContext = input.toContext ?? servedClusters(deps)[0]!.cluster.info.context;
-  const target = clusterOf(deps, toContext, 'toContext');
-  const toNamespace = input.toNamespace ?? ref.namespace;
-  const name = input.name ?? ref.name;
-  const refusals: MoveRefusal[] = [];
-  const warnings: string[] = [];
-  const dropped: string[] = [];
-  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
-  const at = `context ${toContext}`;
-  const what = `CT ${ref.namespace}/${ref.name}`;
+  const { toContext, target, toNamespace, name, at } = clusterDestination(deps, input, ref);
+  const { refusals, warnings, dropped, refuse } = answerLists();
 
   const targetDown = await clusterRefusals(source, target, ref, toNamespace, refuse);
   const reachable = !targetDown;
-  if (ct.pvc.metadata.deletionTimestamp) refuse(`${what} is being deleted`, 'nothing to move; wait until it is gone');
-  const running = source.journal.latest(CT_MOVE_ACTION, `${ref.namespace}/${ref.name}`);
-  if (running?.status === 'running')
-    refuse(`a move of ${what} is already running (task ${running.id})`, 'wait until it ends');
+  busyRefusals(source, ref, 'CT', CT_MOVE_ACTION, !!ct.pvc.metadata.deletionTimestamp, refuse);
 
   // The destination: namespace, and the CT's three names (the CT, its claim, its pod) free there.
   if (reachable) await namespaceRefusal(target, toNamespace, refuse);
@@ -112,14 +110,13 @@ export async function planCtMove(deps: DomainDeps, input: MoveInput): Promise<Ct
   if (asDict(pvc.status).phase !== 'Bound')
     refuse(`the CT's volume ${ref.namespace}/${claim} is not bound yet: nothing to export`, 'wait until it is Bound');
   const storageClass = asString(asDict(pvc.spec).storageClassName);
-  if (
-    storageClass &&
-    reachable &&
-    !(await target.cluster.fetch('StorageClass', undefined, storageClass).catch(() => undefined))
-  )
-    refuse(
-      `StorageClass ${storageClass} (the CT's volume) is missing in ${at}`,
-      `create StorageClass ${storageClass} in ${toContext}, or create the CT again on a class both clusters have`,
+  if (reachable)
+    await storageClassRefusal(
+      target,
+      storageClass,
+      "the CT's volume",
+      'create the CT again on a class both clusters have',
+      refuse,
     );
   const size = asString(asDict(asDict(pvc.status).capacity).storage) || claimSize(pvc) || ct.spec.disk;
   const disk: MoveDisk = { volume: 'data', claim, size, storageClass, to };
@@ -140,13 +137,7 @@ export async function planCtMove(deps: DomainDeps, input: MoveInput): Promise<Ct
 
   const spec: CtSpec = { ...ct.spec, name, namespace: toNamespace, disk: ct.spec.disk || size };
   const plan: MovePlan = {
-    source: {
-      backend: KUBEVIRT_BACKEND,
-      context: ref.context,
-      namespace: ref.namespace,
-      name: ref.name,
-      running: live,
-    },
+    source: planSource(ref, live),
     destination: { backend: KUBEVIRT_BACKEND, context: toContext, namespace: toNamespace, name },
     disks: [{ ...disk }],
     secrets: [],

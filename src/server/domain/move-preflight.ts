@@ -4,19 +4,23 @@
  * the plan the commit follows. A refused preflight is an answer, not an error; only bad input (400) and an unknown
  * ref or context (404) throw. The commit runs the same function again before it touches anything.
  */
-import type { MoveInput, MovePlan, MovePreflight, MoveRefusal } from '../schemas/move';
+import type { MoveInput, MovePlan, MovePreflight } from '../schemas/move';
 import type { KObject } from './cluster-port';
 import type { DomainDeps } from './deps';
 import {
-  clusterOf,
-  exportProblem,
-  resolveSource,
-  servedClusters,
-  unreachable,
-  uploadProblem,
-} from './move-destinations';
+  answerLists,
+  busyRefusals,
+  claimDisk,
+  clusterDestination,
+  clusterRefusals,
+  namespaceRefusal,
+  planSource,
+  snapshotsLeft,
+  storageClassRefusal,
+} from './move-checks';
+import { resolveSource } from './move-destinations';
 import { multusNetworks, nodePins } from './move-spec';
-import { KUBEVIRT_BACKEND, formatRef, type MemberRef } from './pools-path';
+import { KUBEVIRT_BACKEND, formatRef } from './pools-path';
 import { renameFor } from './vm-clone-namespace';
 import { asArray, asDict, asString, claimSize, rootVolume, vmiActive, vmSecretRefs, vmVolumes } from './vm-facts';
 
@@ -46,69 +50,13 @@ const CLUSTER_KINDS = {
   preference: 'VirtualMachineClusterPreference',
 } as const;
 
-type Refuse = (reason: string, remedy: string) => void;
-
-/**
- * What every move between served clusters checks first (VM or CT): both clusters answering, the source able to
- * export (KubeVirt's VMExport gate), the destination able to receive (CDI's upload proxy), and not the source's own
- * cluster and namespace. Answers why the destination does not answer ('' when it does).
- */
-export async function clusterRefusals(
-  source: DomainDeps,
-  target: DomainDeps,
-  ref: MemberRef,
-  toNamespace: string,
-  refuse: Refuse,
-): Promise<string> {
-  const toContext = target.cluster.info.context;
-  const sourceDown = unreachable(source);
-  if (sourceDown) refuse(sourceDown, `wait until ${ref.context} answers again (GET /api/contexts says why)`);
-  const targetDown = target === source ? '' : unreachable(target);
-  if (targetDown) refuse(targetDown, `wait until ${toContext} answers again, or pick another destination`);
-  if (!sourceDown) {
-    const why = await exportProblem(source);
-    if (why) refuse(why, 'turn the gate on (Health page: gate-vmexport → Fix), then try again');
-  }
-  if (!targetDown) {
-    const why = await uploadProblem(target);
-    if (why) refuse(why, `install CDI in ${toContext} or set spec.uploadProxyURLOverride on its CDIConfig`);
-  }
-  if (target === source && toNamespace === ref.namespace)
-    refuse(
-      `same cluster and namespace as the source (${ref.context}, ${ref.namespace})`,
-      'pick another cluster, or another namespace (toNamespace) to move within this one',
-    );
-  return targetDown;
-}
-
-/** Refuses a destination namespace that does not exist (only asked of a destination that answers). */
-export async function namespaceRefusal(target: DomainDeps, toNamespace: string, refuse: Refuse): Promise<void> {
-  const toContext = target.cluster.info.context;
-  if (!(await target.cluster.fetch('Namespace', undefined, toNamespace).catch(() => undefined)))
-    refuse(
-      `namespace ${toNamespace} does not exist in context ${toContext}`,
-      `create it (kubectl --context ${toContext} create namespace ${toNamespace}) or pick another (toNamespace)`,
-    );
-}
-
 export async function planMove(deps: DomainDeps, input: MoveInput): Promise<MovePlanned> {
   const { ref, deps: source, vm } = resolveSource(deps, input.ref);
-  const toContext = input.toContext ?? servedClusters(deps)[0]!.cluster.info.context;
-  const target = clusterOf(deps, toContext, 'toContext');
-  const toNamespace = input.toNamespace ?? ref.namespace;
-  const name = input.name ?? ref.name;
-  const refusals: MoveRefusal[] = [];
-  const warnings: string[] = [];
-  const dropped: string[] = [];
-  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
-  const at = `context ${toContext}`;
+  const { toContext, target, toNamespace, name, at } = clusterDestination(deps, input, ref);
+  const { refusals, warnings, dropped, refuse } = answerLists();
 
   const targetDown = await clusterRefusals(source, target, ref, toNamespace, refuse);
-  if (vm.metadata.deletionTimestamp)
-    refuse(`VM ${ref.namespace}/${ref.name} is being deleted`, 'nothing to move; wait until it is gone');
-  const running = source.journal.latest('move', `${ref.namespace}/${ref.name}`);
-  if (running?.status === 'running')
-    refuse(`a move of ${ref.namespace}/${ref.name} is already running (task ${running.id})`, 'wait until it ends');
+  busyRefusals(source, ref, 'VM', 'move', !!vm.metadata.deletionTimestamp, refuse);
 
   // The destination: namespace, name, instancetype/preference.
   const reachable = !targetDown;
@@ -167,31 +115,19 @@ export async function planMove(deps: DomainDeps, input: MoveInput): Promise<Move
         );
       continue;
     }
-    const pvc = source.cluster.cache.get('PersistentVolumeClaim', ref.namespace, v.claim);
-    if (!pvc || asDict(pvc.status).phase !== 'Bound') {
-      refuse(
-        `disk ${v.volume} (claim ${v.claim}) is ${pvc ? 'not bound yet' : 'missing'}: nothing to export`,
-        pvc ? 'wait until its claim is Bound' : `remove disk ${v.volume} from the VM`,
-      );
-      continue;
-    }
-    const dvPhase = asString(asDict(source.cluster.cache.get('DataVolume', ref.namespace, v.claim)?.status).phase);
-    if (v.kind === 'dataVolume' && dvPhase && dvPhase !== 'Succeeded')
-      refuse(`disk ${v.volume} (DataVolume ${v.claim}) is ${dvPhase}`, 'wait until it has Succeeded');
+    const pvc = claimDisk(source, ref.namespace, v, refuse);
+    if (!pvc) continue;
     if (v.hotpluggable) dropped.push(`hot-plug flag of disk ${v.volume}: it becomes an ordinary disk`);
     const storageClass = asString(asDict(pvc.spec).storageClassName);
-    if (storageClass && reachable) {
-      if (!classesSeen.has(storageClass))
-        classesSeen.set(
-          storageClass,
-          !!(await target.cluster.fetch('StorageClass', undefined, storageClass).catch(() => undefined)),
-        );
-      if (!classesSeen.get(storageClass))
-        refuse(
-          `StorageClass ${storageClass} (disk ${v.volume}) is missing in ${at}`,
-          `create StorageClass ${storageClass} in ${toContext}, or move the disk to a class both clusters have (Hardware tab → Move) first`,
-        );
-    }
+    if (reachable)
+      await storageClassRefusal(
+        target,
+        storageClass,
+        `disk ${v.volume}`,
+        'move the disk to a class both clusters have (Hardware tab → Move) first',
+        refuse,
+        classesSeen,
+      );
     const to = name === ref.name ? v.claim : renameFor(ref.name, name, v.claim, v.volume);
     if (
       target.cluster.cache.get('DataVolume', toNamespace, to) ||
@@ -230,11 +166,8 @@ export async function planMove(deps: DomainDeps, input: MoveInput): Promise<Move
     }
   }
   dropped.push(...nodePins(vm));
-  const snapshots = (
-    await source.cluster.fetchList('VirtualMachineSnapshot', { namespace: ref.namespace }).catch(() => [] as KObject[])
-  ).filter((s) => asString(asDict(asDict(s.spec).source).name) === ref.name);
-  if (snapshots.length > 0)
-    dropped.push(`${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'}: they stay with the source`);
+  const snapshots = await snapshotsLeft(source, ref);
+  if (snapshots) dropped.push(snapshots);
   warnings.unshift('MAC addresses change: the destination gives every NIC a new one');
   warnings.unshift('IP addresses change: the VM gets addresses from the destination network');
   const isRunning = vmiActive(source.cluster.cache.get('VirtualMachineInstance', ref.namespace, ref.name));
@@ -242,13 +175,7 @@ export async function planMove(deps: DomainDeps, input: MoveInput): Promise<Move
   if (input.deleteSource) warnings.push('the source VM and its disks are deleted once the moved VM is verified');
 
   const plan: MovePlan = {
-    source: {
-      backend: KUBEVIRT_BACKEND,
-      context: ref.context,
-      namespace: ref.namespace,
-      name: ref.name,
-      running: isRunning,
-    },
+    source: planSource(ref, isRunning),
     destination: { backend: KUBEVIRT_BACKEND, context: toContext, namespace: toNamespace, name },
     disks: disks.map((d) => ({ ...d })),
     secrets: [...secrets.values()],

@@ -11,11 +11,20 @@
  * (`scsiN=<storage>:0,import-from=<storage>:import/<file>`), cores, memory, NICs (virtio on one bridge, new MACs),
  * tags, a description naming the source, and cloud-init settings PVE's own cloud-init drive takes.
  */
-import type { MoveInput, MovePreflight, MoveRefusal } from '../schemas/move';
+import type { MoveInput, MovePreflight } from '../schemas/move';
 import type { KObject } from './cluster-port';
 import type { DomainDeps } from './deps';
 import { CorralError } from '../errors';
-import { exportProblem, resolveSource, unreachable } from './move-destinations';
+import {
+  answerLists,
+  busyRefusals,
+  claimDisk,
+  exportRefusal,
+  planSource,
+  snapshotsLeft,
+  sourceDownRefusal,
+} from './move-checks';
+import { resolveSource } from './move-destinations';
 import { hostFacts, hostProblem, pveHost, PVE_BACKEND } from './move-pve-hosts';
 import type { PveHost } from './move-pve-port';
 import { nodePins } from './move-spec';
@@ -72,22 +81,10 @@ export async function planPveMove(deps: DomainDeps, input: MoveInput): Promise<P
   const { ref, deps: source, vm } = src;
   const host = pveHost(deps, input.toContext);
   const name = input.name ?? ref.name;
-  const refusals: MoveRefusal[] = [];
-  const warnings: string[] = [];
-  const dropped: string[] = [];
-  const refuse = (reason: string, remedy: string) => refusals.push({ reason, remedy });
+  const { refusals, warnings, dropped, refuse } = answerLists();
 
-  const sourceDown = unreachable(source);
-  if (sourceDown) refuse(sourceDown, `wait until ${ref.context} answers again (GET /api/contexts says why)`);
-  else {
-    const why = await exportProblem(source);
-    if (why) refuse(why, 'turn the gate on (Health page: gate-vmexport → Fix), then try again');
-  }
-  if (vm.metadata.deletionTimestamp)
-    refuse(`VM ${ref.namespace}/${ref.name} is being deleted`, 'nothing to move; wait until it is gone');
-  const running = source.journal.latest('move', `${ref.namespace}/${ref.name}`);
-  if (running?.status === 'running')
-    refuse(`a move of ${ref.namespace}/${ref.name} is already running (task ${running.id})`, 'wait until it ends');
+  if (!sourceDownRefusal(source, ref, refuse)) await exportRefusal(source, refuse);
+  busyRefusals(source, ref, 'VM', 'move', !!vm.metadata.deletionTimestamp, refuse);
 
   // The host: answering, our token accepted, a node, an import storage and a disk storage.
   const facts = await hostFacts(host, {
@@ -141,17 +138,8 @@ export async function planPveMove(deps: DomainDeps, input: MoveInput): Promise<P
       );
       continue;
     }
-    const pvc = source.cluster.cache.get('PersistentVolumeClaim', ref.namespace, v.claim);
-    if (!pvc || asDict(pvc.status).phase !== 'Bound') {
-      refuse(
-        `disk ${v.volume} (claim ${v.claim}) is ${pvc ? 'not bound yet' : 'missing'}: nothing to export`,
-        pvc ? 'wait until its claim is Bound' : `remove disk ${v.volume} from the VM`,
-      );
-      continue;
-    }
-    const dvPhase = asString(asDict(source.cluster.cache.get('DataVolume', ref.namespace, v.claim)?.status).phase);
-    if (v.kind === 'dataVolume' && dvPhase && dvPhase !== 'Succeeded')
-      refuse(`disk ${v.volume} (DataVolume ${v.claim}) is ${dvPhase}`, 'wait until it has Succeeded');
+    const pvc = claimDisk(source, ref.namespace, v, refuse);
+    if (!pvc) continue;
     const size = asString(asDict(asDict(pvc.status).capacity).storage) || claimSize(pvc);
     const key = `scsi${disks.length}`;
     disks.push({ volume: v.volume, claim: v.claim, size, key, file: `${name}-${v.volume}.raw` });
@@ -222,10 +210,8 @@ export async function planPveMove(deps: DomainDeps, input: MoveInput): Promise<P
     if (wanted) dropped.push(`${key} ${wanted}: resolved into ${cores} cores and ${memMiB} MiB`);
   }
   for (const pin of nodePins(vm)) dropped.push(`node pin: ${pin}`);
-  const snaps = (
-    await source.cluster.fetchList('VirtualMachineSnapshot', { namespace: ref.namespace }).catch(() => [] as KObject[])
-  ).filter((s) => asString(asDict(asDict(s.spec).source).name) === ref.name).length;
-  if (snaps) dropped.push(`${snaps} snapshot${snaps === 1 ? '' : 's'}: they stay with the source`);
+  const snapshots = await snapshotsLeft(source, ref);
+  if (snapshots) dropped.push(snapshots);
   const devices = asDict(asDict(asDict(asDict(spec.template).spec).domain).devices);
   for (const k of ['gpus', 'hostDevices'])
     if (asArray(devices[k]).length) dropped.push(`${k}: KubeVirt device passthrough does not carry over`);
@@ -249,13 +235,7 @@ export async function planPveMove(deps: DomainDeps, input: MoveInput): Promise<P
     warnings,
     dropped,
     plan: {
-      source: {
-        backend: 'kubevirt',
-        context: ref.context,
-        namespace: ref.namespace,
-        name: ref.name,
-        running: isRunning,
-      },
+      source: planSource(ref, isRunning),
       destination: {
         backend: PVE_BACKEND,
         context: host.name,
