@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import type { EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import { openVmExport } from '@/server/domain/vm-export';
 import { createProxmoxHandler, type ProxmoxHandler } from '@/proxmox/index';
@@ -16,17 +16,25 @@ import { parseGrants } from '@/proxmox/auth/tokens';
 import { PveClient } from '@/server/pve-client/client';
 import { Readable } from 'node:stream';
 import { eventually, httpClient, taskEnd } from './harness';
+import {
+  ADMIN,
+  CONTENT,
+  CORRAL_OPTIONS,
+  createVm,
+  DVS,
+  exportedBytes,
+  IMAGE_URL,
+  NS,
+  phaseOf,
+  PVCS,
+  startClusters,
+  VMIS,
+  VMS,
+  type Preflight,
+} from './two-clusters';
 
-const NS = 'tailvm';
-const PVCS = '/persistentvolumeclaims';
-const DVS = 'cdi.kubevirt.io/datavolumes';
-const VMS = 'kubevirt.io/virtualmachines';
-const VMIS = 'kubevirt.io/virtualmachineinstances';
-const CONTENT = 'sim.corral.dev/disk-content';
 const PVE_VOLUME = 'corral.dev/pve-volume';
-const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
 const SECRET = '3d9b1f7e-2a4c-4e8d-b6f0-9c1a2b3c4d5e';
-const ADMIN = { identity: { login: 'test', admin: true } } as Parameters<typeof openVmExport>[1];
 
 let home: EmbeddedCluster;
 let lab: EmbeddedCluster;
@@ -34,58 +42,17 @@ let pveCorral: RunningCorral;
 let proxmox: ProxmoxHandler;
 let corral: RunningCorral;
 
-const { get, post } = httpClient(() => corral.url);
+const api = httpClient(() => corral.url);
+const { get, post } = api;
 const lab$ = httpClient(() => pveCorral.url);
 
-const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
 const ref = (name: string) => `kubevirt/home/${NS}/${name}`;
 const importImages = () =>
   lab.store.list(DVS, NS).filter((dv) => dv.metadata.annotations?.[PVE_VOLUME]?.startsWith('local:import/'));
 
-interface Preflight {
-  ok: boolean;
-  refusals: { reason: string; remedy: string }[];
-  warnings: string[];
-  dropped: string[];
-  plan: { destination: { node?: string }; disks: { to: string; storageClass: string }[]; steps: string[] };
-}
-
-async function createVm(name: string, content: string): Promise<void> {
-  const made = await post('/api/vms', { name, import: IMAGE_URL, disk: '2G', mem: '1G', cpu: 2 });
-  expect(made.status).toBe(201);
-  await eventually(() => phaseOf(home.store.get(DVS, NS, `${name}-disk`)) === 'Succeeded', 30_000, `${name} imported`);
-  home.store.mutate(PVCS, NS, `${name}-disk`, (pvc) => {
-    pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
-  });
-}
-
-/** The raw bytes home's export server hands out for a stopped VM's disk. */
-async function exportedBytes(name: string): Promise<Buffer> {
-  const session = await openVmExport(corral.services.deps, ADMIN, NS, name);
-  try {
-    const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
-    expect(res.status).toBe(200);
-    return Buffer.from(await res.arrayBuffer());
-  } finally {
-    await session.close();
-  }
-}
-
 beforeAll(async () => {
-  [home, lab] = await Promise.all([
-    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'home' }),
-    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'lab' }),
-  ]);
-  const common = {
-    demo: true,
-    port: 0,
-    host: '127.0.0.1',
-    next: false as const,
-    plugins: false,
-    requestTimeoutMs: 2000,
-    config: { pollMs: 50, waitTimeoutMs: 30_000 },
-  };
-  pveCorral = await startCorral({ ...common, kube: { yaml: lab.kubeconfig } });
+  ({ home, lab } = await startClusters());
+  pveCorral = await startCorral({ ...CORRAL_OPTIONS, kube: { yaml: lab.kubeconfig } });
   proxmox = createProxmoxHandler({
     services: pveCorral.services,
     grants: parseGrants(`root@pam!mover=${SECRET}`),
@@ -93,7 +60,7 @@ beforeAll(async () => {
   });
   pveCorral.http.mountProxmox((req, res) => proxmox.handle(req, res));
   corral = await startCorral({
-    ...common,
+    ...CORRAL_OPTIONS,
     kube: { yaml: home.kubeconfig },
     pveHosts: [
       { name: 'pve', url: pveCorral.url, token: `root@pam!mover=${SECRET}`, pollMs: 50 },
@@ -105,7 +72,10 @@ beforeAll(async () => {
   // A guest already on the PVE side, whose name a preflight must refuse.
   const taken = await lab$.post('/api/vms', { name: 'taken', import: IMAGE_URL, disk: '1G', mem: '1G', cpu: 1 });
   expect(taken.status).toBe(201);
-  await Promise.all([createVm('web', 'the disk of web'), createVm('db', 'the disk of db')]);
+  await Promise.all([
+    createVm(api, home, 'web', { content: 'the disk of web', cpu: 2 }),
+    createVm(api, home, 'db', { content: 'the disk of db', cpu: 2 }),
+  ]);
 }, 90_000);
 
 afterAll(async () => {
@@ -223,7 +193,7 @@ describe('move to a Proxmox VE host', () => {
     expect(task.log).toMatch(/started VM \d+ on pve/);
     expect(task.log).toMatch(/removed local:import\/vm-\d+-web-rootdisk\.raw from pve/);
     // The bytes PVE's side stored are exactly the ones home exports (the clone carries the upload's digest).
-    const bytes = await exportedBytes('web');
+    const bytes = await exportedBytes(openVmExport(corral.services.deps, ADMIN, NS, 'web'));
     const digest = `upload:sha256:${createHash('sha256').update(bytes).digest('hex')} (${bytes.length} bytes)`;
     const vm = lab.store.get(VMS, NS, 'web');
     expect(vm?.metadata.labels?.['corral.io/proxmox-vmid']).toMatch(/^\d+$/);
