@@ -14,6 +14,7 @@ import { useTRPC } from '../../lib/trpc';
 import { nameProblem } from '../../lib/validation';
 import { ActionDialog } from '../vm/ActionDialog';
 import { TaskCancelButton } from '../TaskCancelButton';
+import { TextField } from '../TextField';
 import { TaskProgress } from '../vm/SnapshotsTab';
 import { MovePreflightView } from './MovePreflightView';
 import './move.css';
@@ -215,33 +216,23 @@ export function MoveDialog({
       </div>
       <div className="move-fields">
         {!toPve && (
-          <div className="field">
-            <label htmlFor="move-namespace">Namespace</label>
-            <input
-              id="move-namespace"
-              value={namespace}
-              autoComplete="off"
-              spellCheck={false}
-              disabled={commit.isSuccess}
-              onChange={(e) => setNamespace(e.target.value)}
-              aria-invalid={nsProblem ? true : undefined}
-            />
-            {nsProblem && <span className="field-error">{nsProblem}</span>}
-          </div>
-        )}
-        <div className="field">
-          <label htmlFor="move-name">Name</label>
-          <input
-            id="move-name"
-            value={name}
-            autoComplete="off"
-            spellCheck={false}
+          <TextField
+            id="move-namespace"
+            label="Namespace"
+            value={namespace}
+            onValue={setNamespace}
+            error={nsProblem}
             disabled={commit.isSuccess}
-            onChange={(e) => setName(e.target.value)}
-            aria-invalid={vmNameProblem ? true : undefined}
           />
-          {vmNameProblem && <span className="field-error">{vmNameProblem}</span>}
-        </div>
+        )}
+        <TextField
+          id="move-name"
+          label="Name"
+          value={name}
+          onValue={setName}
+          error={vmNameProblem}
+          disabled={commit.isSuccess}
+        />
       </div>
       <label className="check">
         <input
