@@ -180,6 +180,7 @@ test.describe('move to another cluster', () => {
         target: string;
         error: string;
         log: string;
+        cancelledBy?: string;
       }[];
       const task = tasks.find((t) => t.action === 'move' && t.target === `${NS}/${name}`);
       expect(task?.error).toBe('cancelled by local');
@@ -187,6 +188,12 @@ test.describe('move to another cluster', () => {
       expect(tasks.find((t) => t.action === 'move-in' && t.target === `${NS}/${name}`)?.error).toBe(
         'cancelled by local',
       );
+      // The export the move read stopped with it: it ends in error saying so, and was not cancelled itself.
+      const exported = tasks.find((t) => t.action === 'export' && t.target === `${NS}/${name}`);
+      expect([exported?.error, exported?.cancelledBy]).toEqual([
+        'stopped: the task using this export was cancelled by local',
+        undefined,
+      ]);
       const labVms = (await (await request.get(`${URL}/api/vms?context=lab`)).json()) as { name: string }[];
       expect(labVms.map((v) => v.name)).not.toContain(name);
       expect(errors).toEqual([]);

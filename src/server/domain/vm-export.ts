@@ -9,7 +9,7 @@ import type { KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
 import { sleep } from './deps';
 import { LABEL_VM } from './labels';
-import type { TaskHandle } from './tasks';
+import { TaskCancelled, type TaskHandle } from './tasks';
 import { requireVm } from './vm-actions';
 import { asArray, asDict, asString, printableStatus, rootVolume, vmiActive } from './vm-facts';
 
@@ -30,7 +30,10 @@ export interface ExportSession {
   /** PEM CA of the export server's certificate, when the link carries one. */
   ca?: string;
   task: TaskHandle;
-  /** Ends the task (with `error` when given) and deletes the VirtualMachineExport. Idempotent. */
+  /**
+   * Ends the task (with `error` when given; a `TaskCancelled`, the reader's task cancelled, ends it `stopped: the task
+   * using this export was cancelled by <login>`) and deletes the VirtualMachineExport. Idempotent.
+   */
   close(error?: unknown): Promise<void>;
 }
 
@@ -134,6 +137,9 @@ export async function openExport(
     if (closed) return;
     closed = true;
     if (error === undefined) task.done('export complete');
+    // The task reading the export (a move) was cancelled, not this one (it takes no cancel): it stopped with it.
+    else if (error instanceof TaskCancelled)
+      task.fail(new Error(`stopped: the task using this export was cancelled by ${error.by}`));
     else task.fail(error);
     await deps.cluster.remove('VirtualMachineExport', namespace, object).catch((err: unknown) => {
       task.log(`could not delete VirtualMachineExport ${object}: ${String(err)}`);
