@@ -12,6 +12,8 @@ import { SeedIps, seedVm } from './seed-vm.js';
 import { vmManifest } from './vm-builder.js';
 
 const NS = 'tailvm';
+/** CDI's content-type annotation [src: CDI pkg/controller/common/util.go AnnContentType]. */
+const CONTENT_TYPE = 'cdi.kubevirt.io/storage.contentType';
 
 function pvc(
   name: string,
@@ -64,10 +66,15 @@ function importedDataVolume(
       ],
     },
   });
-  const claim = pvc(name, size, storageClassName, accessModes, {
-    'corral.dev/vm': vm,
-    'app.kubernetes.io/managed-by': 'cdi-controller',
-  });
+  // CDI marks the claims it fills with their content type; a disk image exports as raw/gzip.
+  const claim = pvc(
+    name,
+    size,
+    storageClassName,
+    accessModes,
+    { 'corral.dev/vm': vm, 'app.kubernetes.io/managed-by': 'cdi-controller' },
+    { [CONTENT_TYPE]: 'kubevirt' },
+  );
   claim.metadata.ownerReferences = [
     {
       apiVersion: dv.apiVersion,
@@ -172,7 +179,18 @@ export function seedDemo(store: ObjectStore): void {
     ['ReadWriteMany'],
     'db',
   );
-  store.create(K.pvcs, pvc('files-data', '50Gi', 'longhorn', ['ReadWriteOnce'], { 'corral.dev/vm': 'files' }));
+  // A VM's data disk: a disk image, not a plain filesystem (without the mark KubeVirt would export it as files).
+  store.create(
+    K.pvcs,
+    pvc(
+      'files-data',
+      '50Gi',
+      'longhorn',
+      ['ReadWriteOnce'],
+      { 'corral.dev/vm': 'files' },
+      { [CONTENT_TYPE]: 'kubevirt' },
+    ),
+  );
 
   seedVm(
     store,

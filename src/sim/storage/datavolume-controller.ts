@@ -308,6 +308,11 @@ function claimSpecFor(rt: Runtime, dv: KObject, sourcePvc: KObject | undefined):
     if (!arr(claim.accessModes).length) claim.accessModes = ['ReadWriteOnce'];
     claim.volumeMode ??= 'Filesystem';
   }
+  // Files are unpacked into a filesystem [src: CDI pkg/controller/datavolume/util.go pvcFromStorage].
+  if (spec(dv).contentType === 'archive') {
+    if (claim.volumeMode === 'Block') return 'DataVolume with ContentType Archive cannot have block volumeMode';
+    claim.volumeMode = 'Filesystem';
+  }
   return claim;
 }
 

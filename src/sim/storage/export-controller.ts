@@ -2,24 +2,23 @@
  * KubeVirt's VirtualMachineExport controller and export server (spec §12.11): for a PVC, a VM or a VM snapshot it
  * creates the token Secret, the exporter pod and Service `virt-export-<name>`, waits while a running VM holds the
  * disks (Pending, `PVCReady=False reason InUse`), then goes Ready with `links.internal`/`links.external` pointing
- * at this embedded cluster's own HTTP server, which serves a real raw (and gzip) disk image per volume behind the
- * `x-kubevirt-export-token` check. Past `ttlExpirationTime` the export is deleted.
+ * at this embedded cluster's own HTTP server (export-server.ts). Each volume's formats follow what it holds, as
+ * KubeVirt's controller sets them on the exporter pod [src: KubeVirt pkg/storage/export/export/export.go
+ * addVolumeEnvironmentVariables, links.go]: a disk image (kubevirt content: block, or CDI's contentType kubevirt)
+ * offers `raw` and `gzip`, a plain filesystem (a CT's claim, an archive DataVolume) `dir` and `tar.gz`. Past
+ * `ttlExpirationTime` the export is deleted.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import type { RawRoute, SimContext } from '../module.js';
+import type { SimContext } from '../module.js';
 import type { KObject } from '../store/types.js';
 import { recordEvent } from '../events.js';
 import { activeVmi, podClaims, vmSpecClaims } from './consumers.js';
-import { diskImage, IMAGE_BYTES, largeRawImageStream } from './disk-image.js';
 import { featureGateEnabled } from './feature-gates.js';
-import { DISK_CONTENT_ANNOTATION, EXPORT_BYTES_ANNOTATION, S, UPLOAD_FILE_ANNOTATION } from './keys.js';
+import { S } from './keys.js';
 import { ensurePod, whenNoKubelet } from './pods.js';
-import { pipeline } from 'node:stream';
-import { createGzip } from 'node:zlib';
 import { objId, type Runtime } from './runtime.js';
 import { arr, ownerRef, parseDuration, rec, setCondition, spec, status, statusOf, str, timestampIn } from './util.js';
+import { isKubevirtContent } from './volume-files.js';
 
 const COMPONENT = 'virt-controller';
 const EXPORT_SERVER_IMAGE = 'quay.io/kubevirt/virt-exportserver:v1.6.0';
@@ -33,6 +32,8 @@ interface ExportVolume {
   claim?: KObject;
   /** For snapshot exports: the VolumeSnapshot the data comes from. */
   snapshot?: KObject;
+  /** A disk image (raw, gzip) rather than a plain filesystem (dir, tar.gz). */
+  kubevirt: boolean;
 }
 
 type SourceState =
@@ -107,7 +108,7 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
   if (kind === 'PersistentVolumeClaim' && !source.apiGroup) {
     const state = claimState(rt, ns, name);
     if (state.problem) return { ok: false, ...state.problem };
-    return { ok: true, volumes: [{ name, claim: state.claim }] };
+    return { ok: true, volumes: [{ name, claim: state.claim, kubevirt: isKubevirtContent(rt.store, state.claim!) }] };
   }
   if (kind === 'VirtualMachine' && source.apiGroup === 'kubevirt.io') {
     const vm = rt.get(S.vms, ns, name);
@@ -129,7 +130,7 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
     for (const c of claims) {
       const state = claimState(rt, ns, c.claim);
       if (state.problem) return { ok: false, ...state.problem };
-      volumes.push({ name: c.claim, claim: state.claim });
+      volumes.push({ name: c.claim, claim: state.claim, kubevirt: isKubevirtContent(rt.store, state.claim!) });
     }
     return { ok: true, volumes, vmName: name };
   }
@@ -141,9 +142,15 @@ function sourceState(rt: Runtime, exp: KObject): SourceState {
     const content = rt.get(S.vmSnapshotContents, ns, str(status(snapshot).virtualMachineSnapshotContentName) ?? '');
     const volumes = arr(spec(content ?? ({} as KObject)).volumeBackups).map((b) => {
       const backup = rec(b);
+      const saved = rec(backup.persistentVolumeClaim);
+      const name = str(rec(saved.metadata).name) ?? str(backup.volumeName) ?? 'disk';
+      // The claim KubeVirt restores from the snapshot to serve it carries the backed-up claim's annotations.
+      const annotations = rec(rec(saved.metadata).annotations) as Record<string, string>;
+      const restored = { metadata: { namespace: ns, annotations }, spec: saved.spec };
       return {
-        name: str(rec(rec(backup.persistentVolumeClaim).metadata).name) ?? str(backup.volumeName) ?? 'disk',
+        name,
         snapshot: rt.get(S.volumeSnapshots, ns, str(backup.volumeSnapshotName) ?? ''),
+        kubevirt: isKubevirtContent(rt.store, restored),
       };
     });
     if (!volumes.length)
@@ -310,99 +317,22 @@ function ensureExporter(rt: Runtime, exp: KObject, volumes: ExportVolume[]): KOb
 function linksFor(rt: Runtime, exp: KObject, volumes: ExportVolume[]): Record<string, unknown> {
   const ns = exp.metadata.namespace ?? 'default';
   const base = `${rt.ctx.baseUrl().replace(/\/$/, '')}${EXPORT_PATH_PREFIX}${encodeURIComponent(ns)}/${encodeURIComponent(exp.metadata.name)}/volumes`;
+  // The URLs as KubeVirt's links.go joins them (path.Join drops dirURI's trailing slash).
   return {
-    volumes: volumes.map((v) => ({
-      name: v.name,
-      formats: [
-        { format: 'raw', url: `${base}/${encodeURIComponent(v.name)}/disk.img` },
-        { format: 'gzip', url: `${base}/${encodeURIComponent(v.name)}/disk.img.gz` },
-      ],
-    })),
+    volumes: volumes.map((v) => {
+      const at = `${base}/${encodeURIComponent(v.name)}`;
+      return {
+        name: v.name,
+        formats: v.kubevirt
+          ? [
+              { format: 'raw', url: `${at}/disk.img` },
+              { format: 'gzip', url: `${at}/disk.img.gz` },
+            ]
+          : [
+              { format: 'dir', url: `${at}/dir` },
+              { format: 'tar.gz', url: `${at}/disk.tar.gz` },
+            ],
+      };
+    }),
   };
 }
-
-// --- the export server ---------------------------------------------------------------------------------------
-
-const ROUTE = /^\/sim-export\/([^/]+)\/([^/]+)\/volumes\/([^/]+)\/(disk\.img|disk\.img\.gz)$/;
-
-function send(res: ServerResponse, code: number, message: string): void {
-  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end(`${message}\n`);
-}
-
-/** Where a volume's bytes come from, for the image note. */
-function contentOf(ctx: SimContext, exp: KObject, volume: string): string {
-  const ns = exp.metadata.namespace;
-  const claim = ctx.store.get(S.pvcs, ns, volume);
-  const fromClaim = claim?.metadata.annotations?.[DISK_CONTENT_ANNOTATION];
-  if (fromClaim) return fromClaim;
-  // A claim seeded with its DataVolume already imported carries no annotation: name the DataVolume's source.
-  const owner = claim?.metadata.ownerReferences?.find((r) => r.kind === 'DataVolume');
-  const dv =
-    owner && ctx.store.allTypes().some((t) => t.plural === 'datavolumes')
-      ? ctx.store.get(S.dataVolumes, ns, owner.name)
-      : undefined;
-  const source = rec(spec(dv ?? ({} as KObject)).source);
-  const url = str(rec(source.http).url) ?? str(rec(source.registry).url);
-  if (url) return `${source.http ? 'http' : 'registry'}:${url}`;
-  return `pvc:${ns ?? ''}/${volume}`;
-}
-
-export const exportDownloadRoute: RawRoute = {
-  matches: (url, method) => (method === 'GET' || method === 'HEAD') && url.pathname.startsWith(EXPORT_PATH_PREFIX),
-  handle(ctx: SimContext, req: IncomingMessage, res: ServerResponse, url: URL) {
-    const match = ROUTE.exec(url.pathname);
-    if (!match) return send(res, 404, 'not found');
-    const [ns, name, volume, file] = match.slice(1).map((p) => decodeURIComponent(p)) as [
-      string,
-      string,
-      string,
-      string,
-    ];
-    const exp = ctx.store.get(S.vmExports, ns, name);
-    if (!exp) return send(res, 404, `export ${ns}/${name} not found`);
-    const expected = exportToken(ctx, exp);
-    const header = req.headers[TOKEN_HEADER];
-    const presented = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get(TOKEN_HEADER) ?? undefined;
-    if (!expected || presented !== expected) return send(res, 401, 'Unauthorized');
-    const links = arr(rec(rec(status(exp).links).external).volumes).map((v) => str(rec(v).name));
-    if (status(exp).phase !== 'Ready') return send(res, 503, `export ${ns}/${name} is not ready`);
-    if (!links.includes(volume)) return send(res, 404, `volume ${volume} is not part of export ${ns}/${name}`);
-    const format = file === 'disk.img' ? 'raw' : 'gzip';
-    const id = { namespace: ns, volume, content: contentOf(ctx, exp, volume) };
-    const uploaded = ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[UPLOAD_FILE_ANNOTATION];
-    if (uploaded && existsSync(uploaded)) {
-      // An uploaded volume holds exactly the bytes that were uploaded.
-      res.writeHead(200, {
-        'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
-        ...(format === 'raw' ? { 'content-length': String(statSync(uploaded).size) } : {}),
-      });
-      if (req.method === 'HEAD') return void res.end();
-      if (format === 'raw') pipeline(createReadStream(uploaded), res, () => undefined);
-      else pipeline(createReadStream(uploaded), createGzip({ chunkSize: 1024 * 1024 }), res, () => undefined);
-      return;
-    }
-    const large = Number(ctx.store.get(S.pvcs, ns, volume)?.metadata.annotations?.[EXPORT_BYTES_ANNOTATION] ?? 0);
-    if (Number.isSafeInteger(large) && large > IMAGE_BYTES) {
-      // A large image is streamed with backpressure; a client that goes away stops it.
-      res.writeHead(200, {
-        'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
-        ...(format === 'raw' ? { 'content-length': String(large) } : {}),
-      });
-      if (req.method === 'HEAD') return void res.end();
-      const source = largeRawImageStream(id, large);
-      if (format === 'raw') pipeline(source, res, () => undefined);
-      // 1 MiB output chunks: each chunk is one hop between zlib's worker thread and the event loop, and on a busy
-      // machine the wait for the event loop between hops (not the compressing) was what slowed the stream down.
-      else pipeline(source, createGzip({ chunkSize: 1024 * 1024 }), res, () => undefined);
-      return;
-    }
-    const body = diskImage(id, format);
-    res.writeHead(200, {
-      'content-type': format === 'raw' ? 'application/octet-stream' : 'application/gzip',
-      'content-length': String(body.length),
-    });
-    if (req.method === 'HEAD') res.end();
-    else res.end(body);
-  },
-};

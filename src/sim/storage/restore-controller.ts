@@ -9,7 +9,7 @@ import { recordEvent } from '../events.js';
 import { activeVmi } from './consumers.js';
 import { featureGateEnabled } from './feature-gates.js';
 import { applyJsonPatchStrings } from './json-patch.js';
-import { DISK_CONTENT_ANNOTATION, S } from './keys.js';
+import { CDI_ANN, DISK_CONTENT_ANNOTATION, S } from './keys.js';
 import { objId, type Runtime } from './runtime.js';
 import { isWaitForFirstConsumer, storageClass } from './storage-classes.js';
 import { arr, nowTimestamp, ownerRef, rec, setCondition, spec, status, statusOf, str } from './util.js';
@@ -284,6 +284,9 @@ function createVolumes(rt: Runtime, restore: KObject, content: KObject, vm: KObj
     claimSpec.dataSource = { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: r.volumeSnapshotName };
     const vs = rt.get(S.volumeSnapshots, ns, r.volumeSnapshotName);
     const contentAnnotation = vs?.metadata.annotations?.[DISK_CONTENT_ANNOTATION];
+    // The restored claim keeps the backed-up claim's annotations, among them CDI's content type (a disk image
+    // restored from a snapshot still exports as one).
+    const contentType = str(rec(rec(source.metadata).annotations)[CDI_ANN.contentType]);
     rt.store.create(S.pvcs, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
@@ -297,6 +300,7 @@ function createVolumes(rt: Runtime, restore: KObject, content: KObject, vm: KObj
         annotations: {
           'restore.kubevirt.io/name': restore.metadata.name,
           ...(contentAnnotation ? { [DISK_CONTENT_ANNOTATION]: contentAnnotation } : {}),
+          ...(contentType !== undefined ? { [CDI_ANN.contentType]: contentType } : {}),
         },
         ownerReferences: [ownerRef(owner, false)],
       },

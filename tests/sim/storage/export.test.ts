@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KObject, NewObject } from '@/sim/store/types';
 import { buildRawImage, IMAGE_BYTES } from '@/sim/storage/disk-image';
-import { DISK_CONTENT_ANNOTATION, S } from '@/sim/storage/keys';
+import { CDI_ANN, DISK_CONTENT_ANNOTATION, S } from '@/sim/storage/keys';
 import { type Harness, NS, phaseOf, pvc, startHarness, st, storageClass, waitFor } from './harness';
 
 let h: Harness | undefined;
@@ -59,8 +59,11 @@ function vmExport(name: string, source: Record<string, unknown>): NewObject {
   };
 }
 
+/** A VM's disk: a claim CDI marked as a disk image (kubevirt content), so it exports as raw and gzip. */
 async function diskReady(): Promise<void> {
-  h!.store.create(S.pvcs, pvc('web-rootdisk', '10Gi'));
+  const claim = pvc('web-rootdisk', '10Gi');
+  claim.metadata.annotations = { [CDI_ANN.contentType]: 'kubevirt' };
+  h!.store.create(S.pvcs, claim);
   await waitFor('bound', () => phaseOf(h!.store.get(S.pvcs, NS, 'web-rootdisk')) === 'Bound');
   h!.store.mutate(S.pvcs, NS, 'web-rootdisk', (o) => {
     o.metadata.annotations = {

@@ -2,6 +2,8 @@
  * A store with the kinds the storage controllers use registered by hand, a started storage module, and polling
  * helpers — so the controllers are tested without the HTTP layer.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SimClock } from '@/sim/clock';
 import type { SimContext, SimModule } from '@/sim/module';
 import { ObjectStore } from '@/sim/store/object-store';
@@ -155,4 +157,65 @@ export function eventsFor(
     .list(S.events, namespace)
     .filter((e) => (e.involvedObject as { name?: string }).name === name)
     .map((e) => ({ reason: String(e.reason), type: String(e.type), message: String(e.message) }));
+}
+
+/** A harness whose module's raw routes (export server, upload proxy) are mounted on a loopback server. */
+export interface ServedHarness extends Harness {
+  base: string;
+}
+
+export async function startServedHarness(options: { speed?: number } = {}): Promise<ServedHarness> {
+  let base = '';
+  const h = await startHarness({
+    speed: options.speed ?? 50,
+    seed: (store) => store.create(S.storageClasses, storageClass('longhorn', {}, true)),
+    baseUrl: () => base,
+  });
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = h.module.rawRoutes?.find((r) => r.matches(url, req.method ?? 'GET'));
+    if (!route) return void res.writeHead(404).end();
+    void route.handle(h.ctx, req, res, url);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    ...h,
+    base,
+    async stop() {
+      await h.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Exports one claim (a PersistentVolumeClaim source) and waits until Ready; the export and its token. */
+export async function exportClaim(h: Harness, claim: string): Promise<{ exp: KObject; token: string }> {
+  const name = `${claim}-export`;
+  h.store.create(S.vmExports, {
+    apiVersion: 'export.kubevirt.io/v1',
+    kind: 'VirtualMachineExport',
+    metadata: { name, namespace: NS },
+    spec: { source: { kind: 'PersistentVolumeClaim', name: claim } },
+  });
+  const exp = await waitFor(
+    `export of ${claim} Ready`,
+    () => {
+      const o = h.store.get(S.vmExports, NS, name);
+      return phaseOf(o) === 'Ready' ? o : undefined;
+    },
+    20_000,
+  );
+  const secret = h.store.get(S.secrets, NS, `export-token-${name}`);
+  const token = Buffer.from(String((secret?.data as { token: string }).token), 'base64').toString('utf8');
+  return { exp, token };
+}
+
+/** The formats (name → URL) an export's external links offer for `volume`. */
+export function formatsOf(exp: KObject, volume: string): Record<string, string> {
+  const volumes = (
+    st(exp).links as { external: { volumes: { name: string; formats: { format: string; url: string }[] }[] } }
+  ).external.volumes;
+  return Object.fromEntries((volumes.find((v) => v.name === volume)?.formats ?? []).map((f) => [f.format, f.url]));
 }
