@@ -4,14 +4,32 @@
  * into the volume. The embedded cluster keeps uploaded bytes in a file per claim under a directory of its own
  * (the "disk" behind the volume); the export server then serves exactly those bytes. A body that is cut off
  * leaves the DataVolume `UploadReady` and the partial file is removed, as CDI's upload server restarts and waits.
+ *
+ * A claim of contentType `archive` takes a tar instead: the proxy routes its upload to the upload server's archive
+ * path by the claim's content type, and CDI unpacks the stream with `tar -xvC` into the filesystem (its format
+ * readers take off a gzip layer first) [src: CDI pkg/uploadserver/uploadserver.go uploadArchiveHandler,
+ * pkg/importer/upload-datasource.go, pkg/util/util.go UnArchiveTar]. Here the tar is kept as the claim's files (an
+ * export then serves exactly them); a body that is not a tar fails the upload with a 500 and leaves the DataVolume
+ * `UploadReady`. A chunked body without Content-Length is taken like any other, as Go's net/http server does.
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync, renameSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { recordEvent } from '../events.js';
 import type { RawRoute, SimContext } from '../module.js';
 import type { KObject } from '../store/types.js';
@@ -20,6 +38,8 @@ import { appendPodLog, deletePod, setPodTerminated } from './pods.js';
 import { requestedStorage } from './pvc-controller.js';
 import type { Runtime } from './runtime.js';
 import { formatProgress, rec, setCondition, spec, statusOf, storageBytes, str } from './util.js';
+import { TarError } from './tar.js';
+import { archiveFiles } from './volume-files.js';
 
 export const UPLOAD_PROXY_PATH = '/v1beta1/upload';
 const TOKEN_PATH =
@@ -155,7 +175,8 @@ export class UploadServer {
     }
     this.busy.add(key);
     const podName = `cdi-upload-${pvc}`;
-    const final = join(this.directory(), `${namespace}_${pvc}_${claim.metadata.uid ?? ''}.img`);
+    const archive = claim.metadata.annotations?.[CDI_ANN.contentType] === 'archive';
+    const final = join(this.directory(), `${namespace}_${pvc}_${claim.metadata.uid ?? ''}.${archive ? 'tar' : 'img'}`);
     const partial = `${final}.partial`;
     const hash = createHash('sha256');
     let bytes = 0;
@@ -179,6 +200,19 @@ export class UploadServer {
         res.writeHead(err instanceof RangeError ? 400 : 500, { 'content-type': 'text/plain' }).end(`${message}\n`);
       return;
     }
+    let members = 0;
+    if (archive) {
+      try {
+        members = await unpack(partial, limit);
+      } catch (err) {
+        rmSync(partial, { force: true });
+        this.busy.delete(key);
+        const message = `unable to untar files from endpoint: ${(err as Error).message}`;
+        appendPodLog(rt, namespace, podName, [`E1201 uploadserver.go:402] Saving stream failed: ${message}`]);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`Saving stream failed: ${message}\n`);
+        return;
+      }
+    }
     this.busy.delete(key);
     const current = ctx.store.get(S.pvcs, namespace, pvc);
     if (!current || current.metadata.uid !== claim.metadata.uid || current.metadata.deletionTimestamp) {
@@ -187,15 +221,22 @@ export class UploadServer {
       return;
     }
     renameSync(partial, final);
-    this.complete(rt, dv, final, `upload:sha256:${hash.digest('hex')} (${bytes} bytes)`);
+    const digest = hash.digest('hex');
+    this.complete(
+      rt,
+      dv,
+      final,
+      archive ? `archive:sha256:${digest} (${members} entries)` : `upload:sha256:${digest} (${bytes} bytes)`,
+      archive ? 'Wrote archive data' : 'Wrote data to /data/disk.img',
+    );
     res.writeHead(200, { 'content-type': 'text/plain' }).end();
   }
 
-  private complete(rt: Runtime, dv: KObject, file: string, content: string): void {
+  private complete(rt: Runtime, dv: KObject, file: string, content: string, wrote: string): void {
     const ns = dv.metadata.namespace ?? 'default';
     const name = dv.metadata.name;
     const pod = `cdi-upload-${name}`;
-    appendPodLog(rt, ns, pod, ['I1201 uploadserver.go:420] Wrote data to /data/disk.img', 'Upload Complete']);
+    appendPodLog(rt, ns, pod, [`I1201 uploadserver.go:420] ${wrote}`, 'Upload Complete']);
     setPodTerminated(rt, ns, pod, { exitCode: 0, reason: 'Completed', message: 'Upload Complete' });
     rt.store.mutate(S.pvcs, ns, name, (o) => {
       o.metadata.annotations = {
@@ -223,6 +264,37 @@ export class UploadServer {
     recordEvent(rt.store, dv, 'UploadSucceeded', `Successfully uploaded into PVC ${name}`, { component: COMPONENT });
     if (rec(spec(dv)).retainUploadPod !== true) deletePod(rt, ns, pod);
   }
+}
+
+/**
+ * Makes the uploaded file at `path` a plain tar of the claim's files: a gzip layer is taken off (as CDI's format
+ * readers do) and the tar is read through; resolves with its member count, rejects (TarError) when it is not one.
+ */
+async function unpack(path: string, limit: number): Promise<number> {
+  const head = Buffer.alloc(2);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, 2, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head[0] === 0x1f && head[1] === 0x8b) {
+    let bytes = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        done(bytes > limit ? new TarError('write error: No space left on device') : null, chunk);
+      },
+    });
+    try {
+      await pipeline(createReadStream(path), createGunzip(), cap, createWriteStream(`${path}.tar`));
+    } catch (err) {
+      rmSync(`${path}.tar`, { force: true });
+      throw err instanceof TarError ? err : new TarError(`gzip: ${(err as Error).message}`);
+    }
+    renameSync(`${path}.tar`, path);
+  }
+  return archiveFiles(path).length;
 }
 
 function tooLarge(bytes: number, limit: number): string {

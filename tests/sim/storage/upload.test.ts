@@ -1,11 +1,13 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewObject } from '@/sim/store/types';
 import { S, UPLOAD_FILE_ANNOTATION } from '@/sim/storage/keys';
-import { type Harness, NS, phaseOf, startHarness, storageClass, waitFor } from './harness';
+import { readTar, writeTar } from '@/sim/storage/tar';
+import { exportClaim, formatsOf, type Harness, NS, phaseOf, startHarness, storageClass, waitFor } from './harness';
 
 let h: Harness | undefined;
 let server: Server | undefined;
@@ -36,17 +38,21 @@ async function start(): Promise<string> {
   return base;
 }
 
-function uploadDv(name: string, size = '1Mi'): NewObject {
+function uploadDv(name: string, size = '1Mi', contentType?: string): NewObject {
   return {
     apiVersion: 'cdi.kubevirt.io/v1beta1',
     kind: 'DataVolume',
     metadata: { name, namespace: NS },
-    spec: { source: { upload: {} }, storage: { resources: { requests: { storage: size } } } },
+    spec: {
+      ...(contentType ? { contentType } : {}),
+      source: { upload: {} },
+      storage: { resources: { requests: { storage: size } } },
+    },
   };
 }
 
-async function uploadReady(base: string, name: string, size?: string): Promise<string> {
-  h!.store.create(S.dataVolumes, uploadDv(name, size));
+async function uploadReady(base: string, name: string, size?: string, contentType?: string): Promise<string> {
+  h!.store.create(S.dataVolumes, uploadDv(name, size, contentType));
   await waitFor('UploadReady', () => phaseOf(h!.store.get(S.dataVolumes, NS, name)) === 'UploadReady');
   const res = await fetch(`${base}/apis/upload.cdi.kubevirt.io/v1beta1/namespaces/${NS}/uploadtokenrequests`, {
     method: 'POST',
@@ -139,5 +145,99 @@ describe('CDI upload (UploadTokenRequest + upload proxy)', () => {
     expect(file && existsSync(file)).toBe(true);
     h!.store.delete(S.pvcs, NS, 'cut');
     await waitFor('file removed with its claim', () => !existsSync(file!));
+  });
+});
+
+/** POSTs `body` with chunked transfer encoding (no Content-Length), as a client that does not know the length. */
+function chunkedUpload(base: string, token: string, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(`${base}/v1beta1/upload`), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    for (let at = 0; at < body.length; at += 700) req.write(body.subarray(at, at + 700));
+    req.end();
+  });
+}
+
+const TREE = [
+  { path: 'etc', type: 'dir' as const, mode: 0o755, mtime: 1_796_083_200, size: 0 },
+  {
+    path: 'etc/hostname',
+    type: 'file' as const,
+    mode: 0o644,
+    mtime: 1_796_083_200,
+    size: 4,
+    data: Buffer.from('box\n'),
+  },
+  {
+    path: 'srv/data.bin',
+    type: 'file' as const,
+    mode: 0o600,
+    mtime: 1_796_083_200,
+    size: 5000,
+    data: randomBytes(5000),
+  },
+];
+
+describe('CDI upload into an archive DataVolume', () => {
+  it('unpacks a tar (chunked, plain or gzipped) into the claim; its export serves exactly those files', async () => {
+    const base = await start();
+    const plain = await uploadReady(base, 'plain', '1Mi', 'archive');
+    const zipped = await uploadReady(base, 'zipped', '1Mi', 'archive');
+    const archive = writeTar(TREE, './');
+    expect(await chunkedUpload(base, plain, archive)).toEqual({ status: 200, text: '' });
+    expect(await chunkedUpload(base, zipped, gzipSync(archive))).toEqual({ status: 200, text: '' });
+    for (const name of ['plain', 'zipped']) {
+      expect(phaseOf(h!.store.get(S.dataVolumes, NS, name))).toBe('Succeeded');
+      const { exp, token } = await exportClaim(h!, name);
+      const formats = formatsOf(exp, name);
+      expect(Object.keys(formats)).toEqual(['dir', 'tar.gz']);
+      const res = await fetch(formats['tar.gz']!, { headers: { 'x-kubevirt-export-token': token } });
+      const files = readTar(gunzipSync(Buffer.from(await res.arrayBuffer())));
+      // `srv` came only as the parent of a member: extraction made it, the export lists it.
+      expect(files.map((f) => [f.path, f.type, f.mode, f.data.toString('base64')])).toEqual([
+        ['etc', 'dir', 0o755, ''],
+        ['etc/hostname', 'file', 0o644, Buffer.from('box\n').toString('base64')],
+        ['srv', 'dir', 0o755, ''],
+        ['srv/data.bin', 'file', 0o600, TREE[2]!.data!.toString('base64')],
+      ]);
+      const file = await fetch(`${formats.dir!}/srv/data.bin`, { headers: { 'x-kubevirt-export-token': token } });
+      expect(Buffer.from(await file.arrayBuffer()).equals(TREE[2]!.data!)).toBe(true);
+    }
+    expect(h!.store.get(S.pvcs, NS, 'plain')?.metadata.annotations?.['sim.corral.dev/disk-content']).toMatch(
+      /^archive:sha256:[0-9a-f]{64} \(4 entries\)$/,
+    );
+  }, 40_000);
+
+  it('a body that is not a tar fails with a 500 and leaves the DataVolume UploadReady; a tar then lands', async () => {
+    const base = await start();
+    const token = await uploadReady(base, 'junk', '1Mi', 'archive');
+    const junk = await fetch(`${base}/v1beta1/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: randomBytes(10_000),
+    });
+    expect(junk.status).toBe(500);
+    expect(await junk.text()).toMatch(
+      /Saving stream failed: unable to untar files from endpoint: .*not look like a tar/,
+    );
+    const cut = await fetch(`${base}/v1beta1/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: writeTar(TREE).subarray(0, 2048),
+    });
+    expect([cut.status, await cut.text()]).toEqual([500, expect.stringMatching(/Unexpected EOF in archive/)]);
+    expect(phaseOf(h!.store.get(S.dataVolumes, NS, 'junk'))).toBe('UploadReady');
+    expect(h!.store.get(S.pvcs, NS, 'junk')?.metadata.annotations?.[UPLOAD_FILE_ANNOTATION]).toBeUndefined();
+    expect(await chunkedUpload(base, token, writeTar(TREE))).toEqual({ status: 200, text: '' });
+    expect(phaseOf(h!.store.get(S.dataVolumes, NS, 'junk'))).toBe('Succeeded');
   });
 });
