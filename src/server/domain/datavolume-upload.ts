@@ -45,9 +45,12 @@ export function buildUploadDataVolume(req: UploadRequest): KObject {
       labels: { [LABEL_IMAGE]: req.contentType, [LABEL_MANAGED_BY]: 'corral' },
       annotations: { ...req.annotations, 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
     },
-    // `archive` is CDI's "store as is" (no conversion): what an installer ISO needs.
+    // An ISO is a disk image too (CDI stores it as the volume's disk.img, a VM mounts it as a cdrom): contentType
+    // kubevirt for both. `archive` would mean a tar whose files CDI unpacks into a filesystem, which refuses an ISO
+    // and which neither a VM nor a clone into a kubevirt DataVolume can use [src: CDI pkg/importer/
+    // upload-datasource.go, pkg/controller/clone/common.go ValidateContentTypes]. The image label tells them apart.
     spec: {
-      contentType: req.contentType === 'iso' ? 'archive' : 'kubevirt',
+      contentType: 'kubevirt',
       source: { upload: {} },
       storage: { resources: { requests: { storage: req.size } } },
     },
@@ -139,7 +142,9 @@ function requireRetryable(deps: DomainDeps, dv: KObject, req: UploadRequest): vo
       'CONFLICT',
       `DataVolume ${target} holds ${size}, too small for this file (${req.bytes} bytes); delete it and upload again`,
     );
-  const kind = asDict(dv.spec).contentType === 'archive' ? 'iso' : 'disk';
+  // Made for an ISO: the image label (contentType archive on DataVolumes an earlier Corral made).
+  const labelled = dv.metadata.labels?.[LABEL_IMAGE];
+  const kind = labelled === 'iso' || (!labelled && asDict(dv.spec).contentType === 'archive') ? 'iso' : 'disk';
   if (kind !== req.contentType)
     throw new CorralError(
       'CONFLICT',
