@@ -46,7 +46,16 @@ export interface DiskTransfer {
   copy(
     from: DiskEndpoint,
     to: DiskEndpoint,
-    options: { scratch: boolean; progress(bytes: number, total: number): void; signal?: AbortSignal },
+    options: {
+      scratch: boolean;
+      progress(bytes: number, total: number): void;
+      signal?: AbortSignal;
+      /**
+       * The source is gzipped (a filesystem's `tar.gz`) and the upload proxy takes it plain (a tar): decompress on
+       * the way, so the length sent is not known up front (`total` is then the compressed length, or 0).
+       */
+      gunzip?: boolean;
+    },
   ): Promise<number>;
 }
 
@@ -318,6 +327,8 @@ export async function uploadDisk(
     created(): void;
     /** Aborts the wait and the copy (a cancelled move). */
     signal?: AbortSignal;
+    /** Decompress the source on the way (DiskTransfer `gunzip`). */
+    gunzip?: boolean;
   },
 ): Promise<number> {
   const namespace = dv.metadata.namespace ?? '';
@@ -342,11 +353,11 @@ export async function uploadDisk(
   });
   const token = asString(asDict(granted.status).token);
   if (!token) throw new CorralError('BAD_GATEWAY', `CDI in ${target.cluster.info.context} returned no upload token`);
-  const { scratch, progress, signal } = options;
+  const { scratch, progress, signal, gunzip } = options;
   return transfer.copy(
     from,
     { url: `${options.proxy}/v1beta1/upload`, token },
-    { scratch, progress, ...(signal ? { signal } : {}) },
+    { scratch, progress, ...(signal ? { signal } : {}), ...(gunzip ? { gunzip } : {}) },
   );
 }
 

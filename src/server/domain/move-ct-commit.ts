@@ -22,15 +22,7 @@ import { ANNOTATION_CT_DESCRIPTION, ANNOTATION_CT_SPEC, ctLabels, podManifest, t
 import type { Caller, DomainDeps } from './deps';
 import { uploadProxyBase } from './datavolume-upload';
 import { LABEL_MANAGED_BY, LABEL_TAG_PREFIX } from './labels';
-import {
-  LABEL_MOVE_TASK,
-  rawLink,
-  undoCreated,
-  until,
-  uploadDisk,
-  type Created,
-  type DiskTransfer,
-} from './move-commit';
+import { LABEL_MOVE_TASK, undoCreated, until, uploadDisk, type Created, type DiskTransfer } from './move-commit';
 import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
 import { startMoveTask } from './move-journal';
 import { settleSource } from './move-outcome';
@@ -87,7 +79,11 @@ function claimMetadata(planned: CtMovePlanned) {
   };
 }
 
-function uploadTarget(planned: CtMovePlanned, taskId: string): KObject {
+/**
+ * The DataVolume the CT's volume is uploaded into: `archive` when its files travel as a tar (CDI unpacks them into
+ * the claim's filesystem), `kubevirt` when the source claim was a disk image and its raw bytes travel.
+ */
+function uploadTarget(planned: CtMovePlanned, taskId: string, contentType: 'kubevirt' | 'archive'): KObject {
   const { disk, spec } = planned;
   // Not a CT's claim yet (no CT labels or spec): the destination lists it as a CT only once its bytes are in.
   return {
@@ -100,7 +96,7 @@ function uploadTarget(planned: CtMovePlanned, taskId: string): KObject {
       annotations: { 'cdi.kubevirt.io/storage.bind.immediate.requested': 'true' },
     },
     spec: {
-      contentType: 'kubevirt',
+      contentType,
       source: { upload: {} },
       storage: {
         accessModes: ['ReadWriteOnce'],
@@ -139,28 +135,35 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
     }
     task.progress(10);
 
-    // 2. Export its volume; 3. upload it into a claim at the destination that is the CT's.
+    // 2. Export its volume; 3. upload it into a claim at the destination that is the CT's. A CT's claim is a plain
+    // filesystem, which KubeVirt exports only as files (dir, tar.gz): its tar.gz is unpacked on the way and the tar
+    // uploaded into an archive DataVolume. A claim holding a disk image (raw offered) travels as raw bytes.
     session = await openExport(from, caller, source.namespace, source.name, {
       source: { kind: 'PersistentVolumeClaim', name: disk.claim },
       volume: disk.claim,
       labels: { [LABEL_MOVE_TASK]: task.id },
+      archive: true,
     });
+    const files = session.format === 'tar.gz';
     task.log(`export ${session.object} of volume ${disk.claim} ready in ${source.context} (task ${session.task.id})`);
+    task.log(
+      files
+        ? `volume ${disk.claim} is a filesystem: its files travel as tar.gz from the export, unpacked on the way into an archive DataVolume`
+        : `volume ${disk.claim} is a disk image: its raw bytes travel into a kubevirt DataVolume`,
+    );
     signal.throwIfAborted();
     task.progress(15);
-    const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
-    const link = rawLink(exp, disk.claim);
-    if (!link) throw new CorralError('BAD_GATEWAY', `the export has no raw image of volume ${disk.claim}`);
     const proxy = uploadProxyBase(await target.cluster.fetch('CDIConfig', undefined, 'config'));
     const bytes = await uploadDisk(
       target,
       transfer,
-      uploadTarget(planned, task.id),
-      { url: link.url, token: session.token, ...(link.ca ? { ca: link.ca } : {}) },
+      uploadTarget(planned, task.id, files ? 'archive' : 'kubevirt'),
+      { url: session.url, token: session.token, ...(session.ca ? { ca: session.ca } : {}) },
       {
         proxy,
         scratch,
         signal,
+        gunzip: files,
         progress: (done, total) => task.progress(15 + (total > 0 ? (70 * done) / total : 0)),
         created: () => {
           created.push({ kind: 'DataVolume', namespace: destination.namespace, name: disk.to });
@@ -168,7 +171,9 @@ async function runCtMove(planned: CtMovePlanned, caller: Caller, task: TaskHandl
         },
       },
     );
-    task.log(`volume ${disk.claim}: ${bytes} bytes uploaded into ${disk.to}${scratch ? ' (staged on Corral)' : ''}`);
+    task.log(
+      `volume ${disk.claim}: ${bytes} bytes ${files ? 'of tar ' : ''}uploaded into ${disk.to}${scratch ? ' (staged on Corral)' : ''}`,
+    );
     await session.close();
     session = undefined;
     await until(

@@ -21,7 +21,12 @@ export interface ExportSession {
   object: string;
   /** The boot disk's claim (the volume name in the export links). */
   volume: string;
-  /** URL of the raw image. */
+  /**
+   * What `url` serves: the raw image (a disk image: KubeVirt's `raw`), or, when the caller accepts it, the claim's
+   * files as a gzipped tar (a plain filesystem such as a CT's claim, which KubeVirt exports only as `dir`/`tar.gz`).
+   */
+  format: 'raw' | 'tar.gz';
+  /** URL of the raw image, or of the `tar.gz` archive. */
   url: string;
   /** URL of the gzipped image, when the export server compresses (KubeVirt's `gzip` format, next to the disk). */
   gzipUrl?: string;
@@ -55,7 +60,11 @@ export function exportableClaim(deps: DomainDeps, namespace: string, name: strin
 }
 
 /** The URL of one format of `volume` (external link first, else internal) and the CA of its server. */
-function pickLink(exp: KObject, volume: string, format: 'raw' | 'gzip'): { url: string; ca?: string } | undefined {
+function pickLink(
+  exp: KObject,
+  volume: string,
+  format: 'raw' | 'gzip' | 'tar.gz',
+): { url: string; ca?: string } | undefined {
   const links = asDict(asDict(exp.status).links);
   for (const which of ['external', 'internal']) {
     const link = asDict(links[which]);
@@ -94,6 +103,8 @@ export async function openVmExport(
 export interface ExportOptions {
   signal?: AbortSignal;
   readyTimeoutMs?: number;
+  /** Take the volume's `tar.gz` link when it offers no raw image (a filesystem claim, not a disk image). */
+  archive?: boolean;
 }
 
 /** What a VirtualMachineExport exports: a VM's disks, or one PersistentVolumeClaim (`kind` only, no apiGroup). */
@@ -104,7 +115,9 @@ export interface ExportSource {
 }
 
 /**
- * Creates a VirtualMachineExport of `source` and waits until it is Ready with a raw link of `volume` (a claim); its
+ * Creates a VirtualMachineExport of `source` and waits until it is Ready with a raw link of `volume` (a claim), or
+ * with `archive` its `tar.gz` link when KubeVirt offers no raw one (the claim is a plain filesystem: KubeVirt gives
+ * raw/gzip only for disk images [src: KubeVirt pkg/storage/export/export/export.go isKubevirtContentType]); its
  * `export` task is filed under `<namespace>/<name>` (the VM, or the CT whose claim it is).
  */
 export async function openExport(
@@ -167,22 +180,31 @@ export async function openExport(
         );
       }
       if (phase === 'Ready') {
-        const link = pickLink(exp, volume, 'raw');
+        const raw = pickLink(exp, volume, 'raw');
         const gzip = pickLink(exp, volume, 'gzip');
-        if (!link) throw new CorralError('BAD_GATEWAY', `VirtualMachineExport ${object} has no raw link for ${volume}`);
+        const archived = raw ? undefined : pickLink(exp, volume, 'tar.gz');
+        const link = raw ?? (options.archive ? archived : undefined);
+        if (!link)
+          throw new CorralError(
+            'BAD_GATEWAY',
+            archived
+              ? `VirtualMachineExport ${object} offers ${volume} only as files (dir, tar.gz): the claim holds a plain filesystem, not a disk image`
+              : `VirtualMachineExport ${object} has no raw link for ${volume}`,
+          );
         const secretName = asString(status.tokenSecretRef) || asString(asDict(exp.spec).tokenSecretRef);
         const secret = secretName ? await deps.cluster.fetch('Secret', namespace, secretName) : undefined;
         const data = asString(asDict(secret?.data).token);
         const token = data ? Buffer.from(data, 'base64').toString('utf8') : asString(asDict(secret?.stringData).token);
         if (!token)
           throw new CorralError('BAD_GATEWAY', `the token Secret of VirtualMachineExport ${object} is missing`);
-        task.log(`export ready; streaming ${volume}`);
+        task.log(`export ready; streaming ${volume}${raw ? '' : ' (its files, as tar.gz)'}`);
         task.progress(10);
         return {
           object,
           volume,
+          format: raw ? 'raw' : 'tar.gz',
           url: link.url,
-          ...(gzip ? { gzipUrl: gzip.url } : {}),
+          ...(raw && gzip ? { gzipUrl: gzip.url } : {}),
           token,
           ...(link.ca ? { ca: link.ca } : {}),
           task,

@@ -5,6 +5,12 @@
  * written to a private temporary file on the Corral server (removed afterwards), so the upload starts only once
  * the whole image has arrived. An abort (`signal`: a cancelled move) stops both requests at once; the copy then
  * rejects with the signal's reason.
+ *
+ * With `gunzip` the source is a gzipped archive (a CT's claim, exported by KubeVirt only as `tar.gz`, streamed
+ * without a length) and CDI's archive upload takes the tar: it is decompressed on the way and sent with chunked
+ * transfer encoding (its length is not known before the end), or, staged, as the decompressed file with its size.
+ * Progress then counts compressed bytes read against the export's Content-Length when it sent one, else reports
+ * the bytes read so far (total 0).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -14,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { CorralError } from '../errors';
 import type { DiskEndpoint, DiskTransfer } from '../domain/move-commit';
 import { scavengeWhileRelaying } from './stream-gc';
@@ -52,7 +59,13 @@ function download(from: DiskEndpoint, signal?: AbortSignal): Promise<IncomingMes
   });
 }
 
-function upload(to: DiskEndpoint, body: Readable, bytes: number, signal?: AbortSignal): Promise<void> {
+/** POSTs the last stream of `chain` (piped through in order); without `bytes` as chunked transfer encoding. */
+function upload(
+  to: DiskEndpoint,
+  chain: [Readable, ...Transform[]],
+  bytes: number | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const url = new URL(to.url);
     const req = clientFor(url).request(url, {
@@ -60,7 +73,7 @@ function upload(to: DiskEndpoint, body: Readable, bytes: number, signal?: AbortS
       headers: {
         authorization: `Bearer ${to.token}`,
         'content-type': 'application/octet-stream',
-        'content-length': String(bytes),
+        ...(bytes === undefined ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(bytes) }),
       },
       ...(url.protocol === 'https:' && to.ca ? { ca: to.ca } : {}),
       ...(signal ? { signal } : {}),
@@ -82,17 +95,21 @@ function upload(to: DiskEndpoint, body: Readable, bytes: number, signal?: AbortS
       answer.on('error', (err) => reject(stopped(signal, err)));
     });
     req.on('error', (err) => reject(stopped(signal, new CorralError('BAD_GATEWAY', `upload failed: ${err.message}`))));
-    pipeline(body, req).catch((err: unknown) => reject(stopped(signal, err)));
+    pipeline([...chain, req]).catch((err: unknown) =>
+      reject(stopped(signal, isZlibError(err) ? gunzipError(err) : err)),
+    );
   });
 }
 
+/** Reports bytes through it: every 2% of `total`, or every 4 MiB when the total is not known (reported as 0). */
 function meter(total: number, progress: (bytes: number, total: number) => void): Transform {
   let seen = 0;
   let reported = 0;
+  const step = total > 0 ? total / 50 : 4 * 2 ** 20;
   const t = new Transform({
     transform(chunk: Buffer, _enc, next) {
       seen += chunk.length;
-      if (total > 0 && seen - reported >= total / 50) progress((reported = seen), total);
+      if (seen - reported >= step) progress((reported = seen), Math.max(total, 0));
       next(null, chunk);
     },
   });
@@ -100,30 +117,56 @@ function meter(total: number, progress: (bytes: number, total: number) => void):
   return t;
 }
 
+/** Counts the bytes through it (the decompressed length sent). */
+function counter(): Transform & { bytes: number } {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, next) {
+      t.bytes += chunk.length;
+      next(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  t.bytes = 0;
+  return t;
+}
+
+/** A decompression failure (zlib's `Z_*` codes), not a network one. */
+function isZlibError(err: unknown): err is Error {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return err instanceof Error && typeof code === 'string' && code.startsWith('Z_');
+}
+
+function gunzipError(err: Error): CorralError {
+  return new CorralError('BAD_GATEWAY', `the source's archive is not valid gzip: ${err.message}`);
+}
+
 export const httpDiskTransfer: DiskTransfer = {
-  async copy(from, to, { scratch, progress, signal }) {
+  async copy(from, to, { scratch, progress, signal, gunzip }) {
     signal?.throwIfAborted();
     const image = await download(from, signal);
     const length = Number(image.headers['content-length'] ?? NaN);
+    const known = Number.isSafeInteger(length) && length > 0;
+    if (!scratch && gunzip) {
+      const sent = counter();
+      await upload(to, [image, meter(known ? length : 0, progress), createGunzip(), sent], undefined, signal);
+      return sent.bytes;
+    }
     if (!scratch) {
-      if (!Number.isSafeInteger(length) || length < 1) {
+      if (!known) {
         image.resume();
         throw new CorralError('BAD_GATEWAY', "the source's export server sent no image length; move with scratch");
       }
-      await upload(to, image.pipe(meter(length, progress)), length, signal);
+      await upload(to, [image, meter(length, progress)], length, signal);
       return length;
     }
     const dir = await mkdtemp(join(tmpdir(), 'corral-move-'));
     try {
-      const file = join(dir, 'disk.img');
+      const file = join(dir, gunzip ? 'volume.tar' : 'disk.img');
       await pipeline(
-        image,
-        meter(Number.isSafeInteger(length) ? length * 2 : 0, progress),
-        createWriteStream(file),
+        [image, meter(known ? length * 2 : 0, progress), ...(gunzip ? [createGunzip()] : []), createWriteStream(file)],
         ...(signal ? [{ signal }] : []),
-      ).catch((err: unknown) => Promise.reject(stopped(signal, err)));
+      ).catch((err: unknown) => Promise.reject(stopped(signal, isZlibError(err) ? gunzipError(err) : err)));
       const { size } = await stat(file);
-      await upload(to, createReadStream(file).pipe(meter(size, (b, t) => progress(t / 2 + b / 2, t))), size, signal);
+      await upload(to, [createReadStream(file), meter(size, (b, t) => progress(t / 2 + b / 2, t))], size, signal);
       return size;
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -7,10 +7,13 @@
  * joins the source's pool (beside a kept source, instead of a deleted one), the destination's journal shows the
  * move as a `move-in` task, and a cancel mid-copy stops the upload and rolls both sides back.
  */
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import { openExport, openVmExport } from '@/server/domain/vm-export';
+import { readTar } from '@/sim/storage/tar';
+import { volumeFiles } from '@/sim/storage/volume-files';
 import { eventually, httpClient, taskEnd } from './harness';
 
 const NS = 'tailvm';
@@ -420,19 +423,25 @@ describe('CT move (kind ct)', () => {
       });
   }
 
-  /** The raw bytes KubeVirt's export server hands out for the claim `<ct>-data` (the CT stopped) in `context`. */
-  async function claimBytes(context: string, ct: string): Promise<Buffer> {
+  /**
+   * The files (path → type, mode, contents) KubeVirt's export server hands out for the claim `<ct>-data` (the CT
+   * stopped) in `context`: a CT's claim is a plain filesystem, exported only as files (its tar.gz, not raw).
+   */
+  async function claimFiles(context: string, ct: string): Promise<Map<string, string>> {
     const deps = corral.registry.get(context).deps;
     const claim = `${ct}-data`;
     const session = await openExport(deps, ADMIN, NS, ct, {
       source: { kind: 'PersistentVolumeClaim', name: claim },
       volume: claim,
       labels: {},
+      archive: true,
     });
     try {
+      expect(session.format).toBe('tar.gz');
       const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
       expect(res.status).toBe(200);
-      return Buffer.from(await res.arrayBuffer());
+      const files = readTar(gunzipSync(Buffer.from(await res.arrayBuffer())));
+      return new Map(files.map((f) => [f.path, `${f.type} ${f.mode.toString(8)} ${f.data.toString('base64')}`]));
     } finally {
       await session.close();
     }
@@ -490,7 +499,18 @@ describe('CT move (kind ct)', () => {
     ]);
   });
 
-  it('moves a running CT: its volume holds the same bytes at the destination, it runs there, the source stays stopped', async () => {
+  /** What a claim holds, read off the embedded cluster itself, in claimFiles' shape. */
+  async function simFiles(sim: EmbeddedCluster, claim: string): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const f of volumeFiles(sim.store.get(PVCS, NS, claim)!)) {
+      const chunks: Buffer[] = [];
+      for await (const c of f.open() as AsyncIterable<Buffer>) chunks.push(c);
+      out.set(f.path, `${f.type} ${f.mode.toString(8)} ${Buffer.concat(chunks).toString('base64')}`);
+    }
+    return out;
+  }
+
+  it('moves a running CT: its volume holds the same files at the destination, it runs there, the source stays stopped', async () => {
     expect((await post('/api/folders', { path: 'cts' })).status).toBe(201);
     expect((await post('/api/folders/members', { path: 'cts', ref: ctRef('home', 'box') })).status).toBe(200);
     const r = await post('/api/move', body('box'));
@@ -499,7 +519,8 @@ describe('CT move (kind ct)', () => {
     const task = await taskEnd({ get }, (r.body as { task: string }).task);
     expect([task.status, task.error], task.log).toEqual(['done', '']);
     expect(task.log).toMatch(/stopping CT tailvm\/box/);
-    expect(task.log).toMatch(/volume box-data: \d+ bytes uploaded into box-data/);
+    expect(task.log).toMatch(/volume box-data is a filesystem: its files travel as tar\.gz from the export/);
+    expect(task.log).toMatch(/volume box-data: \d+ bytes of tar uploaded into box-data/);
     expect(task.log).toMatch(/verified: CT tailvm\/box in lab exists/);
     expect(task.log).toMatch(/started CT tailvm\/box in lab/);
     // The source was kept, so both sit in its pool; lab's journal followed the move.
@@ -514,15 +535,18 @@ describe('CT move (kind ct)', () => {
     expect(moved.metadata.labels).toMatchObject({ 'corral.dev/ct': 'true', 'corral.dev/ct-name': 'box' });
     expect(moved.metadata.ownerReferences ?? []).toEqual([]);
     expect(JSON.parse(moved.metadata.annotations!['corral.ct/spec']!)).toMatchObject({ name: 'box', namespace: NS });
+    // Uploaded into an archive DataVolume: CDI unpacked the files into the claim's filesystem.
+    expect(moved.metadata.annotations!['cdi.kubevirt.io/storage.contentType']).toBe('archive');
     expect(lab.store.get(DVS, NS, 'box-data')).toBeUndefined();
     const listed = (await get('/api/cts?context=lab')).body as { name: string; phase: string }[];
     expect(listed.find((c) => c.name === 'box')?.phase).toBe('Running');
-    // Stop the moved CT (its pod holds the claim) and compare what each side's export server hands out.
+    // Stop the moved CT (its pod holds the claim) and compare the files each side's export server hands out.
     expect((await post(`/api/cts/${NS}/box/stop`, { context: 'lab' })).status).toBeLessThan(300);
     await eventually(() => !corral.registry.get('lab').cluster.cache.get('Pod', NS, 'box'), 20_000, 'moved CT stopped');
-    const [src, dst] = [await claimBytes('home', 'box'), await claimBytes('lab', 'box')];
-    expect(src.length).toBeGreaterThan(0);
-    expect(dst.equals(src)).toBe(true);
+    const [src, dst] = [await claimFiles('home', 'box'), await claimFiles('lab', 'box')];
+    expect([...src.keys()]).toEqual(expect.arrayContaining(['etc/hostname', 'etc/motd', 'root/seed.bin']));
+    expect(Buffer.from(src.get('etc/motd')!.split(' ')[2]!, 'base64').toString()).toContain('the volume of box');
+    expect([...dst.entries()]).toEqual([...src.entries()]);
   }, 60_000);
 
   it('a cancel mid-copy rolls both sides back and the task ends cancelled', async () => {
@@ -569,7 +593,7 @@ describe('CT move (kind ct)', () => {
       lab.faults.clear();
     }
     expect(task.status).toBe('error');
-    expect(task.log).toMatch(/bytes uploaded into cache-data/);
+    expect(task.log).toMatch(/bytes of tar uploaded into cache-data/);
     expect(task.log).toMatch(/deleted PersistentVolumeClaim tailvm\/cache-data in lab/);
     expect(task.log).toMatch(/started the source CT tailvm\/cache again/);
     expect(task.log).toMatch(/nothing moved; fix the cause and move again/);
@@ -580,11 +604,18 @@ describe('CT move (kind ct)', () => {
       () => !corral.registry.get('lab').cluster.cache.get('PersistentVolumeClaim', NS, 'cache-data'),
       10_000,
     );
-    const again = await post('/api/move', body('cache', { deleteSource: true }));
+    // The source runs again (its pod holds the claim, so no export): what its claim holds, read off the cluster.
+    const before = await simFiles(home, 'cache-data');
+    const again = await post('/api/move', body('cache', { deleteSource: true, scratch: true }));
     expect(again.status).toBe(202);
     const done = await taskEnd({ get }, (again.body as { task: string }).task);
     expect([done.status, done.error], done.log).toEqual(['done', '']);
+    // Staged: the tar.gz unpacked into a file on Corral first, then uploaded with its length.
+    expect(done.log).toMatch(/volume cache-data: \d+ bytes of tar uploaded into cache-data \(staged on Corral\)/);
     await eventually(() => !home.store.get(PVCS, NS, 'cache-data'), 20_000, 'source CT deleted');
     expect(podPhase(lab, 'cache')).toBe('Running');
-  }, 60_000);
+    expect((await post(`/api/cts/${NS}/cache/stop`, { context: 'lab' })).status).toBeLessThan(300);
+    await eventually(() => !corral.registry.get('lab').cluster.cache.get('Pod', NS, 'cache'), 20_000, 'cache stopped');
+    expect([...(await claimFiles('lab', 'cache')).entries()]).toEqual([...before.entries()]);
+  }, 90_000);
 });
