@@ -5,9 +5,10 @@
  * (the "disk" behind the volume); the export server then serves exactly those bytes. A body that is cut off
  * leaves the DataVolume `UploadReady` and the partial file is removed, as CDI's upload server restarts and waits.
  *
- * A claim of contentType `archive` takes a tar instead: the proxy routes its upload to the upload server's archive
- * path by the claim's content type, and CDI unpacks the stream with `tar -xvC` into the filesystem (its format
- * readers take off a gzip layer first) [src: CDI pkg/uploadserver/uploadserver.go uploadArchiveHandler,
+ * A claim of contentType `archive` takes a tar instead: the proxy sends an upload to `/v1beta1/upload` on to the
+ * upload server's archive path by the claim's content type (another value is refused with a 503), and CDI unpacks
+ * the stream with `tar -xvC` into the filesystem (its format readers take off a gzip layer first) [src: CDI
+ * pkg/uploadproxy/uploadproxy.go resolveUploadPath, pkg/uploadserver/uploadserver.go uploadArchiveHandler,
  * pkg/importer/upload-datasource.go, pkg/util/util.go UnArchiveTar]. Here the tar is kept as the claim's files (an
  * export then serves exactly them); a body that is not a tar fails the upload with a 500 and leaves the DataVolume
  * `UploadReady`. A chunked body without Content-Length is taken like any other, as Go's net/http server does.
@@ -162,6 +163,13 @@ export class UploadServer {
       res.writeHead(503, { 'content-type': 'text/plain' }).end(`upload server for ${namespace}/${pvc} is not ready\n`);
       return;
     }
+    const contentType = claim.metadata.annotations?.[CDI_ANN.contentType] ?? '';
+    if (!['', 'kubevirt', 'archive'].includes(contentType)) {
+      res
+        .writeHead(503, { 'content-type': 'text/plain' })
+        .end(`rejecting upload request for PVC ${pvc} - upload content-type ${contentType} is invalid`);
+      return;
+    }
     const key = `${namespace}/${pvc}`;
     if (this.busy.has(key)) {
       res.writeHead(409, { 'content-type': 'text/plain' }).end('an upload to this volume is already in progress\n');
@@ -175,7 +183,7 @@ export class UploadServer {
     }
     this.busy.add(key);
     const podName = `cdi-upload-${pvc}`;
-    const archive = claim.metadata.annotations?.[CDI_ANN.contentType] === 'archive';
+    const archive = contentType === 'archive';
     const final = join(this.directory(), `${namespace}_${pvc}_${claim.metadata.uid ?? ''}.${archive ? 'tar' : 'img'}`);
     const partial = `${final}.partial`;
     const hash = createHash('sha256');

@@ -237,6 +237,17 @@ describe('CDI upload into an archive DataVolume', () => {
     expect([cut.status, await cut.text()]).toEqual([500, expect.stringMatching(/Unexpected EOF in archive/)]);
     expect(phaseOf(h!.store.get(S.dataVolumes, NS, 'junk'))).toBe('UploadReady');
     expect(h!.store.get(S.pvcs, NS, 'junk')?.metadata.annotations?.[UPLOAD_FILE_ANNOTATION]).toBeUndefined();
+    // The proxy routes by the claim's content type and refuses one it does not know.
+    const mark = (value: string) =>
+      h!.store.mutate(S.pvcs, NS, 'junk', (o) => {
+        o.metadata.annotations = { ...o.metadata.annotations, 'cdi.kubevirt.io/storage.contentType': value };
+      });
+    mark('weird');
+    expect(await chunkedUpload(base, token, writeTar(TREE))).toEqual({
+      status: 503,
+      text: 'rejecting upload request for PVC junk - upload content-type weird is invalid',
+    });
+    mark('archive');
     expect(await chunkedUpload(base, token, writeTar(TREE))).toEqual({ status: 200, text: '' });
     expect(phaseOf(h!.store.get(S.dataVolumes, NS, 'junk'))).toBe('Succeeded');
   });
