@@ -4,7 +4,8 @@
  * DataVolume (GNU `tar -xvC`). The writer emits POSIX ustar (a pax `path` record for names that do not fit); the
  * reader takes ustar, GNU (`ustar  `, `L`/`K` long names, base-256 sizes) and pax `path`/`linkpath`/`size`
  * records, checks each header's checksum and refuses what GNU tar refuses: input that is not a tar archive, an
- * archive cut off inside a member, and member names with `..`.
+ * archive cut off inside a member, and member names with `..`; and, as CDI's upload server extracts as a non-root
+ * user, device nodes (`Cannot mknod`). FIFOs are skipped; owners are not kept.
  */
 
 export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink';
@@ -252,8 +253,10 @@ export function indexTar(read: (offset: number, length: number) => Buffer, total
                 ? rawName.endsWith('/')
                   ? 'dir'
                   : 'file'
-                : undefined; // devices and FIFOs: an unprivileged untar skips them
+                : undefined;
       const path = normalisePath(rawName);
+      // A device node cannot be made by an unprivileged tar: it reports it, and ends failed.
+      if (typeflag === '3' || typeflag === '4') throw new TarError(`${rawName}: Cannot mknod: Operation not permitted`);
       if (type && path) {
         found.delete(path);
         found.set(path, {

@@ -104,6 +104,16 @@ describe('tar reader', () => {
       expect(() => readTar(archive), what).toThrow(TarError);
       expect(() => readTar(archive), what).toThrow(message);
     }
+    // A device node, as the upload server's unprivileged tar cannot make one.
+    const device = writeTar([entry('dev', 'dir')]);
+    const dev = Buffer.from(device.subarray(0, 512));
+    dev.write('dev/null\0', 0, 'latin1');
+    dev[156] = '3'.charCodeAt(0);
+    dev.write('        ', 148, 'latin1');
+    let sum = 0;
+    for (const b of dev) sum += b;
+    dev.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+    expect(() => readTar(Buffer.concat([dev, Buffer.alloc(1024)]))).toThrow(/dev\/null: Cannot mknod/);
     // The same inputs GNU tar refuses as well.
     for (const bad of [cases[0]![1], cases[3]![1]])
       expect(() => execFileSync('tar', ['-tf', '-'], { input: bad, stdio: ['pipe', 'pipe', 'ignore'] })).toThrow();
