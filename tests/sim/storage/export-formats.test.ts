@@ -20,7 +20,7 @@ afterEach(async () => {
 
 async function bound(claim: NewObject): Promise<void> {
   h!.store.create(S.pvcs, claim);
-  await waitFor('bound', () => phaseOf(h!.store.get(S.pvcs, NS, claim.metadata.name)) === 'Bound');
+  await waitFor('bound', () => phaseOf(h!.store.get(S.pvcs, NS, claim.metadata.name!)) === 'Bound');
 }
 
 function dataVolume(name: string, contentType?: string): NewObject {

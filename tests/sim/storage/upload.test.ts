@@ -232,7 +232,7 @@ describe('CDI upload into an archive DataVolume', () => {
     const cut = await fetch(`${base}/v1beta1/upload`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },
-      body: writeTar(TREE).subarray(0, 2048),
+      body: new Uint8Array(writeTar(TREE).subarray(0, 2048)),
     });
     expect([cut.status, await cut.text()]).toEqual([500, expect.stringMatching(/Unexpected EOF in archive/)]);
     expect(phaseOf(h!.store.get(S.dataVolumes, NS, 'junk'))).toBe('UploadReady');
