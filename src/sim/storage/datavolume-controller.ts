@@ -241,6 +241,18 @@ function ensureClaim(rt: Runtime, dv: KObject, source: Source): KObject | undefi
       });
       return undefined;
     }
+    // Files cannot become a disk image: an archive source into a kubevirt target is refused (a claim without the
+    // mark counts as kubevirt) [src: CDI pkg/controller/clone/common.go ValidateContentTypes].
+    const from = sourcePvc.metadata.annotations?.[CDI_ANN.contentType] || 'kubevirt';
+    const to = str(spec(dv).contentType) || 'kubevirt';
+    if (from === 'archive' && to === 'kubevirt') {
+      const message = "The clone doesn't meet the validation requirements";
+      patchStatus(rt, dv, (st) => {
+        setCondition(st, { type: 'Running', status: 'False', reason: 'CloneValidationFailed', message });
+      });
+      recordEvent(rt.store, dv, 'CloneValidationFailed', message, { type: 'Warning', component: CDI });
+      return undefined;
+    }
   }
   const claimSpec = claimSpecFor(rt, dv, sourcePvc);
   if (typeof claimSpec === 'string') {

@@ -257,6 +257,19 @@ describe('DataVolume clone', () => {
     expect(h.store.get(S.pvcs, NS, 'golden')?.metadata.annotations?.[DISK_CONTENT_ANNOTATION]).toBe('the golden bytes');
   });
 
+  it('refuses to clone an archive claim (files) into a kubevirt DataVolume (a disk image): CloneValidationFailed', async () => {
+    h = await startHarness({ speed: 40, seed });
+    const archive = (o: NewObject) => ({ ...o, spec: { ...(o.spec as object), contentType: 'archive' } });
+    h.store.create(S.dataVolumes, archive(dv('files', { blank: {} })));
+    await waitFor('files', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'files')) === 'Succeeded');
+    h.store.create(S.dataVolumes, dv('disk', { pvc: { namespace: NS, name: 'files' } }));
+    await waitFor('event', () => eventsFor(h!.store, 'disk').some((e) => e.reason === 'CloneValidationFailed'));
+    expect(h.store.get(S.pvcs, NS, 'disk')).toBeUndefined();
+    // Into an archive DataVolume the same source clones.
+    h.store.create(S.dataVolumes, archive(dv('copy', { pvc: { namespace: NS, name: 'files' } })));
+    await waitFor('copy', () => phaseOf(h!.store.get(S.dataVolumes, NS, 'copy')) === 'Succeeded', 20_000);
+  });
+
   it('waits with CloneWithoutSource while the source PVC is missing', async () => {
     h = await startHarness({ speed: 40, seed });
     h.store.create(S.dataVolumes, dv('copy', { pvc: { namespace: NS, name: 'ghost' } }));
