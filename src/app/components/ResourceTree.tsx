@@ -4,14 +4,17 @@
 // Groups render at most GROUP_CAP VMs: at thousands of VMs the tree is for navigation, the table for browsing.
 // With several clusters each gets a top level (its health, and when it does not answer its error and a "stale" mark
 // over its last-known rows); links to another cluster's nodes and guests carry `?context=` (lib/cluster-links.ts).
+// Its filter is answered like the Datacenter's, in slices after the keystroke's frame (lib/sliced.ts); until then
+// the tree shows the previous answer, marked busy.
 import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
-import { Suspense, useMemo, useState } from 'react';
+import { startTransition, Suspense, useEffect, useMemo, useState } from 'react';
 import { contextOfSearch, ctPageHref, vmPageHref, withContext } from '../lib/cluster-links';
 import { FilterIndex } from '../lib/filter-index';
-import { ctFilterable, isEmptyFilter, parseFilter } from '../lib/filter-query';
+import { ctFilterable, isEmptyFilter, parseFilter, type ParsedFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
-import type { ClusterStatus } from '../lib/model';
+import type { ClusterStatus, CtRow, VmRow } from '../lib/model';
+import { runSliced } from '../lib/sliced';
 import { groupsOf, type Group, type View } from '../lib/tree-groups';
 import { firstByName } from '../lib/first-by-name';
 import { ctStatus, useCts } from './ct/use-cts';
@@ -29,7 +32,33 @@ interface Section {
   count: number;
 }
 
-/** The first `n` VMs in name order. Only open groups pay for it: a collapsed one shows just its count. */
+/** A group's first GROUP_CAP guests by name, once per group array (a render for a keystroke does not redo it). */
+const firstOfGroup = new WeakMap<readonly object[], readonly object[]>();
+function firstShown<T extends { name: string; namespace: string }>(rows: readonly T[]): readonly T[] {
+  let first = firstOfGroup.get(rows) as readonly T[] | undefined;
+  if (!first) firstOfGroup.set(rows, (first = firstByName(rows, GROUP_CAP)));
+  return first;
+}
+
+/** The VMs and CTs `filter` lets through, in steps (the answer for these two indexes). */
+function* treeFilterSteps(
+  vmIndex: FilterIndex<VmRow>,
+  ctIndex: FilterIndex<CtRow>,
+  filter: ParsedFilter,
+): Generator<void, TreeAnswer, void> {
+  const vms = yield* vmIndex.steps(filter);
+  const cts = yield* ctIndex.steps(filter);
+  return { filter, vmIndex, ctIndex, vms, cts };
+}
+
+interface TreeAnswer {
+  filter: ParsedFilter;
+  vmIndex: FilterIndex<VmRow>;
+  ctIndex: FilterIndex<CtRow>;
+  vms: readonly VmRow[];
+  cts: readonly CtRow[];
+}
+
 /** The Datacenter's own pages, listed under it in the tree. */
 const DATACENTER_PAGES = [
   { href: '/images', icon: '◫', label: 'Images' },
@@ -72,12 +101,23 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
   const allVms = state.vms.list(); // the same array until the next change
   const vmIndex = useMemo(() => new FilterIndex(allVms), [allVms]);
   const ctIndex = useMemo(() => new FilterIndex(allCts, ctFilterable), [allCts]);
+  const empty = isEmptyFilter(filter);
+  // The latest answer of the filter; a new filter or new rows (a live change) are answered in slices meanwhile.
+  const [answer, setAnswer] = useState<TreeAnswer | null>(null);
+  const answered = answer?.filter === filter && answer.vmIndex === vmIndex && answer.ctIndex === ctIndex;
+  useEffect(() => {
+    if (empty) {
+      setAnswer(null); // the unfiltered tree is what shows now, not an earlier filter's answer
+      return;
+    }
+    if (answered) return;
+    return runSliced(treeFilterSteps(vmIndex, ctIndex, filter), (a) => startTransition(() => setAnswer(a)));
+  }, [empty, answered, filter, vmIndex, ctIndex]);
   const sections = useMemo<Section[]>(() => {
     void version; // the collections mutate in place; the version says when
-    // No filter: the store's own lists (the index would copy 50,000 rows per live change to say the same).
-    const empty = isEmptyFilter(filter);
-    const vms = empty ? vmIndex.rows : vmIndex.filter(filter);
-    const cts = empty ? allCts : ctIndex.filter(filter);
+    // No filter (or none answered yet): the store's own lists (the index would copy 50,000 rows to say the same).
+    const vms = empty || !answer ? allVms : answer.vms;
+    const cts = empty || !answer ? allCts : answer.cts;
     const nodes = state.nodes.list();
     if (state.clusters.length < 2) return [{ groups: groupsOf(view, vms, cts, nodes, ''), count: vms.length }];
     return state.clusters.map((cluster) => {
@@ -86,7 +126,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
       const own = mine(vms);
       return { cluster, groups: groupsOf(view, own, mine(cts), mine(nodes), cluster.context), count: own.length };
     });
-  }, [state, version, view, filter, vmIndex, ctIndex]);
+  }, [state, version, view, empty, answer, allVms, allCts]);
   const groups = sections.flatMap((x) => x.groups);
   const defaultContext = state.clusters[0]?.context ?? '';
 
@@ -99,7 +139,8 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
     row.namespace === selected.ns &&
     (!defaultContext || row.context === pageCluster);
   const total = state.vms.size;
-  const expandedByDefault = total <= AUTO_EXPAND_LIMIT || !isEmptyFilter(filter);
+  // Groups open by themselves while the tree shows a filtered answer (not while the first answer is pending).
+  const expandedByDefault = total <= AUTO_EXPAND_LIMIT || (!empty && answer !== null);
   // Off a VM page nothing is on the page: no walk over a 50,000-row group on every render.
   const isOpen = (g: Group) => toggled[g.key] ?? (expandedByDefault || (selected !== null && g.vms.some(onPage)));
 
@@ -147,7 +188,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
         </div>
         {open && (
           <ul>
-            {firstByName(g.vms, GROUP_CAP).map((vm) => {
+            {firstShown(g.vms).map((vm) => {
               const href = vmPageHref(vm, defaultContext);
               const current = onPage(vm);
               return (
@@ -168,7 +209,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
                 </li>
               );
             })}
-            {firstByName(g.cts, GROUP_CAP).map((ct) => {
+            {firstShown(g.cts).map((ct) => {
               const current = onPage(ct);
               return (
                 <li key={`ct:${ct.namespace}/${ct.name}`}>
@@ -202,7 +243,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
   };
 
   return (
-    <nav className="tree-pane" id="resource-tree" aria-label="Resource tree">
+    <nav className="tree-pane" id="resource-tree" aria-label="Resource tree" aria-busy={!empty && !answered}>
       <div className="tree-tools">
         <div className="segmented" role="group" aria-label="Tree view">
           <button

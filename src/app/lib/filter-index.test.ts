@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FilterIndex, narrows } from './filter-index';
+import { FilterIndex, narrows, STEP } from './filter-index';
 import { ctFilterable, matchesFilter, parseFilter, type FilterableVm } from './filter-query';
 
 /** A small deterministic PRNG (mulberry32), so a failure names a reproducible seed. */
@@ -203,5 +203,75 @@ describe('FilterIndex', () => {
   it('answers every row, in order, for an empty query', () => {
     const rows = randomRows(prng(7), 50);
     expect(new FilterIndex(rows).filter(parseFilter('  '))).toEqual(rows);
+  });
+});
+
+describe('FilterIndex in steps', () => {
+  const big = (n: number): FilterableVm[] =>
+    Array.from({ length: n }, (_, i) => ({
+      name: `vm-${String(i).padStart(5, '0')}`,
+      namespace: 'bench',
+      status: i % 2 ? 'Stopped' : 'Running',
+      node: i % 2 ? '' : `corral-${(i % 3) + 1}`,
+      ip: i % 2 ? '' : `10.42.${(i >> 8) & 255}.${i & 255}`,
+      tags: i % 5 ? [] : ['prod'],
+    }));
+
+  /** Runs `steps` to the end, counting the yields. */
+  const count = <R>(steps: Generator<void, R, void>) => {
+    let yields = 0;
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return { answer: r.value, yields };
+      yields++;
+    }
+  };
+
+  it('yields about every STEP rows (the first build, a scan, the copy out) and answers as the plain filter', () => {
+    const rows = big(20_000);
+    const index = new FilterIndex(rows);
+    // `v` is in every row: building the keys, walking the joined text and copying 20,000 rows out, each in steps.
+    const first = count(index.steps(parseFilter('v')));
+    expect(first.answer).toEqual(rows);
+    expect(first.yields).toBeGreaterThanOrEqual(3 * Math.floor(rows.length / STEP));
+    const running = count(index.steps(parseFilter('status:running')));
+    expect(running.answer).toEqual(plain(rows, 'status:running'));
+    expect(running.yields).toBeGreaterThanOrEqual(Math.floor(rows.length / STEP));
+    // Nothing holds the word: one native search of the joined text, no row by row work to split.
+    expect(count(index.steps(parseFilter('zzz'))).answer).toEqual([]);
+  });
+
+  it('runs that interleave or are dropped half-way leave every later answer exact', () => {
+    const rand = prng(5);
+    const rows = randomRows(rand, 9000);
+    const index = new FilterIndex(rows);
+    // Dropped in the middle of the first build: the next run carries the build on.
+    const dropped = index.steps(parseFilter('web'));
+    dropped.next();
+    dropped.next();
+    expect(index.filter(parseFilter('db'))).toEqual(plain(rows, 'db'));
+    for (let round = 0; round < 40; round++) {
+      const qa = randomQuery(rand);
+      const qb = randomQuery(rand);
+      const a = index.steps(parseFilter(qa));
+      const b = index.steps(parseFilter(qb));
+      let aDone: FilterableVm[] | undefined;
+      let bDone: FilterableVm[] | undefined;
+      // Alternate at random; sometimes abandon `a` for good.
+      const abandon = rand() < 0.3;
+      while (bDone === undefined || (!abandon && aDone === undefined)) {
+        if (rand() < 0.5 && !abandon && aDone === undefined) {
+          const r = a.next();
+          if (r.done) aDone = r.value;
+        } else if (bDone === undefined) {
+          const r = b.next();
+          if (r.done) bDone = r.value;
+        }
+      }
+      expect(bDone, qb).toEqual(plain(rows, qb));
+      if (!abandon) expect(aDone, qa).toEqual(plain(rows, qa));
+      const next = randomQuery(rand);
+      expect(index.filter(parseFilter(next)), next).toEqual(plain(rows, next));
+    }
   });
 });

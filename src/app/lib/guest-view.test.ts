@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { byName } from './first-by-name';
 import { KeyedCollection, rowKey, type Keyed } from './fleet-store';
-import { matchesFilter, parseFilter } from './filter-query';
+import { isEmptyFilter, matchesFilter, parseFilter } from './filter-query';
 import { applySorted, guestOrder, type GuestSortKey } from './guest-order';
 import { ctGuestCached, vmGuestCached, type GuestRow } from './guest-rows';
 import { diffRows, GuestView } from './guest-view';
@@ -251,5 +251,126 @@ describe('GuestView', () => {
     expect(after.filter((g, i) => g !== before[i]).map((g) => g.key)).toEqual(['ns/vm-10']);
     expect(view.shown(order, filter)).not.toBe(shownBefore);
     expect(view.shown(order, filter).find((g) => g.key === 'ns/vm-10')?.status).toBe('Paused');
+  });
+});
+
+describe('GuestView filter in steps', () => {
+  it('answers a filter in steps while changes land, exactly as filtering everything again; meanwhile the previous answer', () => {
+    for (let seed = 1; seed <= 4; seed++) {
+      const rand = prng(500 + seed);
+      const vms = new KeyedCollection<VmRow>((row: Keyed) => rowKey(row, ''));
+      let next = 0;
+      const fresh = () => makeVm(rand, `${NAMES[next % 6]}${next++}`, 'ns', '');
+      vms.replaceAll(Array.from({ length: 3000 }, fresh));
+      const view = new GuestView();
+      const sortKey = (Object.keys(KINDS) as GuestSortKey[])[seed % 8]!;
+      const order = guestOrder({ key: sortKey, dir: 'asc' }, KINDS[sortKey]);
+      view.sync(vms.list(), [], '');
+      let shownQuery = '';
+      for (let round = 0; round < 12; round++) {
+        const q = QUERIES[Math.floor(rand() * QUERIES.length)]!;
+        const filter = parseFilter(q);
+        const steps = view.filterSteps(order, filter);
+        let yields = 0;
+        let changes = 0;
+        for (let r = steps.next(); !r.done; r = steps.next()) {
+          yields++;
+          // The first step always sees a change; later ones at random.
+          const x = yields === 1 ? 0 : rand();
+          if (x < 0.3) {
+            const list = vms.list();
+            const old = list[Math.floor(rand() * list.length)]!;
+            vms.upsert(makeVm(rand, old.name, old.namespace, old.context));
+          } else if (x < 0.4) vms.upsert(fresh());
+          else if (x < 0.5) {
+            const list = vms.list();
+            vms.remove(rowKey(list[Math.floor(rand() * list.length)]!, ''));
+          } else if (x < 0.52)
+            vms.replaceAll(vms.list().map((v) => ({ ...v }))); // a snapshot: starts over
+          else continue;
+          changes++;
+          view.sync(vms.list(), [], '');
+          // Still running: the table keeps showing the previous answer, up to date with the change.
+          const now = view.answer(order, filter);
+          if (changes === 1 && !isEmptyFilter(filter) && shownQuery !== q) {
+            expect(now.filter).not.toBe(filter);
+            expect(now.rows.map((g) => g.key)).toEqual(
+              rebuilt(vms.list(), [], '', sortKey, 'asc', shownQuery).map((g) => g.key),
+            );
+          }
+        }
+        const label = `seed ${seed} round ${round} ${q}`;
+        const want = rebuilt(vms.list(), [], '', sortKey, 'asc', q);
+        const now = view.answer(order, filter);
+        expect(now.filter, label).toBe(filter);
+        expect(
+          now.rows.map((g) => g.key),
+          label,
+        ).toEqual(want.map((g) => g.key));
+        expect(
+          now.rows.every((g, i) => g === want[i]),
+          label,
+        ).toBe(true);
+        if (!isEmptyFilter(filter) && shownQuery !== q) {
+          expect(yields, label).toBeGreaterThan(1);
+          expect(changes, label).toBeGreaterThan(0);
+        }
+        shownQuery = q;
+      }
+    }
+  });
+
+  it('a run overtaken by a later one ends without replacing the later answer', () => {
+    const rand = prng(77);
+    const vms = new KeyedCollection<VmRow>((row: Keyed) => rowKey(row, ''));
+    vms.replaceAll(Array.from({ length: 5000 }, (_, i) => makeVm(rand, `${NAMES[i % 6]}${i}`, 'ns', '')));
+    const view = new GuestView();
+    const order = guestOrder({ key: 'name', dir: 'asc' }, 'text');
+    view.sync(vms.list(), [], '');
+    const web = parseFilter('web');
+    const db = parseFilter('db');
+    const first = view.filterSteps(order, web);
+    first.next();
+    const later = view.filterSteps(order, db);
+    for (let r = later.next(); !r.done; r = later.next());
+    for (let r = first.next(); !r.done; r = first.next());
+    expect(view.answer(order, db).filter).toBe(db);
+    expect(view.answer(order, web).filter).toBe(db);
+    expect(view.shown(order, web).map((g) => g.key)).toEqual(
+      rebuilt(vms.list(), [], '', 'name', 'asc', 'web').map((g) => g.key),
+    );
+  });
+  it('advance carries one run on across calls within its budget, whoever calls, and drops it for another filter', () => {
+    const rand = prng(31);
+    const vms = new KeyedCollection<VmRow>((row: Keyed) => rowKey(row, ''));
+    vms.replaceAll(Array.from({ length: 9000 }, (_, i) => makeVm(rand, `${NAMES[i % 6]}${i}`, 'ns', '')));
+    const view = new GuestView();
+    const order = guestOrder({ key: 'name', dir: 'asc' }, 'text');
+    view.sync(vms.list(), [], '');
+    const clock = { t: 0 };
+    // Every reading of the clock is a millisecond later: a budget of 3 allows a few steps only.
+    const tick = () => clock.t++;
+    const web = parseFilter('web');
+    expect(view.advance(order, web, 3, tick)).toBe(false);
+    expect(view.answer(order, web).filter).toBe(null);
+    const db = parseFilter('db');
+    // Another filter: the web run is dropped, db starts; a few calls later db is answered.
+    let calls = 0;
+    while (!view.advance(order, db, 3, tick)) calls++;
+    expect(calls).toBeGreaterThan(1);
+    expect(view.answer(order, db).rows.map((g) => g.key)).toEqual(
+      rebuilt(vms.list(), [], '', 'name', 'asc', 'db').map((g) => g.key),
+    );
+    // The steps for the page's slices carry on the same run as render calls do.
+    const steps = view.advanceSteps(order, web);
+    expect(view.advance(order, web, 3, tick)).toBe(false);
+    let yields = 0;
+    while (!steps.next().done) yields++;
+    expect(yields).toBeGreaterThan(0);
+    expect(view.answer(order, web).filter).toBe(web);
+    expect(view.answer(order, web).rows.map((g) => g.key)).toEqual(
+      rebuilt(vms.list(), [], '', 'name', 'asc', 'web').map((g) => g.key),
+    );
+    expect(view.advance(order, parseFilter(''), 0, tick)).toBe(true);
   });
 });

@@ -5,7 +5,9 @@
 // changes, so an unchanged row is the same object), then per changed row two binary searches: out of the sorted
 // rows, back in at its new place, and the same in the filtered rows when a filter is set. The result is always
 // what sorting and filtering everything again gives (guest-view.test.ts checks that on random changes).
-import { FilterIndex } from './filter-index';
+// A new filter is answered in steps (`filterSteps`; `advance` runs them a few milliseconds at a time) while `answer`
+// keeps giving the previous result, kept up to date by changes; changes that land meanwhile are applied to the answer.
+import { drain, FilterIndex } from './filter-index';
 import { byName } from './first-by-name';
 import { isEmptyFilter, matchesFilter, type ParsedFilter } from './filter-query';
 import { applySorted, type GuestOrder } from './guest-order';
@@ -79,6 +81,18 @@ export class GuestView {
   private index: FilterIndex<GuestRow> | null = null;
   /** The last filtered answer, kept up to date by changes like `sorted`. */
   private shownCache: { order: GuestOrder; filter: ParsedFilter; rows: GuestRow[] } | null = null;
+  /** The run `advance` carries on. */
+  private running: {
+    order: GuestOrder;
+    filter: ParsedFilter;
+    steps: Generator<void, readonly GuestRow[], void>;
+  } | null = null;
+  /** The filter being answered in steps, with the changes made since its index was taken (null: start over). */
+  private job: {
+    order: GuestOrder;
+    filter: ParsedFilter;
+    log: { removed: GuestRow[]; added: GuestRow[] }[] | null;
+  } | null = null;
 
   /** Takes the store's current lists; returns whether anything changed. */
   sync(vms: readonly VmRow[], cts: readonly CtRow[], defaultContext: string): boolean {
@@ -153,10 +167,12 @@ export class GuestView {
 
     this.stamp++;
     this.index = null;
+    if (this.job?.log) this.job.log.push({ removed, added });
     const large = removed.length + added.length > Math.max(64, this.byKey.size * RESORT_SHARE);
     if (!this.sorted || large) {
       this.sorted = null;
       this.shownCache = null;
+      if (this.job) this.job.log = null;
       return true;
     }
     const { order } = this.sorted;
@@ -196,19 +212,83 @@ export class GuestView {
       this.sorted = { order, rows: [...this.byKey.values()].sort(order.compare) };
       this.index = null;
       this.shownCache = null;
+      if (this.job) this.job.log = null;
     }
     return this.sorted.rows;
   }
 
-  /** The rows `filter` lets through, in `order`. */
+  /** The rows `filter` lets through, in `order`, all at once. */
   shown(order: GuestOrder, filter: ParsedFilter): readonly GuestRow[] {
+    const now = this.answer(order, filter);
+    return now.filter === filter ? now.rows : drain(this.filterSteps(order, filter));
+  }
+
+  /**
+   * What to show for `filter` now: its rows when they are known (no filter, or answered and kept since), else the
+   * latest answer in this order (of an earlier filter; `filter` null means no filter) until `filterSteps` ends.
+   */
+  answer(order: GuestOrder, filter: ParsedFilter): { rows: readonly GuestRow[]; filter: ParsedFilter | null } {
     const rows = this.rows(order);
-    if (isEmptyFilter(filter)) return rows;
+    if (isEmptyFilter(filter)) {
+      // The unfiltered table is what shows now: an earlier filter's answer is no longer "the latest".
+      this.shownCache = null;
+      return { rows, filter };
+    }
     const cached = this.shownCache;
-    if (cached && cached.order === order && cached.filter === filter) return cached.rows;
-    this.index ??= new FilterIndex(rows);
-    this.shownCache = { order, filter, rows: this.index.filter(filter) };
-    return this.shownCache.rows;
+    if (cached?.order === order) return { rows: cached.rows, filter: cached.filter };
+    return { rows, filter: null };
+  }
+
+  /**
+   * Advances the answer of `filter` by about `budgetMs` (at least one step), starting its run when needed, and
+   * says whether it is answered. The run is kept between calls, so whoever calls next (a render with a small
+   * budget, the page's slices) carries it on; asking for another filter or order drops it.
+   */
+  advance(order: GuestOrder, filter: ParsedFilter, budgetMs: number, now = () => performance.now()): boolean {
+    const until = now() + budgetMs;
+    for (;;) {
+      if (this.answer(order, filter).filter === filter) return true;
+      if (this.running?.order !== order || this.running.filter !== filter)
+        this.running = { order, filter, steps: this.filterSteps(order, filter) };
+      if (this.running.steps.next().done) this.running = null;
+      else if (now() >= until) return false;
+    }
+  }
+
+  /** `advance` one step at a time, as steps for runSliced. */
+  *advanceSteps(order: GuestOrder, filter: ParsedFilter): Generator<void, void, void> {
+    while (!this.advance(order, filter, 0)) yield;
+  }
+
+  /**
+   * Answers `filter` in steps (see FilterIndex.steps); at the end `answer` gives its rows. Changes that `sync`
+   * takes meanwhile are applied to the answer as they are to the shown rows; a change too large for that, or a
+   * new order, starts it over. Another run started later takes over: this one then ends without an answer.
+   */
+  *filterSteps(order: GuestOrder, filter: ParsedFilter): Generator<void, readonly GuestRow[], void> {
+    for (;;) {
+      const rows = this.rows(order);
+      if (isEmptyFilter(filter)) return rows;
+      const cached = this.shownCache;
+      if (cached?.order === order && cached.filter === filter) return cached.rows;
+      const index = (this.index ??= new FilterIndex(rows));
+      const job = { order, filter, log: [] as { removed: GuestRow[]; added: GuestRow[] }[] | null };
+      this.job = job;
+      let hits = yield* index.steps(filter);
+      if (this.job !== job) return hits;
+      this.job = null;
+      if (this.sorted && this.sorted.order !== order) return hits; // another order took over: its run answers
+      if (!job.log) continue;
+      for (const { removed, added } of job.log)
+        hits = applySorted(
+          hits,
+          removed,
+          added.filter((g) => matchesFilter(filter, g)),
+          order,
+        );
+      this.shownCache = { order, filter, rows: hits };
+      return hits;
+    }
   }
 
   get(key: string): GuestRow | undefined {

@@ -4,19 +4,22 @@
 // Cancel while it runs), templates. With several clusters the rows, selection and bulk runs are per cluster: a row's
 // key names its cluster, and a selection spanning clusters runs in each guest's own cluster (lib/bulk.ts).
 // At 50,000 guests: the rows are kept per change (lib/guest-view.ts), and the table follows the filter box as a
-// deferred value, so a keystroke paints the box first and the table after (docs/scale.md, "Keystroke in the page").
+// deferred value whose render gives the filter at most a few milliseconds; a filter that needs more goes on in
+// slices between frames (lib/sliced.ts) while the table shows the previous answer, marked busy. `data-filtered`
+// names the query whose answer the table shows (docs/scale.md, "Filtering").
 import Link from 'next/link';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { startTransition, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { runBulk, type BulkProgress, type BulkResult } from '../../lib/bulk';
 import { inContext, vmPageHref, withContext } from '../../lib/cluster-links';
 import { rowKey } from '../../lib/fleet-store';
 import { bulkTarget, type GuestRow } from '../../lib/guest-rows';
-import { hasTerm, parseFilter, toggleTerm } from '../../lib/filter-query';
+import { hasTerm, parseFilter, toggleTerm, type ParsedFilter } from '../../lib/filter-query';
 import { guestOrder } from '../../lib/guest-order';
 import { GuestView } from '../../lib/guest-view';
 import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
+import { runSliced } from '../../lib/sliced';
 import { parseQuantity } from '../../lib/quantity';
 import type { SortSpec } from '../../lib/sort';
 import { useTRPCClient } from '../../lib/trpc';
@@ -29,6 +32,11 @@ import { sortKindOf, VmTable, type VmSortKey } from '../VmTable';
 import { useUrlQuery } from './use-url-query';
 
 type BulkAction = 'start' | 'stop' | 'restart' | 'delete';
+
+/** The text each parsed filter came from: what `data-filtered` says the table shows. */
+const filterText = new WeakMap<ParsedFilter, string>();
+/** What a render of the table gives the filter before leaving the rest to slices between frames. */
+const RENDER_BUDGET_MS = 3;
 
 export function DatacenterView() {
   const { state, synced } = useFleet();
@@ -44,9 +52,15 @@ export function DatacenterView() {
   const stopRef = useRef(false);
   const [unmark, setUnmark] = useState<VmRow | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  // The box shows every keystroke at once; the table follows when React gets to it (an interruptible render).
-  const shownQuery = useDeferredValue(query);
-  const filter = useMemo(() => parseFilter(shownQuery), [shownQuery]);
+  // The box shows every keystroke at once; the table follows when React gets to it (an interruptible render) and
+  // the filter has been answered.
+  const deferredQuery = useDeferredValue(query);
+  const filter = useMemo(() => {
+    const parsed = parseFilter(deferredQuery);
+    filterText.set(parsed, deferredQuery);
+    return parsed;
+  }, [deferredQuery]);
+  const [, setAnswered] = useState(0);
   const queryRef = useRef(query);
   queryRef.current = query;
   // The same function every render, so the table's rows stay memoized.
@@ -64,10 +78,21 @@ export function DatacenterView() {
   const templates = view.templates();
   const tags = view.tags();
   const order = useMemo(() => guestOrder(sort, sortKindOf(sort.key)), [sort]);
-  const rows = useMemo(() => {
-    void stamp; // the view's arrays are new after each change; the stamp says when
-    return view.shown(order, filter);
-  }, [view, stamp, order, filter]);
+  // The rows for `filter` when known (kept per change) or answered within the budget, else the latest answer
+  // while slices carry the filter on (changes that land meanwhile are applied to it; a newer query or order
+  // drops it).
+  // The keystroke's own (urgent) render, still showing the earlier query, does no filtering at all.
+  const pending =
+    deferredQuery === query
+      ? !view.advance(order, filter, RENDER_BUDGET_MS)
+      : view.answer(order, filter).filter !== filter;
+  const now = view.answer(order, filter);
+  const rows = now.rows;
+  const shownQuery = now.filter === null ? '' : (filterText.get(now.filter) ?? '');
+  useEffect(() => {
+    if (!pending) return;
+    return runSliced(view.advanceSteps(order, filter), () => startTransition(() => setAnswered((n) => n + 1)));
+  }, [pending, view, order, filter]);
   const nodes = state.nodes.list();
   const readyNodes = nodes.filter((n) => n.ready).length;
   const capacity = nodes.reduce(
@@ -193,7 +218,7 @@ export function DatacenterView() {
         <section
           className="panel"
           aria-labelledby="vms-title"
-          aria-busy={shownQuery !== query}
+          aria-busy={pending || deferredQuery !== query}
           data-filtered={shownQuery}
         >
           <div className="panel-head">
