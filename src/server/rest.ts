@@ -15,6 +15,8 @@ import { ZodError } from 'zod';
 import type { Identity } from './domain/identity';
 import { LIVE_POSITION_HEADER, POSITIONED_LISTS } from './domain/live-resume';
 import { registryOf } from './domain/registry';
+import { FIRST_PAGE_RUNNING_HEADER, FIRST_PAGE_TOTAL_HEADER, type FirstPage } from './domain/vm-first-page';
+import { VmListInput } from './schemas/vms';
 import type { CorralServices } from './domain/services';
 import { redactAddresses } from './errors';
 import { crossSiteRefusal } from './http-guards';
@@ -88,11 +90,19 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
     // Read before the rows are: every row of the answer is at least as new as this position (domain/live-resume.ts).
     if (method === 'GET' && POSITIONED_LISTS.has(pathname))
       res.setHeader(LIVE_POSITION_HEADER, registryOf(services).feed().currentId());
-    if (method === 'GET' && (pathname === '/vms' || pathname === '/vms/') && !(req.url ?? '').includes('?')) {
-      const body = registryOf(services).vmListJson();
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
-      res.end(body);
-      return;
+    if (method === 'GET' && (pathname === '/vms' || pathname === '/vms/')) {
+      const query = (req.url ?? '').split('?')[1];
+      const first = query === undefined ? undefined : firstPageOf(services, query);
+      const body = query === undefined ? registryOf(services).vmListJson() : first?.body;
+      if (body) {
+        if (first) {
+          res.setHeader(FIRST_PAGE_TOTAL_HEADER, String(first.page.total));
+          res.setHeader(FIRST_PAGE_RUNNING_HEADER, String(first.page.running));
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+        res.end(body);
+        return;
+      }
     }
     const exportOf = matchExportRoute(method, pathname);
     if (exportOf) {
@@ -159,6 +169,27 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
       )) as typeof res.end;
     await handler(req, res);
   };
+}
+
+const firstPageBodies = new WeakMap<FirstPage, Buffer>();
+
+/**
+ * `GET /api/vms?limit=N` with nothing else: the fleet's first page (cached per fleet version, and its JSON with it)
+ * and the whole list's counts in two headers, so a client showing 200 rows can say there are 50,000. Any other
+ * query (a filter, a bad limit) is left to the procedure and its 400s.
+ */
+function firstPageOf(services: CorralServices, query: string): { page: FirstPage; body: Buffer } | undefined {
+  const params = new URLSearchParams(query);
+  if ([...params.keys()].join() !== 'limit') return undefined;
+  const input = VmListInput.safeParse({ limit: params.get('limit') });
+  if (!input.success || input.data?.limit === undefined) return undefined;
+  const page = registryOf(services).vmFirstPage(input.data.limit);
+  let body = firstPageBodies.get(page);
+  if (!body) {
+    body = Buffer.from(JSON.stringify(page.rows), 'utf8');
+    firstPageBodies.set(page, body);
+  }
+  return { page, body };
 }
 
 /** No Corral input nests anywhere near this; deeper bodies would overflow the stack of recursive code downstream. */

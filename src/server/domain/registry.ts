@@ -14,6 +14,7 @@ import { ClustersFeed, type FleetFeed } from './live-clusters';
 import type { DomainDeps } from './deps';
 import type { Identity } from './identity';
 import type { CorralServices } from './services';
+import { firstByName, type FirstPage } from './vm-first-page';
 
 const registries = new WeakMap<CorralServices, ClusterRegistry>();
 
@@ -21,6 +22,7 @@ export class ClusterRegistry {
   private readonly byContext = new Map<string, CorralServices>();
   private merged: ClustersFeed | undefined;
   private joined: { lists: Buffer[]; body: Buffer } | undefined;
+  private firstJoined: { pages: FirstPage[]; page: FirstPage } | undefined;
 
   constructor(private readonly entries: readonly CorralServices[]) {
     if (entries.length === 0) throw new Error('a cluster registry needs at least one cluster');
@@ -119,6 +121,27 @@ export class ClusterRegistry {
     const body = Buffer.concat([OPEN, ...parts, CLOSE]);
     this.joined = { lists, body };
     return body;
+  }
+
+  /**
+   * `GET /api/vms?limit=` for every cluster: the first page of the union is the first page of the clusters' first
+   * pages (each already in name order, the default cluster first, as the merged list keeps them). Each cluster's
+   * page is cached per fleet version, and so is the union while none of them changes.
+   */
+  vmFirstPage(limit: number): FirstPage {
+    if (this.entries.length === 1) return this.default.vms.firstPage(limit);
+    const pages = this.entries.map((s) => s.vms.firstPage(limit));
+    if (this.firstJoined && pages.every((p, i) => p === this.firstJoined!.pages[i])) return this.firstJoined.page;
+    const page: FirstPage = {
+      rows: firstByName(
+        pages.flatMap((p) => p.rows),
+        limit,
+      ),
+      total: pages.reduce((n, p) => n + p.total, 0),
+      running: pages.reduce((n, p) => n + p.running, 0),
+    };
+    this.firstJoined = { pages, page };
+    return page;
   }
 
   status(): ClusterStatus[] {

@@ -134,6 +134,8 @@ export function createCorralServices(
         );
       },
       listJson: () => fleet.vmRowsJson(),
+      /** The first `limit` rows in name order with the list's counts, cached per fleet version (vm-first-page.ts). */
+      firstPage: (limit: number) => fleet.vmFirstPage(limit),
       row: (namespace: string, name: string) => {
         const row = fleet.vmRow(namespace, name);
         if (!row) throw new CorralError('NOT_FOUND', `VM ${namespace}/${name} not found`);

@@ -8,7 +8,22 @@
  * as the table's stable sort keeps them. One comparison per row against the last row kept, so the cost
  * is O(n) comparisons (plus O(limit) work for the rare row that enters the page), not an O(n log n) sort.
  */
+import type { VmRow } from '../schemas/vms';
+
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** Headers of `GET /api/vms?limit=N`: how many VMs the whole list holds, and how many of them run. */
+export const FIRST_PAGE_TOTAL_HEADER = 'Corral-Vm-Total';
+export const FIRST_PAGE_RUNNING_HEADER = 'Corral-Vm-Running';
+
+/** A first page and what the whole list holds, so a client showing the page can say how many there are. */
+export interface FirstPage<T extends NamedRow = VmRow> {
+  rows: T[];
+  /** VMs in the whole list. */
+  total: number;
+  /** Of those, how many have the status Running. */
+  running: number;
+}
 
 export interface NamedRow {
   name: string;

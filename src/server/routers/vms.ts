@@ -36,8 +36,13 @@ export const vmsRouter = router({
     .input(VmListInput)
     .output(z.array(VmRow))
     .query(({ ctx, input }) => {
-      const rows = registryOf(ctx.services).rows(input?.context, (s) => s.vms.list(input));
-      return input?.limit === undefined ? rows : firstByName(rows, input.limit);
+      const registry = registryOf(ctx.services);
+      const { limit, ...filter } = input ?? {};
+      // The whole fleet's first page is kept per fleet version; a filtered one is picked per request.
+      if (limit !== undefined && Object.values(filter).every((v) => v === undefined))
+        return registry.vmFirstPage(limit).rows;
+      const rows = registry.rows(input?.context, (s) => s.vms.list(input));
+      return limit === undefined ? rows : firstByName(rows, limit);
     }),
 
   create: adminProcedure
