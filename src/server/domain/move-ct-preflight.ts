@@ -125,6 +125,10 @@ export async function planCtMove(deps: DomainDeps, input: MoveInput): Promise<Ct
   const live = ctPodLive(ct);
   warnings.push(`IP address changes: the CT's pod gets an address from ${toContext}'s pod network`);
   warnings.push(`the image ${ct.spec.image} is pulled by ${toContext}: it must be reachable from there`);
+  // KubeVirt exports a CT's claim (a plain filesystem) only as its files, which CDI unpacks as its own user.
+  warnings.push(
+    "the volume travels as its files (a tar): their owners are not kept (they arrive as CDI's upload user's) and device nodes cannot be made",
+  );
   if (live) warnings.push('the CT is running: it is stopped for the move and started again at the destination');
   if (input.deleteSource) warnings.push('the source CT and its volume are deleted once the moved CT is verified');
   const services = await source.cluster

@@ -479,6 +479,7 @@ describe('CT move (kind ct)', () => {
     const fine = (await post('/api/move/preflight', body('box'))).body as Preflight;
     expect([fine.ok, fine.plan.source.running, fine.plan.disks.map((x) => x.to)]).toEqual([true, true, ['box-data']]);
     expect(fine.warnings.join('\n')).toMatch(/IP address changes/);
+    expect(fine.warnings.join('\n')).toMatch(/the volume travels as its files \(a tar\): their owners are not kept/);
     expect(fine.plan.steps[0]).toBe('stop CT tailvm/box');
     expect(lab.store.get(PVCS, NS, 'box-data')).toBeUndefined();
     expect(podPhase(home, 'box')).toBe('Running');
