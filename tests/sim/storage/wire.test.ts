@@ -84,11 +84,16 @@ async function get(api: typeof vms, name: string): Promise<Json | undefined> {
   }
 }
 
-async function boundClaim(name: string, size: string, storageClassName?: string): Promise<Json> {
+async function boundClaim(
+  name: string,
+  size: string,
+  storageClassName?: string,
+  annotations?: Record<string, string>,
+): Promise<Json> {
   await core.createNamespacedPersistentVolumeClaim({
     namespace: NS,
     body: {
-      metadata: { name },
+      metadata: { name, ...(annotations ? { annotations } : {}) },
       spec: {
         accessModes: ['ReadWriteOnce'],
         resources: { requests: { storage: size } },
@@ -415,7 +420,8 @@ describe('storage over the wire', () => {
   });
 
   it('exports a stopped VM and serves the image at the link with the token', async () => {
-    await boundClaim('exp-rootdisk', '10Gi');
+    // A VM's disk: CDI's mark says it holds a disk image, which KubeVirt exports as raw and gzip.
+    await boundClaim('exp-rootdisk', '10Gi', undefined, { 'cdi.kubevirt.io/storage.contentType': 'kubevirt' });
     await custom.createNamespacedCustomObject({ ...vms, body: vmBody('exp', 'exp-rootdisk') });
     await custom.createNamespacedCustomObject({
       ...exportsApi,
