@@ -46,7 +46,7 @@ const pvcResize: AdmissionHook = {
 
 const SOURCE_KINDS = ['http', 'registry', 'blank', 'pvc', 'upload', 'snapshot', 's3', 'gcs', 'imageio', 'vddk'];
 
-/** CDI's DataVolume webhook: exactly one source, well-formed URLs, a size unless cloning. */
+/** CDI's DataVolume webhook: exactly one source, well-formed URLs, a size unless cloning, a known content type. */
 const dataVolumes: AdmissionHook = {
   kinds: [{ group: 'cdi.kubevirt.io', kind: 'DataVolume' }],
   admit(ctx, request) {
@@ -67,6 +67,12 @@ const dataVolumes: AdmissionHook = {
       const [path, ...rest] = probe.message.split(': ');
       fail(path ?? 'spec.source', rest.join(': '));
     }
+    // A content type CDI knows; a registry image is a disk image, never files to unpack.
+    const contentType = spec(dv).contentType;
+    if (contentType !== undefined && contentType !== '' && contentType !== 'kubevirt' && contentType !== 'archive')
+      fail('spec.contentType', 'ContentType not one of: kubevirt, archive');
+    if (source.registry && contentType === 'archive')
+      fail('spec.contentType', 'ContentType must be kubevirt when Source is Registry');
     const storage = rec(spec(dv).pvc).resources ? rec(spec(dv).pvc) : rec(spec(dv).storage);
     const size = rec(rec(storage.resources).requests).storage;
     const sizePath = spec(dv).pvc ? 'spec.pvc.resources.requests.storage' : 'spec.storage.resources.requests.storage';

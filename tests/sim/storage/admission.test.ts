@@ -131,6 +131,13 @@ describe('storage admission', () => {
         ?.causes?.[0]?.field,
     ).toBe('spec.source.registry.url');
     expect(admit({ operation: 'CREATE', object: dv({ source: { blank: {} }, storage: {} }) })?.code).toBe(422);
+    const typed = (contentType: string, source: Record<string, unknown>) =>
+      admit({ operation: 'CREATE', object: dv({ source, contentType, ...size }) })?.details?.causes?.[0];
+    expect(typed('tarball', { upload: {} })).toMatchObject({ field: 'spec.contentType' });
+    expect(typed('archive', { registry: { url: 'docker://quay.io/x:1' } })?.message).toMatch(
+      /ContentType must be kubevirt when Source is Registry/,
+    );
+    expect(typed('archive', { upload: {} })).toBeUndefined();
     expect(
       admit({ operation: 'CREATE', object: dv({ source: { pvc: { name: 'golden' } }, storage: {} }) }),
     ).toBeUndefined();
