@@ -2,7 +2,9 @@
  * Cross-cluster move of a container (CT), the commit: the preflight runs again (409 with its list when refused),
  * then a `ct-move` task in the source's journal does, logging each step: stop the CT if it runs (deleting its pod,
  * as Stop does, and remembering that it ran), export its data claim (a VirtualMachineExport whose source is the
- * PersistentVolumeClaim), upload the bytes into a DataVolume at the destination, then give its claim the CT's labels,
+ * PersistentVolumeClaim), upload its files into a DataVolume at the destination (KubeVirt exports a plain filesystem
+ * claim only as dir/tar.gz: the tar.gz is gunzipped on the way and CDI unpacks the tar into an archive DataVolume's
+ * claim; a claim holding a disk image goes raw into a kubevirt one), then give its claim the CT's labels,
  * tags, description and spec (renamed) and leave it standing on its own as a CT's claim is (no DataVolume owner),
  * verify that the destination sees the CT, start it there if it ran, and delete the source only when asked.
  *
