@@ -9,22 +9,29 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedCluster, type EmbeddedCluster } from '@/sim/index';
+import type { EmbeddedCluster } from '@/sim/index';
 import { startCorral, type RunningCorral } from '@/server/start';
 import { openExport, openVmExport } from '@/server/domain/vm-export';
 import { readTar } from '@/sim/storage/tar';
 import { volumeFiles } from '@/sim/storage/volume-files';
 import { eventually, httpClient, taskEnd } from './harness';
+import {
+  ADMIN,
+  CONTENT,
+  CORRAL_OPTIONS,
+  DVS,
+  NS,
+  PVCS,
+  VMIS,
+  VMS,
+  createVm as importVm,
+  exportedBytes as sessionBytes,
+  phaseOf,
+  startClusters,
+  type Preflight,
+} from './two-clusters';
 
-const NS = 'tailvm';
-const PVCS = '/persistentvolumeclaims';
-const DVS = 'cdi.kubevirt.io/datavolumes';
-const VMS = 'kubevirt.io/virtualmachines';
-const VMIS = 'kubevirt.io/virtualmachineinstances';
 const SCS = 'storage.k8s.io/storageclasses';
-const CONTENT = 'sim.corral.dev/disk-content';
-const IMAGE_URL = 'https://cloud-images.ubuntu.com/jammy/current/jammy-server-cloudimg-amd64.img';
-const ADMIN = { identity: { login: 'test', admin: true } } as Parameters<typeof openVmExport>[1];
 
 let home: EmbeddedCluster;
 let lab: EmbeddedCluster;
@@ -32,8 +39,8 @@ let corral: RunningCorral;
 
 const { get, post } = httpClient(() => corral.url);
 
-const phaseOf = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase;
 const ref = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;
+const sim = (context: string) => (context === 'home' ? home : lab);
 
 interface TaskBody {
   id: string;
@@ -57,68 +64,25 @@ const moveIn = async (context: string, target: string) =>
     (t) => t.action === 'move-in' && t.target === `${NS}/${target}`,
   );
 
-interface Preflight {
-  ok: boolean;
-  refusals: { reason: string; remedy: string }[];
-  warnings: string[];
-  dropped: string[];
-  plan: { source: { running: boolean }; disks: { to: string }[]; steps: string[] };
-}
-
-async function createVm(context: string, name: string, content?: string): Promise<void> {
-  const made = await post('/api/vms', { name, import: IMAGE_URL, disk: '2G', mem: '1G', cpu: 1, context });
-  expect(made.status).toBe(201);
-  const sim = context === 'home' ? home : lab;
-  await eventually(
-    () =>
-      phaseOf(sim.store.get(PVCS, NS, `${name}-disk`)) === 'Bound' &&
-      phaseOf(sim.store.get(DVS, NS, `${name}-disk`)) === 'Succeeded',
-    30_000,
-    `${name}'s disk imported`,
-  );
-  if (content)
-    sim.store.mutate(PVCS, NS, `${name}-disk`, (pvc) => {
-      pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
-    });
-}
+/** VM `name` in `context`, its disk imported (holding `content` when given). */
+const createVm = (context: string, name: string, content?: string) =>
+  importVm({ post }, sim(context), name, { context, ...(content ? { content } : {}) });
 
 async function startVm(context: string, name: string): Promise<void> {
   expect((await post(`/api/vms/${NS}/${name}/start`, { context })).status).toBeLessThan(300);
-  await eventually(
-    () => phaseOf((context === 'home' ? home : lab).store.get(VMIS, NS, name)) === 'Running',
-    20_000,
-    `${name} running`,
-  );
+  await eventually(() => phaseOf(sim(context).store.get(VMIS, NS, name)) === 'Running', 20_000, `${name} running`);
 }
 
 /** The raw bytes KubeVirt's export server hands out for a stopped VM's boot disk in `context`. */
-async function exportedBytes(context: string, name: string): Promise<Buffer> {
-  const deps = corral.registry.get(context).deps;
-  const session = await openVmExport(deps, ADMIN, NS, name);
-  try {
-    const res = await fetch(session.url, { headers: { 'x-kubevirt-export-token': session.token } });
-    expect(res.status).toBe(200);
-    return Buffer.from(await res.arrayBuffer());
-  } finally {
-    await session.close();
-  }
-}
+const exportedBytes = (context: string, name: string) =>
+  sessionBytes(openVmExport(corral.registry.get(context).deps, ADMIN, NS, name));
 
 beforeAll(async () => {
-  [home, lab] = await Promise.all([
-    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'home' }),
-    startEmbeddedCluster({ port: 0, fleet: 'empty', speed: 50, contextName: 'lab' }),
-  ]);
+  ({ home, lab } = await startClusters());
   corral = await startCorral({
+    ...CORRAL_OPTIONS,
     kube: { yaml: home.kubeconfig },
     moreClusters: [{ kube: { yaml: lab.kubeconfig }, demo: true }],
-    demo: true,
-    port: 0,
-    host: '127.0.0.1',
-    next: false,
-    plugins: false,
-    requestTimeoutMs: 2000,
-    config: { pollMs: 50, waitTimeoutMs: 30_000 },
   });
   await eventually(() => corral.registry.status().every((c) => c.ready), 20_000, 'both clusters synced');
   await Promise.all([
@@ -403,7 +367,7 @@ describe('move cancel', () => {
 describe('CT move (kind ct)', () => {
   const PODS = '/pods';
   const ctRef = (context: string, name: string) => `kubevirt/${context}/${NS}/${name}`;
-  const podPhase = (sim: EmbeddedCluster, name: string) => phaseOf(sim.store.get(PODS, NS, name));
+  const podPhase = (cluster: EmbeddedCluster, name: string) => phaseOf(cluster.store.get(PODS, NS, name));
   const body = (name: string, extra: Record<string, unknown> = {}) => ({
     ref: ctRef('home', name),
     kind: 'ct',
@@ -415,10 +379,10 @@ describe('CT move (kind ct)', () => {
   async function createCt(context: string, name: string, content?: string): Promise<void> {
     const r = await post('/api/cts', { name, image: 'docker.io/library/debian:bookworm', disk: '1Gi', context });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    const sim = context === 'home' ? home : lab;
-    await eventually(() => podPhase(sim, name) === 'Running', 20_000, `CT ${name} running`);
+    const cluster = sim(context);
+    await eventually(() => podPhase(cluster, name) === 'Running', 20_000, `CT ${name} running`);
     if (content)
-      sim.store.mutate(PVCS, NS, `${name}-data`, (pvc) => {
+      cluster.store.mutate(PVCS, NS, `${name}-data`, (pvc) => {
         pvc.metadata.annotations = { ...(pvc.metadata.annotations ?? {}), [CONTENT]: content };
       });
   }
@@ -501,9 +465,9 @@ describe('CT move (kind ct)', () => {
   });
 
   /** What a claim holds, read off the embedded cluster itself, in claimFiles' shape. */
-  async function simFiles(sim: EmbeddedCluster, claim: string): Promise<Map<string, string>> {
+  async function simFiles(cluster: EmbeddedCluster, claim: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const f of volumeFiles(sim.store.get(PVCS, NS, claim)!)) {
+    for (const f of volumeFiles(cluster.store.get(PVCS, NS, claim)!)) {
       const chunks: Buffer[] = [];
       for await (const c of f.open() as AsyncIterable<Buffer>) chunks.push(c);
       out.set(f.path, `${f.type} ${f.mode.toString(8)} ${Buffer.concat(chunks).toString('base64')}`);
