@@ -5,7 +5,9 @@
  * source kept stopped), and a move failed part-way by the destination refusing the VM create that leaves both
  * sides as they were (the uploaded DataVolume gone, the source running again) and can be retried. The moved VM
  * joins the source's pool (beside a kept source, instead of a deleted one), the destination's journal shows the
- * move as a `move-in` task, and a cancel mid-copy stops the upload and rolls both sides back.
+ * move as a `move-in` task, and a cancel mid-copy stops the upload and rolls both sides back. A CT moves the same
+ * way, its claim's files travelling as the export's tar.gz into an archive DataVolume: the destination's export
+ * hands out the same files (names, types, modes, contents) as the source's, streamed and staged.
  */
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
