@@ -7,7 +7,7 @@
  *   - navigation → first VM rows in the DOM, in a fresh browser context each time (cold cache), with the bytes the
  *     page pulled through the proxy;
  *   - a VM's status change in the apiserver → its new status in the open, unfiltered table;
- * and on loopback only:
+ * and on loopback only (SCALE_UI_ONLY=filter: this part alone):
  *   - keystroke → the next frame (the box shows it) and → the filtered table painted, p95 over typed queries;
  *   - the tab's JS heap after a forced GC (CDP Runtime.getHeapUsage), and how many tree items are in the DOM with
  *     every group open (the tree must not render 50,000 children).
@@ -27,6 +27,8 @@ import { startThrottleProxy } from './lib/throttle-proxy';
 
 const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.SCALE_UI_RUNS ?? 3);
+/** SCALE_UI_ONLY=filter: only the filter figures (in Node and in the page), the heap and the tree. */
+const FILTER_ONLY = process.env.SCALE_UI_ONLY === 'filter';
 const LINK = { mbit: 50, rttMs: 20 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -44,9 +46,12 @@ const keystrokes = (queries: string[]) =>
 
 /**
  * The same keystrokes over rows shaped like the bench fleet's, in this process: the plain filter (every row through
- * matchesFilter) against the index, p95 per keystroke. The browser figures below include React's render.
+ * matchesFilter) against the index, p95 per keystroke, and the index run in steps as the page runs it (a fresh
+ * index: the first keystroke builds it): the steps' times, the longest being how long the page's main thread is
+ * held by the filter in one piece (wall clock: on a loaded machine a step the OS preempts or a GC lands in looks
+ * long, hence the median and p99 beside it). The browser figures below include React's render.
  */
-function filterInProcess(n: number): { plain: number; index: number } {
+function filterInProcess(n: number): { plain: number; index: number; steps: number[] } {
   const rows: FilterableVm[] = Array.from({ length: n }, (_, i) => ({
     name: `vm-${String(i).padStart(5, '0')}`,
     namespace: 'bench',
@@ -58,6 +63,8 @@ function filterInProcess(n: number): { plain: number; index: number } {
   const plain: number[] = [];
   const indexed: number[] = [];
   const index = new FilterIndex(rows);
+  const stepped = new FilterIndex(rows);
+  const stepTimes: number[] = [];
   for (const q of keystrokes(QUERIES)) {
     const filter = parseFilter(q);
     let t = performance.now();
@@ -66,8 +73,15 @@ function filterInProcess(n: number): { plain: number; index: number } {
     t = performance.now();
     index.filter(filter);
     indexed.push(performance.now() - t);
+    const steps = stepped.steps(filter);
+    for (;;) {
+      t = performance.now();
+      const done = steps.next().done;
+      stepTimes.push(performance.now() - t);
+      if (done) break;
+    }
   }
-  return { plain: p95(plain), index: p95(indexed) };
+  return { plain: p95(plain), index: p95(indexed), steps: stepTimes.sort((a, b) => a - b) };
 }
 
 async function startCorralUi(kubeconfig: string): Promise<{ url: string; child: ChildProcess }> {
@@ -228,7 +242,9 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
   const inProcess = filterInProcess(n);
   say(
     `${size} VMs: filter in Node, p95 per keystroke: plain ${inProcess.plain.toFixed(1)} ms, index ${inProcess.index.toFixed(1)} ms ` +
-      `(${keystrokes(QUERIES).length} keystrokes, the index's first build included)`,
+      `(${keystrokes(QUERIES).length} keystrokes, the index's first build included); in steps: ${inProcess.steps.length} ` +
+      `steps, median ${median(inProcess.steps).toFixed(2)} ms, p99 ${percentile(inProcess.steps, 99).toFixed(2)} ms, ` +
+      `longest ${Math.max(...inProcess.steps).toFixed(1)} ms`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'corral-scale-ui-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
@@ -245,12 +261,14 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
   try {
     await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readyz');
     await waitFor(async () => ((await (await fetch(`${url}/api/vms`)).json()) as unknown[]).length === n, `${n} rows`);
-    await firstRows(browser, `${url}/`); // warm-up: Next's first render of the route, the server's first lists
+    if (!FILTER_ONLY) await firstRows(browser, `${url}/`); // warm-up: Next's first render, the server's first lists
     let visible = 0;
-    for (const [label, base] of [
-      ['loopback', url],
-      [`${LINK.mbit} Mbit/s, ${LINK.rttMs} ms RTT`, proxy.url],
-    ] as const) {
+    for (const [label, base] of FILTER_ONLY
+      ? []
+      : ([
+          ['loopback', url],
+          [`${LINK.mbit} Mbit/s, ${LINK.rttMs} ms RTT`, proxy.url],
+        ] as const)) {
       const rows: number[] = [];
       const down: number[] = [];
       for (let i = 0; i < RUNS; i++) {
