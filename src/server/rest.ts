@@ -15,7 +15,12 @@ import { ZodError } from 'zod';
 import type { Identity } from './domain/identity';
 import { LIVE_POSITION_HEADER, POSITIONED_LISTS } from './domain/live-resume';
 import { registryOf } from './domain/registry';
-import { FIRST_PAGE_RUNNING_HEADER, FIRST_PAGE_TOTAL_HEADER, type FirstPage } from './domain/vm-first-page';
+import {
+  FIRST_PAGE_RUNNING_HEADER,
+  FIRST_PAGE_TEMPLATES_HEADER,
+  FIRST_PAGE_TOTAL_HEADER,
+  type FirstPage,
+} from './domain/vm-first-page';
 import { VmListInput } from './schemas/vms';
 import type { CorralServices } from './domain/services';
 import { redactAddresses } from './errors';
@@ -97,6 +102,7 @@ export function createRestHandler(services: CorralServices, options: { maxBodyBy
       if (body) {
         if (first) {
           res.setHeader(FIRST_PAGE_TOTAL_HEADER, String(first.page.total));
+          res.setHeader(FIRST_PAGE_TEMPLATES_HEADER, String(first.page.templates));
           res.setHeader(FIRST_PAGE_RUNNING_HEADER, String(first.page.running));
         }
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });

@@ -138,6 +138,7 @@ export class ClusterRegistry {
         limit,
       ),
       total: pages.reduce((n, p) => n + p.total, 0),
+      templates: pages.reduce((n, p) => n + p.templates, 0),
       running: pages.reduce((n, p) => n + p.running, 0),
     };
     this.firstJoined = { pages, page };

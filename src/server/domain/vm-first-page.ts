@@ -12,8 +12,12 @@ import type { VmRow } from '../schemas/vms';
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
-/** Headers of `GET /api/vms?limit=N`: how many VMs the whole list holds, and how many of them run. */
+/**
+ * Headers of `GET /api/vms?limit=N`: how many VMs the whole list holds, how many of them are templates, and how many
+ * that are not templates run (the Datacenter counts templates apart).
+ */
 export const FIRST_PAGE_TOTAL_HEADER = 'Corral-Vm-Total';
+export const FIRST_PAGE_TEMPLATES_HEADER = 'Corral-Vm-Templates';
 export const FIRST_PAGE_RUNNING_HEADER = 'Corral-Vm-Running';
 
 /** A first page and what the whole list holds, so a client showing the page can say how many there are. */
@@ -21,7 +25,9 @@ export interface FirstPage<T extends NamedRow = VmRow> {
   rows: T[];
   /** VMs in the whole list. */
   total: number;
-  /** Of those, how many have the status Running. */
+  /** Of those, how many are templates. */
+  templates: number;
+  /** Of those that are not templates, how many have the status Running. */
   running: number;
 }
 

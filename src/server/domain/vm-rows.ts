@@ -208,9 +208,13 @@ export class FleetView {
     this.rawVmMap(); // built (and versioned) before the version is read
     if (cached && cached.version === this.rowsVersion && cached.limit === limit) return cached.page;
     const rows = this.vmRows();
+    let templates = 0;
     let running = 0;
-    for (const row of rows) if (row.status === 'Running') running++;
-    const page: FirstPage = { rows: firstByName(rows, limit), total: rows.length, running };
+    for (const row of rows) {
+      if (row.template) templates++;
+      else if (row.status === 'Running') running++;
+    }
+    const page: FirstPage = { rows: firstByName(rows, limit), total: rows.length, templates, running };
     this.firstPageCache = { version: this.rowsVersion, limit, page };
     return page;
   }
