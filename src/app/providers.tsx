@@ -1,10 +1,12 @@
 'use client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
+import type { FirstScreenSeed } from './lib/first-screen';
 import { LiveProvider } from './lib/live';
 import { makeTrpcClient, TRPCProvider } from './lib/trpc';
 
-export function Providers({ children }: { children: ReactNode }) {
+/** `seed`: the Datacenter's first screen when the server rendered one into this document (lib/first-screen.ts). */
+export function Providers({ children, seed }: { children: ReactNode; seed?: FirstScreenSeed }) {
   const [queryClient] = useState(
     () =>
       new QueryClient({
@@ -17,7 +19,7 @@ export function Providers({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <LiveProvider>{children}</LiveProvider>
+        <LiveProvider seed={seed}>{children}</LiveProvider>
       </TRPCProvider>
     </QueryClientProvider>
   );

@@ -20,6 +20,7 @@ import { createCorralServices, type CorralConfig, type CorralServices } from './
 import { createCorralHttpServer, type CorralHttpServer } from './http/corral-server';
 import type { HttpLimits } from './http/limits';
 import { trustConfig, type TrustConfig } from './http/trust';
+import { firstScreenRoute } from './http/first-screen';
 import { applySecurityHeaders } from './http/security-headers';
 import { accessModeLine, identityFor } from './identity-http';
 
@@ -130,16 +131,22 @@ async function attachNext(
   const app = next({ dev: opts.dev, dir: opts.dir, hostname, port, httpServer: upgradeBus });
   await app.prepare();
   const handler = app.getRequestHandler();
+  // The Datacenter's first rows are rendered into its HTML (http/first-screen.ts).
+  const firstScreen = firstScreenRoute(http.services);
   http.setFallback(
     (req, res) => {
       // Every response Next produces (pages, /_next assets, errors) carries the security headers; the request
       // gets the same CSP, from which Next and the root layout take the script nonce.
       applySecurityHeaders(req, res, { dev: opts.dev });
+      firstScreen.mark(req);
       return handler(req, res);
     },
     opts.dev ? (req, socket, head) => void upgradeBus.emit('upgrade', req, socket, head) : undefined,
   );
-  return () => app.close();
+  return async () => {
+    firstScreen.close();
+    await app.close();
+  };
 }
 
 export async function startCorral(options: StartOptions): Promise<RunningCorral> {

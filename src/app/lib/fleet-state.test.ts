@@ -200,6 +200,31 @@ describe('FleetState', () => {
     expect(s.prefillFirst([vm('old')], [], [])).toBe(false);
   });
 
+  it("keeps the whole list's counts while only the first page is held, and drops them with the whole list", () => {
+    const s = new FleetState();
+    expect(s.prefillFirst([vm('a'), vm('b')], [node('n1')], [], { total: 50_000, running: 25_000 })).toBe(true);
+    expect(s.partialCounts).toEqual({ total: 50_000, running: 25_000 });
+    expect(s.prefill([vm('a'), vm('b'), vm('c')], [node('n1')])).toBe(true);
+    expect(s.partialCounts).toBeUndefined();
+    const snapshotted = new FleetState();
+    snapshotted.prefillFirst([vm('a')], [], [], { total: 9, running: 1 });
+    snapshotted.apply({
+      type: 'snapshot',
+      vms: [vm('a'), vm('b')],
+      cts: [],
+      nodes: [],
+      tasks: [],
+      demo: true,
+      cluster: 'demo',
+      ready: true,
+    });
+    expect([snapshotted.partial, snapshotted.partialCounts]).toEqual([false, undefined]);
+    // A first page without counts (an older server) has none.
+    const plain = new FleetState();
+    plain.prefillFirst([vm('a')], [], []);
+    expect(plain.partialCounts).toBeUndefined();
+  });
+
   it('takes the rest of a snapshot from a `state` event and keeps the listed rows, then the changes since', () => {
     const s = new FleetState();
     s.prefill([vm('a'), vm('b')], [node('n1')]);

@@ -25,6 +25,11 @@ export class FleetState {
   synced = false;
   /** True while only the first page of VMs is held (prefillFirst), until the whole list or a snapshot replaces it. */
   partial = false;
+  /**
+   * While partial: the whole list's counts as the Datacenter counts them (VMs that are not templates, and how many of
+   * them run), as the first page's server said them (so the page says 50,000, not 200); undefined when it did not.
+   */
+  partialCounts: { total: number; running: number } | undefined = undefined;
   /** True once the stream has spoken (a snapshot or a `state`): from then on the REST lists would be older. */
   streamed = false;
   /** The server's view of the cluster: false while its caches are stale or the cluster does not answer. */
@@ -47,6 +52,7 @@ export class FleetState {
         this.clusterReady = event.ready;
         this.synced = true;
         this.partial = false;
+        this.partialCounts = undefined;
         this.streamed = true;
         break;
       case 'state':
@@ -94,10 +100,11 @@ export class FleetState {
    * The first screen: the first page of VMs in the table's order (`GET /api/vms?limit=`) with every node and CT,
    * shown while the whole list is on its way. Ignored once any rows are held.
    */
-  prefillFirst(vms: VmRow[], nodes: NodeRow[], cts: CtRow[]): boolean {
+  prefillFirst(vms: VmRow[], nodes: NodeRow[], cts: CtRow[], counts?: { total: number; running: number }): boolean {
     if (this.synced) return false;
     this.setRows(vms, nodes, cts);
     this.partial = true;
+    this.partialCounts = counts ? { total: counts.total, running: counts.running } : undefined;
     this.notifier.changed();
     return true;
   }
@@ -112,6 +119,7 @@ export class FleetState {
     this.nodes.replaceAll(nodes);
     this.cts.replaceAll(cts);
     this.synced = true;
+    this.partialCounts = undefined;
   }
 
   /** The snapshot's part besides the rows; the rows are re-keyed if the clusters name another default. */

@@ -20,6 +20,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { FleetState } from './fleet-state';
 import { rowKey } from './fleet-store';
 import { MetricsFeed } from './metrics-feed';
+import type { FirstScreenSeed } from './first-screen';
 import { takePrefill } from './prefill';
 import type { CtRow, FleetEvent, NodeRow, TaskRow, VmRow } from './model';
 import { useTRPCClient } from './trpc';
@@ -41,6 +42,8 @@ export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'failed';
 
 interface LiveContextValue {
   state: FleetState;
+  /** What the server rendered with, and hydration reproduces: the first screen it was given, or no rows. */
+  serverState: FleetState;
   link: LinkState;
   lastError: string;
   /** The stream's `metrics` events (fleet/node sums per sampling round) for the charts; not part of the fleet. */
@@ -59,12 +62,28 @@ function unwrap(value: unknown): FleetEvent {
   return value as FleetEvent;
 }
 
-export function LiveProvider({ children }: { children: ReactNode }) {
+/** A store holding the server-rendered first screen (lib/first-screen.ts), or nothing without one. */
+function seeded(seed: FirstScreenSeed | undefined): FleetState {
+  const state = new FleetState();
+  if (seed)
+    state.prefillFirst(seed.vms, seed.nodes, seed.cts, { total: seed.total - seed.templates, running: seed.running });
+  return state;
+}
+
+/**
+ * `seed`: the Datacenter's first screen, rendered into the HTML by the server (lib/first-screen.ts). The live store
+ * starts with it, and so does the store the server render and hydration read (never changed afterwards, so a
+ * Suspense boundary hydrating late still matches the HTML).
+ */
+export function LiveProvider({ children, seed }: { children: ReactNode; seed?: FirstScreenSeed }) {
   const client = useTRPCClient();
   const queryClient = useQueryClient();
   const stateRef = useRef<FleetState | null>(null);
-  stateRef.current ??= new FleetState();
+  stateRef.current ??= seeded(seed);
   const state = stateRef.current;
+  const serverRef = useRef<FleetState | null>(null);
+  serverRef.current ??= seed ? seeded(seed) : SERVER_FLEET;
+  const serverState = serverRef.current;
   const metricsRef = useRef<MetricsFeed | null>(null);
   metricsRef.current ??= new MetricsFeed();
   const metrics = metricsRef.current;
@@ -128,7 +147,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     const painted = first
       ?.then((screen) => {
         if (abort.signal.aborted) return;
-        if (state.prefillFirst(screen.vms, screen.nodes, screen.cts)) return afterPaint();
+        if (state.prefillFirst(screen.vms, screen.nodes, screen.cts, screen.counts)) return afterPaint();
       })
       .catch(() => undefined); // without a first screen the whole list still comes
     lists(painted)
@@ -156,7 +175,10 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     void queryClient.invalidateQueries();
   }, [queryClient]);
 
-  const value = useMemo(() => ({ state, link, lastError, metrics, retry }), [state, link, lastError, metrics, retry]);
+  const value = useMemo(
+    () => ({ state, serverState, link, lastError, metrics, retry }),
+    [state, serverState, link, lastError, metrics, retry],
+  );
   return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
 }
 
@@ -168,7 +190,7 @@ export function useLive(): LiveContextValue {
 
 /** The version the server renders with, and hydration reproduces: never a real version (those start at 0). */
 const SERVER_VERSION = -1;
-/** What the server rendered: no rows, not synced. Never mutated. */
+/** What the server rendered without a first screen: no rows, not synced. Never mutated. */
 const SERVER_FLEET = new FleetState();
 const serverVersion = () => SERVER_VERSION;
 
@@ -183,12 +205,13 @@ function useFleetVersion(): number {
  * hydration: a Suspense boundary (the VM page's) hydrates after the provider's effects have already applied the
  * prefill, and reading the store there rendered a VM where the server had rendered "Loading…" — React error
  * #418. While hydrating, useSyncExternalStore answers with the server snapshot (SERVER_VERSION), and the view is
- * the server's empty fleet; React re-renders with the real version right after.
+ * what the server rendered with (no rows, or the Datacenter's first screen); React re-renders with the real
+ * version right after.
  */
 export function useFleet() {
-  const { state: live } = useLive();
+  const { state: live, serverState } = useLive();
   const version = useFleetVersion();
-  const state = version === SERVER_VERSION ? SERVER_FLEET : live;
+  const state = version === SERVER_VERSION ? serverState : live;
   return { state, version, synced: state.synced, clusterReady: state.clusterReady };
 }
 

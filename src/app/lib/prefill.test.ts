@@ -3,6 +3,7 @@ import {
   earliestPosition,
   EARLY_PREFILL_KEY,
   EARLY_PREFILL_SCRIPT,
+  earlyPrefillScript,
   FIRST_PAGE,
   PREFILL_PATHS,
   takePrefill,
@@ -16,7 +17,15 @@ const CTS = [{ name: 'box', namespace: 'demo' }];
 const FIRST_PATH = `${PREFILL_PATHS.vms}?limit=${FIRST_PAGE}`;
 
 /** A fetch that answers the prefill paths (or `status` for every path), each list at its own position. */
-function fakeFetch(status = 200, positions: Record<string, string | null> = {}) {
+function fakeFetch(
+  status = 200,
+  positions: Record<string, string | null> = {},
+  counts: Record<string, string> = {
+    'corral-vm-total': '5000',
+    'corral-vm-templates': '3',
+    'corral-vm-running': '2500',
+  },
+) {
   const asked: { path: string; accept: string | undefined }[] = [];
   let parses = 0;
   const fetch = vi.fn((path: string, init?: { headers?: Record<string, string> }) => {
@@ -27,7 +36,10 @@ function fakeFetch(status = 200, positions: Record<string, string | null> = {}) 
     return Promise.resolve({
       ok: status < 300,
       status,
-      headers: { get: (name: string) => (name === 'corral-live-position' ? position : null) },
+      headers: {
+        get: (name: string) =>
+          name === 'corral-live-position' ? position : path === FIRST_PATH ? (counts[name] ?? null) : null,
+      },
       json: () => {
         parses++;
         return Promise.resolve(body);
@@ -38,10 +50,14 @@ function fakeFetch(status = 200, positions: Record<string, string | null> = {}) 
 }
 
 /** Runs the early script against `fetch`, at `pathname`, and returns what it parked. */
-function runEarly(fetch: unknown, pathname = '/'): Record<string, EarlyPrefill | undefined> {
+function runEarly(
+  fetch: unknown,
+  pathname = '/',
+  script = EARLY_PREFILL_SCRIPT,
+): Record<string, EarlyPrefill | undefined> {
   const win: Record<string, unknown> = { location: { pathname } };
   // The script's free identifiers `window` and `fetch` become these parameters.
-  new Function('window', 'fetch', EARLY_PREFILL_SCRIPT)(win, fetch);
+  new Function('window', 'fetch', script)(win, fetch);
   return win as Record<string, EarlyPrefill | undefined>;
 }
 
@@ -60,11 +76,27 @@ describe('early prefill script', () => {
       { path: '/api/cts', accept: 'application/json' },
     ]);
     const early = win[EARLY_PREFILL_KEY]!;
-    await expect(early.first).resolves.toEqual(PAGE);
+    await expect(early.first).resolves.toEqual({ rows: PAGE, total: 5000, templates: 3, running: 2500 });
     await expect(early.nodes).resolves.toEqual({ rows: NODES, position: 'e1-7' });
     await expect(early.cts).resolves.toEqual({ rows: CTS, position: 'e1-7' });
     // The VM list stays unparsed until the provider wants it.
     expect((await early.vms).status).toBe(200);
+  });
+
+  it('asks for no first page where the server rendered it into the HTML', () => {
+    const { fetch, asked } = fakeFetch();
+    expect(runEarly(fetch, '/', earlyPrefillScript(false))[EARLY_PREFILL_KEY]!.first).toBeUndefined();
+    expect(asked.map((a) => a.path)).toEqual(['/api/vms', '/api/nodes', '/api/cts']);
+  });
+
+  it('leaves the counts null when the first page does not carry them', async () => {
+    const { fetch } = fakeFetch(200, {}, { 'corral-vm-total': 'many' });
+    await expect(runEarly(fetch)[EARLY_PREFILL_KEY]!.first).resolves.toEqual({
+      rows: PAGE,
+      total: null,
+      templates: null,
+      running: null,
+    });
   });
 
   it('asks for no first page on other pages', () => {
@@ -89,7 +121,13 @@ describe('takePrefill', () => {
     vi.stubGlobal('fetch', fetch);
 
     const first = takePrefill(new AbortController().signal, win);
-    await expect(first.first).resolves.toEqual({ vms: PAGE, nodes: NODES, cts: CTS });
+    // The Datacenter counts templates apart: 5,000 VMs of which 3 templates are 4,997 in its count.
+    await expect(first.first).resolves.toEqual({
+      vms: PAGE,
+      nodes: NODES,
+      cts: CTS,
+      counts: { total: 4997, running: 2500 },
+    });
     // A second effect run (React's development double mount) finds the same requests and shares the one parse.
     const again = takePrefill(new AbortController().signal, win);
     const expected = { vms: VMS, nodes: NODES, cts: CTS, position: 'e1-5' };

@@ -29,12 +29,25 @@ export interface Listed<T> {
   position: string | null;
 }
 
+/** The headers the first page carries the whole list's counts in (server: domain/vm-first-page.ts). */
+export const TOTAL_HEADER = 'corral-vm-total';
+export const TEMPLATES_HEADER = 'corral-vm-templates';
+export const RUNNING_HEADER = 'corral-vm-running';
+
+/** The first page's rows and the whole list's counts (null when the server did not say). */
+export interface FirstPageAnswer {
+  rows: VmRow[];
+  total: number | null;
+  templates: number | null;
+  running: number | null;
+}
+
 /** What the early script parks: the VM list unparsed, the small lists parsed, the first page on `/` only. */
 export interface EarlyPrefill {
   vms: Promise<Response>;
   nodes: Promise<Listed<NodeRow>>;
   cts: Promise<Listed<CtRow>>;
-  first?: Promise<VmRow[]>;
+  first?: Promise<FirstPageAnswer>;
 }
 
 export interface Prefill {
@@ -45,11 +58,15 @@ export interface Prefill {
   position?: string;
 }
 
-/** The first screen: the first page of VMs with every node and CT. */
+/**
+ * The first screen: the first page of VMs with every node and CT, and when known the whole list's counts as the
+ * Datacenter counts (templates apart): VMs that are not templates, and how many of them run.
+ */
 export interface FirstScreen {
   vms: VmRow[];
   nodes: NodeRow[];
   cts: CtRow[];
+  counts?: { total: number; running: number };
 }
 
 type PrefillWindow = Record<typeof EARLY_PREFILL_KEY, EarlyPrefill | undefined>;
@@ -69,10 +86,20 @@ async function listed<T>(res: Response): Promise<Listed<T>> {
 
 /**
  * Inline, dependency-free JavaScript for <head>: the same requests as takePrefill's own, parked on window (each
- * rejection handled, so a failed prefill is not an "unhandled rejection" in the console). The first page is asked
- * for first, so the server answers it before it builds the whole list's answer.
+ * rejection handled, so a failed prefill is not an "unhandled rejection" in the console). On the Datacenter the
+ * first page is asked for first, so the server answers it before it builds the whole list's answer — unless
+ * `firstPage` is false: the server rendered the first screen into the HTML already (lib/first-screen.ts).
  */
-export const EARLY_PREFILL_SCRIPT = `try{var w=window,o={headers:{accept:'application/json'}},g=function(p){return fetch(p,o).then(function(r){if(!r.ok)throw new Error(p+': '+r.status);return r})},j=function(p){return g(p).then(function(r){return r.json().then(function(x){return{rows:x,position:r.headers.get(${JSON.stringify(POSITION_HEADER)})}})})},e={};if(w.location&&w.location.pathname==='/')e.first=g(${JSON.stringify(`${PREFILL_PATHS.vms}?limit=${FIRST_PAGE}`)}).then(function(r){return r.json()});e.vms=g(${JSON.stringify(PREFILL_PATHS.vms)});e.nodes=j(${JSON.stringify(PREFILL_PATHS.nodes)});e.cts=j(${JSON.stringify(PREFILL_PATHS.cts)});for(var k in e)e[k].catch(function(){});w[${JSON.stringify(EARLY_PREFILL_KEY)}]=e}catch(x){}`;
+export function earlyPrefillScript(firstPage: boolean): string {
+  const h = (name: string) => `n(r,${JSON.stringify(name)})`;
+  const first = firstPage
+    ? `if(w.location&&w.location.pathname==='/')e.first=g(${JSON.stringify(`${PREFILL_PATHS.vms}?limit=${FIRST_PAGE}`)}).then(function(r){return r.json().then(function(x){return{rows:x,total:${h(TOTAL_HEADER)},templates:${h(TEMPLATES_HEADER)},running:${h(RUNNING_HEADER)}}})});`
+    : '';
+  return `try{var w=window,o={headers:{accept:'application/json'}},g=function(p){return fetch(p,o).then(function(r){if(!r.ok)throw new Error(p+': '+r.status);return r})},n=function(r,k){var v=r.headers.get(k);return v===null||v===''||isNaN(+v)?null:+v},j=function(p){return g(p).then(function(r){return r.json().then(function(x){return{rows:x,position:r.headers.get(${JSON.stringify(POSITION_HEADER)})}})})},e={};${first}e.vms=g(${JSON.stringify(PREFILL_PATHS.vms)});e.nodes=j(${JSON.stringify(PREFILL_PATHS.nodes)});e.cts=j(${JSON.stringify(PREFILL_PATHS.cts)});for(var k in e)e[k].catch(function(){});w[${JSON.stringify(EARLY_PREFILL_KEY)}]=e}catch(x){}`;
+}
+
+/** The early script of a page without a server-rendered first screen. */
+export const EARLY_PREFILL_SCRIPT = earlyPrefillScript(true);
 
 /**
  * The earliest of the lists' positions (`<epoch>-<seq>`, server: live-feed.ts): every list was read at or after
@@ -127,10 +154,13 @@ export function takePrefill(
   const release = early ? () => void (win[EARLY_PREFILL_KEY] = undefined) : () => undefined;
   if (!first) return { lists, release };
   return {
-    first: Promise.all([first, requests.nodes, requests.cts]).then(([vms, nodes, cts]) => ({
-      vms,
+    first: Promise.all([first, requests.nodes, requests.cts]).then(([page, nodes, cts]) => ({
+      vms: page.rows,
       nodes: nodes.rows,
       cts: cts.rows,
+      ...(page.total !== null && page.templates !== null && page.running !== null
+        ? { counts: { total: page.total - page.templates, running: page.running } }
+        : {}),
     })),
     lists,
     release,

@@ -74,7 +74,12 @@ export function DatacenterView() {
   // O(change): only the rows the store replaced since the last render move (the same lists: nothing to do).
   view.sync(all, allCts, state.defaultContext);
   const stamp = view.stamp;
-  const { vms: vmCount, running, ctsRunning } = view.counts;
+  // While only the first page is held, the whole list's counts as its server gave them (50,000, not 200).
+  const whole = state.partial ? state.partialCounts : undefined;
+  const vmCount = whole?.total ?? view.counts.vms;
+  const running = whole?.running ?? view.counts.running;
+  const { ctsRunning } = view.counts;
+  const guestCount = whole ? whole.total + allCts.length : view.size;
   const templates = view.templates();
   const tags = view.tags();
   const order = useMemo(() => guestOrder(sort, sortKindOf(sort.key)), [sort]);
@@ -224,7 +229,7 @@ export function DatacenterView() {
           <div className="panel-head">
             <h2 id="vms-title">Virtual machines and containers</h2>
             <span className="page-sub" data-testid="shown-count">
-              {rows.length === view.size ? `${view.size}` : `${rows.length} of ${view.size}`}
+              {rows.length === view.size ? `${guestCount}` : `${rows.length} of ${view.size}`}
             </span>
             <input
               type="search"
