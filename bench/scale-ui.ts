@@ -7,6 +7,7 @@
  *   - navigation → first VM rows in the DOM, in a fresh browser context each time (cold cache), with the bytes the
  *     page pulled through the proxy;
  *   - a VM's status change in the apiserver → its new status in the open, unfiltered table;
+ * (SCALE_UI_ONLY=first-rows: after the filter in Node, the first rows alone, with the VM count shown with them)
  * and on loopback only (SCALE_UI_ONLY=filter: this part alone):
  *   - keystroke → the next frame (the box shows it) and → the filtered table painted, p95 over typed queries;
  *   - the tab's JS heap after a forced GC (CDP Runtime.getHeapUsage), and how many tree items are in the DOM with
@@ -14,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { startEmbeddedCluster } from '../src/sim/index';
@@ -118,25 +119,37 @@ async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 
   }
 }
 
-/** Navigation start → first `[data-vm]` row in the DOM, measured in the page, in a fresh context (cold cache). */
-async function firstRows(browser: Browser, url: string): Promise<number> {
+/**
+ * Navigation start → first `[data-vm]` row in the DOM, measured in the page, in a fresh context (cold cache), and
+ * the VM count the page showed at that moment (the Datacenter's VMs card: the whole list's count, not the page's).
+ */
+async function firstRows(browser: Browser, url: string): Promise<{ at: number; count: string }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   // No named inner functions in code sent to the page (tsx's keepNames helper does not exist there).
   await page.addInitScript(() => {
-    const w = window as unknown as { __seenAt?: number };
+    const w = window as unknown as { __seenAt?: number; __countAt?: string };
     new MutationObserver(() => {
-      if (w.__seenAt === undefined && document.querySelector('[data-vm]')) w.__seenAt = performance.now();
+      if (w.__seenAt === undefined && document.querySelector('[data-vm]')) {
+        w.__seenAt = performance.now();
+        w.__countAt = document.querySelector('[data-testid="card-vms"]')?.textContent ?? '';
+      }
     }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(() => (window as unknown as { __seenAt?: number }).__seenAt !== undefined, null, {
     timeout: 300_000,
   });
-  const at = await page.evaluate(() => (window as unknown as { __seenAt: number }).__seenAt);
+  const seen = await page.evaluate(() => {
+    const w = window as unknown as { __seenAt: number; __countAt: string };
+    return { at: w.__seenAt, count: w.__countAt };
+  });
   await context.close();
-  return at;
+  return seen;
 }
+
+/** SCALE_UI_ONLY=first-rows: after the filter in Node, only the cold loads (loopback and through the link). */
+const ONLY_FIRST_ROWS = process.env.SCALE_UI_ONLY === 'first-rows';
 
 /** Apiserver change of one visible VM's status → the new text in its status cell, wall clock, per run. */
 async function changeToScreen(
@@ -271,10 +284,21 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
         ] as const)) {
       const rows: number[] = [];
       const down: number[] = [];
+      const counts = new Set<string>();
       for (let i = 0; i < RUNS; i++) {
         const before = proxy.bytes.down;
-        rows.push(await firstRows(browser, `${base}/`));
+        const seen = await firstRows(browser, `${base}/`);
+        rows.push(seen.at);
+        counts.add(seen.count);
         down.push(proxy.bytes.down - before);
+      }
+      const through = base === proxy.url ? `, ${(median(down) / 1024).toFixed(0)} KiB through the link` : '';
+      const first =
+        `${size} VMs, ${label}: UI first rows ${ms(median(rows))} (runs ${rows.map(ms).join(', ')}${through}; ` +
+        `VMs card with them: ${[...counts].join(' / ')}; load ${loadavg()[0]!.toFixed(1)})`;
+      if (ONLY_FIRST_ROWS) {
+        say(first);
+        continue;
       }
       const page = await browser.newPage();
       await page.goto(`${base}/`);
@@ -282,12 +306,9 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
       const names = Array.from({ length: RUNS }, () => `vm-${String(visible++).padStart(5, '0')}`);
       const live = await changeToScreen(page, change, names, 'Paused');
       await page.close();
-      const through = base === proxy.url ? `, ${(median(down) / 1024).toFixed(0)} KiB through the link` : '';
-      say(
-        `${size} VMs, ${label}: UI first rows ${ms(median(rows))} (runs ${rows.map(ms).join(', ')}${through}); ` +
-          `change → screen ${ms(median(live))} (max ${ms(Math.max(...live))})`,
-      );
+      say(`${first}; change → screen ${ms(median(live))} (max ${ms(Math.max(...live))})`);
     }
+    if (ONLY_FIRST_ROWS) return;
 
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${url}/`);
