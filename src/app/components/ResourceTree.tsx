@@ -8,15 +8,16 @@
 // the tree shows the previous answer, marked busy.
 import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
-import { startTransition, Suspense, useEffect, useMemo, useState } from 'react';
+import { startTransition, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { contextOfSearch, ctPageHref, vmPageHref, withContext } from '../lib/cluster-links';
 import { FilterIndex } from '../lib/filter-index';
 import { ctFilterable, isEmptyFilter, parseFilter, type ParsedFilter } from '../lib/filter-query';
 import { useFleet } from '../lib/live';
-import type { ClusterStatus, CtRow, VmRow } from '../lib/model';
+import type { ClusterStatus, CtRow, NodeRow, VmRow } from '../lib/model';
 import { runSliced } from '../lib/sliced';
-import { groupsOf, type Group, type View } from '../lib/tree-groups';
-import { firstByName } from '../lib/first-by-name';
+import { groupsOfSteps, type Group, type View } from '../lib/tree-groups';
+import { firstByNameSteps } from '../lib/first-by-name';
+import { drain } from '../lib/filter-index';
 import { ctStatus, useCts } from './ct/use-cts';
 import { PoolTree } from './pools/PoolTree';
 import { NodeDot, StatusDot } from './StatusDot';
@@ -32,31 +33,63 @@ interface Section {
   count: number;
 }
 
-/** A group's first GROUP_CAP guests by name, once per group array (a render for a keystroke does not redo it). */
+/**
+ * A group's first GROUP_CAP guests by name, once per group array: a render for a keystroke does not redo it, and
+ * a filtered answer's groups get theirs in its steps.
+ */
 const firstOfGroup = new WeakMap<readonly object[], readonly object[]>();
 function firstShown<T extends { name: string; namespace: string }>(rows: readonly T[]): readonly T[] {
   let first = firstOfGroup.get(rows) as readonly T[] | undefined;
-  if (!first) firstOfGroup.set(rows, (first = firstByName(rows, GROUP_CAP)));
+  if (!first) firstOfGroup.set(rows, (first = drain(firstByNameSteps(rows, GROUP_CAP))));
   return first;
 }
 
-/** The VMs and CTs `filter` lets through, in steps (the answer for these two indexes). */
-function* treeFilterSteps(
-  vmIndex: FilterIndex<VmRow>,
-  ctIndex: FilterIndex<CtRow>,
-  filter: ParsedFilter,
-): Generator<void, TreeAnswer, void> {
-  const vms = yield* vmIndex.steps(filter);
-  const cts = yield* ctIndex.steps(filter);
-  return { filter, vmIndex, ctIndex, vms, cts };
+/** The tree's sections for these rows: one with one cluster, else one per cluster with its own rows. */
+function* sectionsSteps(
+  view: View,
+  vms: readonly VmRow[],
+  cts: readonly CtRow[],
+  nodes: readonly NodeRow[],
+  clusters: readonly ClusterStatus[],
+): Generator<void, Section[], void> {
+  if (clusters.length < 2) return [{ groups: yield* groupsOfSteps(view, vms, cts, nodes, ''), count: vms.length }];
+  const out: Section[] = [];
+  for (const cluster of clusters) {
+    const mine = <T extends { context: string }>(rows: readonly T[]) =>
+      rows.filter((r) => r.context === cluster.context);
+    const own = mine(vms);
+    yield;
+    const groups = yield* groupsOfSteps(view, own, mine(cts), mine(nodes), cluster.context);
+    out.push({ cluster, groups, count: own.length });
+  }
+  return out;
 }
 
+/** What the tree shows for one filter over one state of the fleet. */
 interface TreeAnswer {
   filter: ParsedFilter;
   vmIndex: FilterIndex<VmRow>;
   ctIndex: FilterIndex<CtRow>;
-  vms: readonly VmRow[];
-  cts: readonly CtRow[];
+  version: number;
+  view: View;
+  sections: Section[];
+}
+
+/** The filter's answer in steps: the matching VMs and CTs, their groups, and each group's first GROUP_CAP. */
+function* treeFilterSteps(
+  at: Omit<TreeAnswer, 'sections'>,
+  nodes: readonly NodeRow[],
+  clusters: readonly ClusterStatus[],
+): Generator<void, TreeAnswer, void> {
+  const vms = yield* at.vmIndex.steps(at.filter);
+  const cts = yield* at.ctIndex.steps(at.filter);
+  const sections = yield* sectionsSteps(at.view, vms, cts, nodes, clusters);
+  for (const { groups } of sections)
+    for (const g of groups) {
+      firstOfGroup.set(g.vms, yield* firstByNameSteps(g.vms, GROUP_CAP));
+      firstOfGroup.set(g.cts, yield* firstByNameSteps(g.cts, GROUP_CAP));
+    }
+  return { ...at, sections };
 }
 
 /** The Datacenter's own pages, listed under it in the tree. */
@@ -102,30 +135,47 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
   const vmIndex = useMemo(() => new FilterIndex(allVms), [allVms]);
   const ctIndex = useMemo(() => new FilterIndex(allCts, ctFilterable), [allCts]);
   const empty = isEmptyFilter(filter);
-  // The latest answer of the filter; a new filter or new rows (a live change) are answered in slices meanwhile.
+  // The latest answer of the filter, groups and all; a new filter, a live change or another view is answered in
+  // slices meanwhile, and the tree shows the previous answer.
   const [answer, setAnswer] = useState<TreeAnswer | null>(null);
-  const answered = answer?.filter === filter && answer.vmIndex === vmIndex && answer.ctIndex === ctIndex;
+  const answered =
+    answer?.filter === filter &&
+    answer.vmIndex === vmIndex &&
+    answer.ctIndex === ctIndex &&
+    answer.version === version &&
+    answer.view === view;
+  // A run is not dropped for a live change (a stream of changes would starve it): it ends, its answer shows, and
+  // the next run starts from the newer state. A new filter or view drops it.
+  const run = useRef<{ filter: ParsedFilter; view: View; cancel: () => void } | null>(null);
   useEffect(() => {
     if (empty) {
+      run.current?.cancel();
+      run.current = null;
       setAnswer(null); // the unfiltered tree is what shows now, not an earlier filter's answer
       return;
     }
-    if (answered) return;
-    return runSliced(treeFilterSteps(vmIndex, ctIndex, filter), (a) => startTransition(() => setAnswer(a)));
-  }, [empty, answered, filter, vmIndex, ctIndex]);
+    if (answered || (run.current?.filter === filter && run.current.view === view)) return;
+    run.current?.cancel();
+    const steps = treeFilterSteps({ filter, vmIndex, ctIndex, version, view }, state.nodes.list(), state.clusters);
+    const cancel = runSliced(steps, (a) => {
+      run.current = null;
+      startTransition(() => setAnswer(a));
+    });
+    run.current = { filter, view, cancel };
+  }, [empty, answered, answer, filter, vmIndex, ctIndex, version, view, state]);
+  useEffect(
+    () => () => {
+      run.current?.cancel();
+      run.current = null;
+    },
+    [],
+  );
   const sections = useMemo<Section[]>(() => {
     void version; // the collections mutate in place; the version says when
-    // No filter (or none answered yet): the store's own lists (the index would copy 50,000 rows to say the same).
-    const vms = empty || !answer ? allVms : answer.vms;
-    const cts = empty || !answer ? allCts : answer.cts;
-    const nodes = state.nodes.list();
-    if (state.clusters.length < 2) return [{ groups: groupsOf(view, vms, cts, nodes, ''), count: vms.length }];
-    return state.clusters.map((cluster) => {
-      const mine = <T extends { context: string }>(rows: readonly T[]) =>
-        rows.filter((r) => r.context === cluster.context);
-      const own = mine(vms);
-      return { cluster, groups: groupsOf(view, own, mine(cts), mine(nodes), cluster.context), count: own.length };
-    });
+    // Filtered: the latest answer's sections. No filter (or none answered yet): the store's own lists, grouped here
+    // (the index would copy 50,000 rows to say the same).
+    if (!empty && answer) return answer.sections;
+    return drain(sectionsSteps(view, allVms, allCts, state.nodes.list(), state.clusters));
   }, [state, version, view, empty, answer, allVms, allCts]);
   const groups = sections.flatMap((x) => x.groups);
   const defaultContext = state.clusters[0]?.context ?? '';

@@ -10,14 +10,28 @@ interface Named {
 export const byName = (a: Named, b: Named): number =>
   compareNames(a.name, b.name) || compareNames(a.namespace, b.namespace);
 
+/** Rows compared between two yields of `firstByNameSteps`. */
+const STEP = 2048;
+
 /**
  * The first `n` rows in name order (then namespace; ties keep their input order, as a stable sort would), without
  * sorting them all: one comparison per row against the n-th kept so far rejects most rows of a large group.
  */
 export function firstByName<T extends Named>(rows: readonly T[], n: number): T[] {
+  const steps = firstByNameSteps(rows, n);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** `firstByName` in steps: yields after every STEP rows (a group of 50,000 is ~15 ms of comparisons in all). */
+export function* firstByNameSteps<T extends Named>(rows: readonly T[], n: number): Generator<void, T[], void> {
   if (n <= 0) return [];
   const kept: T[] = [];
-  for (const row of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const row = rows[i]!;
     if (kept.length === n && byName(row, kept[n - 1]!) >= 0) continue;
     let lo = 0;
     let hi = kept.length;

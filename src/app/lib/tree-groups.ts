@@ -15,24 +15,46 @@ export interface Group {
   cts: CtRow[];
 }
 
-export /** Server view: nodes with their guests (unplaced ones apart); Namespace view: namespaces. `context` keys them apart. */
-function groupsOf(
+/** Rows grouped between two yields of `groupsOfSteps`. */
+const STEP = 2048;
+
+/** Server view: nodes with their guests (unplaced ones apart); Namespace view: namespaces. `context` keys them apart. */
+export function groupsOf(
   view: View,
   vms: readonly VmRow[],
   cts: readonly CtRow[],
   nodeRows: readonly NodeRow[],
   context: string,
 ): Group[] {
+  const steps = groupsOfSteps(view, vms, cts, nodeRows, context);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** `groupsOf` in steps: yields after every STEP guests (the filtered tree groups its answer between frames). */
+export function* groupsOfSteps(
+  view: View,
+  vms: readonly VmRow[],
+  cts: readonly CtRow[],
+  nodeRows: readonly NodeRow[],
+  context: string,
+): Generator<void, Group[], void> {
   const prefix = context ? `${context}//` : '';
   const byKey = new Map<string, VmRow[]>();
-  for (const vm of vms) {
+  for (let i = 0; i < vms.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const vm = vms[i]!;
     const key = view === 'server' ? vm.node : vm.namespace;
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));
     list.push(vm);
   }
   const ctsBy = new Map<string, CtRow[]>();
-  for (const ct of cts) {
+  for (let i = 0; i < cts.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const ct = cts[i]!;
     const key = view === 'server' ? ct.node : ct.namespace;
     let list = ctsBy.get(key);
     if (!list) ctsBy.set(key, (list = []));
