@@ -13,6 +13,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openUpload, recordUploadError, type UploadSession } from '@/server/domain/datavolume-upload';
+import { exemptFromRequestTimeout } from '@/server/http/limits';
 import { corral } from '../errors';
 import { boundaryOf, readMultipart } from '../multipart';
 import { ANNOTATION_PVE_VOLUME, findStorage, importVolumes, type PveStorage } from '../storage-map';
@@ -87,10 +88,12 @@ async function upload(ctx: EndpointContext, storage: PveStorage, req: IncomingMe
   req.socket.once('close', () => {
     if (!done) ac.abort();
   });
-  // Bytes arrive at the client's pace: no idle cut while the upload runs (as the library's upload route does).
+  // Bytes arrive at the client's pace: no idle cut or request time-out while the upload runs (as the library's upload
+  // route does).
   const socket = req.socket;
   const idleMs = socket.timeout;
   socket.setTimeout(0);
+  exemptFromRequestTimeout(req);
   let taskId = '';
   let target: { namespace: string; name: string } | undefined;
   try {

@@ -172,6 +172,8 @@ export function createCorralHttpServer(options: CorralHttpOptions): CorralHttpSe
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
+      // The client went away mid-request (or the request time-out cut it): nobody to answer, nothing failed here.
+      if (req.socket.destroyed && (err as { code?: unknown } | undefined)?.code === 'ECONNRESET') return;
       console.error('[corral] request failed:', err);
       // Who asked is not known here: the log keeps the detail, the answer keeps no address.
       sendJsonError(res, 500, redactAddresses(err instanceof Error ? err.message : String(err)));

@@ -22,6 +22,7 @@ import { normalizeSize, quantityToNumber } from '../domain/quantity';
 import { crossSiteRefusal } from '../http-guards';
 import { identityFor } from '../identity-http';
 import { DiskSize, InCluster, K8sName, Namespace } from '../schemas/common';
+import { exemptFromRequestTimeout } from './limits';
 import { parseRawRouteInput } from './raw-route-input';
 import { scavengeWhileRelaying } from './stream-gc';
 
@@ -125,8 +126,10 @@ export async function handleDataVolumeUpload(
     // `?context=` picks the served cluster, as every tRPC route's `context` does (404 naming an unknown one).
     services = registryOf(defaultServices).get(context);
     target = input;
-    // Bytes arrive at the client's pace (a browser on a slow link): no idle cut while the upload runs.
+    // Bytes arrive at the client's pace (a browser on a slow link): no idle cut or request time-out while the upload
+    // runs.
     socket.setTimeout(0);
+    exemptFromRequestTimeout(req);
     session = await openUpload(services.deps, { identity }, input, ac.signal);
     const task = session.task;
     let reported = 0;

@@ -3,7 +3,7 @@
  * header size, header/request/idle time-outs, and concurrent connections per peer. Each number is overridable by
  * an environment variable so an operator behind a slow link or a busy proxy can raise it.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normaliseAddress } from './trust';
 
@@ -120,10 +120,56 @@ export function serverOptions(limits: HttpLimits): { maxHeaderSize: number; conn
   };
 }
 
+const REQUEST_TIMERS = new WeakMap<IncomingMessage, NodeJS.Timeout>();
+
+/**
+ * Corral's "whole request within `requestTimeoutMs`". Node's own `server.requestTimeout` cannot spare one request,
+ * and an upload from a slow link (an ISO, a disk image, a move's upload to Corral's Proxmox API) lawfully takes
+ * longer than a minute, so Node's is off and this timer does its job: a request whose body has not arrived in
+ * time gets Node's own answer — `408` with `Connection: close` if nothing was sent yet — and the socket is
+ * destroyed. Written straight to the socket as Node does, so a handler still reading the body finds a closed
+ * connection rather than an ended response it could write to twice.
+ */
+function armRequestTimeout(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    REQUEST_TIMERS.delete(req);
+    if (req.complete) return;
+    const socket = req.socket;
+    if (socket.writable && socket.bytesWritten === 0) {
+      const body = JSON.stringify({ error: `the request was not complete within ${ms} ms` });
+      socket.write(
+        `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  }, ms);
+  timer.unref();
+  REQUEST_TIMERS.set(req, timer);
+  const clear = () => exemptFromRequestTimeout(req);
+  req.once('end', clear);
+  res.once('close', clear);
+}
+
+/**
+ * Spares `req` the request time-out: for a route that streams a body at the client's pace (uploads), called once
+ * the caller has been checked, so only admitted callers can hold a connection that long.
+ */
+export function exemptFromRequestTimeout(req: IncomingMessage): void {
+  const timer = REQUEST_TIMERS.get(req);
+  if (timer === undefined) return;
+  clearTimeout(timer);
+  REQUEST_TIMERS.delete(req);
+}
+
 /** Applies the time-outs and the per-peer connection cap to a node:http(s) server. */
 export function applyServerLimits(server: Server, limits: HttpLimits): void {
   server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
+  // Node's request time-out spares no route; armRequestTimeout applies the same limit with exemptions.
+  server.requestTimeout = 0;
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+    armRequestTimeout(req, res, limits.requestTimeoutMs),
+  );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.setTimeout(limits.idleTimeoutMs, (socket: Socket) => socket.destroy());
   const perPeer = new Map<string, number>();
