@@ -72,6 +72,9 @@ function relay(session: UploadSession, body: Readable, signal: AbortSignal): Pro
       );
       answer.on('error', reject);
     });
+    // Once the whole body is sent the pipeline has settled: an abort while waiting for the answer (the client cut
+    // off) only reaches the request's own error.
+    up.on('error', reject);
     pipeline(body, up).catch(reject);
   });
 }
@@ -96,6 +99,8 @@ async function upload(ctx: EndpointContext, storage: PveStorage, req: IncomingMe
   exemptFromRequestTimeout(req);
   let taskId = '';
   let target: { namespace: string; name: string } | undefined;
+  let fresh = false;
+  let stored = false;
   try {
     await readMultipart(req, boundary, async (fields, part) => {
       const content = (fields.get('content') ?? ctx.args.string('content') ?? '') as UploadContent;
@@ -116,6 +121,9 @@ async function upload(ctx: EndpointContext, storage: PveStorage, req: IncomingMe
       if (content === 'import' && importVolumes(services, storage.storage).some((v) => v.volid === volid))
         throw new ProxmoxError(400, `volume '${volid}' already exists`);
       target = { namespace, name };
+      // PVE keeps nothing of an upload that fails (it writes a temporary file): a DataVolume this request made goes
+      // again when the bytes do not all arrive (a client cut off, a cancelled move), so the volume is not listed.
+      fresh = !services.deps.cluster.cache.get('DataVolume', namespace, name);
       // The DataVolume holds at most the whole body (the file is a little smaller), rounded up to a MiB.
       const session = await corral(
         openUpload(
@@ -144,8 +152,11 @@ async function upload(ctx: EndpointContext, storage: PveStorage, req: IncomingMe
         throw err;
       }
       session.task.done(`uploaded ${sent} bytes as ${volid}`);
+      stored = true;
     });
   } finally {
+    if (target && fresh && !stored)
+      await services.deps.cluster.remove('DataVolume', target.namespace, target.name).catch(() => undefined);
     done = true;
     if (idleMs !== undefined && !socket.destroyed) socket.setTimeout(idleMs);
   }

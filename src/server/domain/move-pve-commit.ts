@@ -8,7 +8,9 @@
  *
  * A failure at any step deletes on the host exactly what this move made there (the VM, the uploaded images), closes
  * the export and starts the source again if it had been running; the log says what was undone, and the same move
- * can be run again. Reading the export's bytes is the transport's (`ImageSource`, src/server/http); talking to PVE
+ * can be run again. Until the VM is created and started on the host the task can be cancelled (POST
+ * /api/tasks/{id}/cancel): a wait or an upload under way is stopped (the upload request is aborted), a PVE task
+ * being waited for ends first, and the same rollback runs. Reading the export's bytes is the transport's (`ImageSource`, src/server/http); talking to PVE
  * is the PveHost's (src/server/pve-client).
  */
 import type { Readable } from 'node:stream';
@@ -19,7 +21,7 @@ import { rawLink, restoreSource, until, type DiskEndpoint } from './move-commit'
 import { planPveMove, type PvePlanned } from './move-pve';
 import { PveFailure } from './move-pve-port';
 import { formatRef } from './pools-path';
-import type { TaskHandle } from './tasks';
+import { TaskCancelled, type TaskHandle } from './tasks';
 import { deleteVm } from './vm-delete';
 import { openVmExport, type ExportSession } from './vm-export';
 import { runStrategy, vmiActive } from './vm-facts';
@@ -74,6 +76,10 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
   let restoreStrategy: string | undefined;
   let session: ExportSession | undefined;
   let vmid = planned.vmid;
+  // A cancel aborts the step running now (a wait, an upload); the rollback below then undoes the move.
+  const abort = new AbortController();
+  const { signal } = abort;
+  const stopCancel = task.onCancel((by) => abort.abort(new TaskCancelled(by)));
   try {
     // 1. Stop the source, remembering how it ran.
     if (vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name))) {
@@ -82,18 +88,24 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
         spec: { runStrategy: 'Halted', running: null },
       });
       task.log(`stopping ${source.namespace}/${source.name} (it ran with runStrategy ${restoreStrategy})`);
-      await until(from, 'the source to stop', () =>
-        vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
+      await until(
+        from,
+        'the source to stop',
+        () =>
+          vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
+        signal,
       );
       task.log('source stopped');
     }
     task.progress(10);
+    signal.throwIfAborted();
     vmid ??= await host.nextId();
     task.log(`the VM becomes vmid ${vmid} on ${host.name}`);
 
     // 2. Export the disks; 3. upload each to the import storage.
     session = await openVmExport(from, caller, source.namespace, source.name);
     task.log(`export ${session.object} ready in ${source.context} (task ${session.task.id})`);
+    signal.throwIfAborted();
     task.progress(15);
     const exp = await from.cluster.fetch('VirtualMachineExport', source.namespace, session.object);
     for (const [i, disk] of disks.entries()) {
@@ -111,8 +123,13 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
       task.log(`disk ${disk.volume}: uploading ${image.bytes} bytes to ${host.name} as ${volid}`);
       // Counted as made before the upload ends: a cut-off upload may still have left a file behind.
       made.uploads.push(volid);
-      const upid = await host.upload(node, planned.importStorage, 'import', file, image.body, image.bytes);
+      // A cancel stops the upload request at once, unfinished (PVE keeps no partial file; the rollback checks).
+      const upid = await host
+        .upload(node, planned.importStorage, 'import', file, image.body, image.bytes, signal)
+        .finally(() => image.body.destroy());
+      signal.throwIfAborted();
       if (upid) await host.waitTask(node, upid, waitMs);
+      signal.throwIfAborted();
       task.log(`disk ${disk.volume}: ${image.bytes} bytes stored as ${volid}`);
     }
     await session.close();
@@ -120,6 +137,7 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
     task.progress(72);
 
     // 4. Create the VM importing the uploaded images.
+    signal.throwIfAborted();
     const params: Record<string, string | number> = { vmid, ...planned.params };
     for (const d of disks)
       params[d.key] = `${planned.diskStorage}:0,import-from=${planned.importStorage}:import/vm-${vmid}-${d.file}`;
@@ -131,13 +149,18 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
     task.progress(88);
 
     // 5. Start it when the source ran.
+    signal.throwIfAborted();
     if (restoreStrategy !== undefined) {
       await host.waitTask(node, await host.startVm(node, vmid), waitMs);
       task.log(`started VM ${vmid} on ${host.name}`);
     }
     task.progress(94);
+    // The last point a cancel undoes the move: from here on it has happened.
+    signal.throwIfAborted();
+    stopCancel();
   } catch (err) {
-    await rollBack(planned, task, made, restoreStrategy, session, err);
+    stopCancel();
+    await rollBack(planned, task, made, restoreStrategy, session, signal.aborted ? signal.reason : err);
     return;
   }
 
@@ -176,7 +199,8 @@ async function rollBack(
   const { source } = planned.preflight.plan;
   const { host, node } = planned;
   const waitMs = planned.source.config.waitTimeoutMs;
-  task.log(`failed: ${describeError(err)}; rolling back`);
+  const cancelled = err instanceof TaskCancelled;
+  task.log(`${cancelled ? '' : 'failed: '}${describeError(err)}; rolling back`);
   await session?.close(err);
   if (made.vmid !== undefined) {
     const vmid = made.vmid;
@@ -209,6 +233,6 @@ async function rollBack(
   }
   if (made.vmid === undefined && made.uploads.length === 0) task.log(`nothing had been made on ${host.name}`);
   await restoreSource(planned.source, task, source, restoreStrategy);
-  task.log('nothing moved; fix the cause and move again');
+  task.log(cancelled ? 'nothing moved' : 'nothing moved; fix the cause and move again');
   task.fail(err);
 }

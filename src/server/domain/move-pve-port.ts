@@ -49,7 +49,10 @@ export interface PveHost {
   guests(): Promise<PveGuestRow[]>;
   /** The next free vmid (`/cluster/nextid`). */
   nextId(): Promise<number>;
-  /** `POST /nodes/{node}/storage/{storage}/upload` (multipart) of `bytes` bytes; answers the task's UPID. */
+  /**
+   * `POST /nodes/{node}/storage/{storage}/upload` (multipart) of `bytes` bytes; answers the task's UPID. `signal`
+   * stops the request at once (a cancelled move), rejecting with its reason.
+   */
   upload(
     node: string,
     storage: string,
@@ -57,6 +60,7 @@ export interface PveHost {
     filename: string,
     body: Readable,
     bytes: number,
+    signal?: AbortSignal,
   ): Promise<string>;
   /** `POST /nodes/{node}/qemu`; answers the create task's UPID. */
   createVm(node: string, params: Record<string, string | number>): Promise<string>;

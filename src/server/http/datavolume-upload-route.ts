@@ -89,6 +89,9 @@ function relay(session: UploadSession, body: Transform, bytes: number, signal: A
       answer.on('end', () => resolve({ status: answer.statusCode ?? 0, text: text.trim() }));
       answer.on('error', reject);
     });
+    // Once the whole body is sent the pipeline has settled: an abort while waiting for the answer (the client cut
+    // off) only reaches the request's own error.
+    up.on('error', reject);
     pipeline(body, up).catch(reject);
   });
 }

@@ -76,7 +76,12 @@ export class PveClient implements PveHost {
   private send(
     method: string,
     path: string,
-    options: { headers?: Record<string, string>; body?: Buffer | Readable; timeoutMs?: number } = {},
+    options: {
+      headers?: Record<string, string>;
+      body?: Buffer | Readable;
+      timeoutMs?: number;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<Answer> {
     const url = new URL(path.replace(/^\//, ''), this.base);
     const client = url.protocol === 'https:' ? https : http;
@@ -84,6 +89,7 @@ export class PveClient implements PveHost {
       const req = client.request(url, {
         method,
         agent: this.agent,
+        ...(options.signal ? { signal: options.signal } : {}),
         headers: {
           authorization: `PVEAPIToken=${this.config.token}`,
           accept: 'application/json',
@@ -103,7 +109,11 @@ export class PveClient implements PveHost {
         res.on('error', reject);
       });
       req.on('error', (err) =>
-        reject(new PveFailure('unreachable', 0, `${this.name} (${this.url}) does not answer: ${err.message}`)),
+        reject(
+          options.signal?.aborted
+            ? options.signal.reason
+            : new PveFailure('unreachable', 0, `${this.name} (${this.url}) does not answer: ${err.message}`),
+        ),
       );
       if (options.body instanceof Readable) pipeline(options.body, req).catch((err: Error) => req.destroy(err));
       else req.end(options.body);
@@ -179,6 +189,7 @@ export class PveClient implements PveHost {
     filename: string,
     body: Readable,
     bytes: number,
+    signal?: AbortSignal,
   ): Promise<string> {
     const boundary = `----corral-${randomBytes(12).toString('hex')}`;
     const quoted = filename.replace(/["\\\r\n]/g, '_');
@@ -206,6 +217,7 @@ export class PveClient implements PveHost {
       },
       body: Readable.from(parts()),
       timeoutMs: 0,
+      ...(signal ? { signal } : {}),
     });
     if (answer.status < 200 || answer.status >= 300) throw failureOf('POST', path, answer);
     return String((JSON.parse(answer.text) as { data: unknown }).data ?? '');

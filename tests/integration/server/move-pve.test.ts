@@ -242,4 +242,39 @@ describe('move to a Proxmox VE host', () => {
     expect(lab.store.get(VMS, NS, 'db2')).toBeDefined();
     await eventually(() => !home.store.get(VMS, NS, 'db'), 20_000, 'source deleted');
   }, 60_000);
+  it('a cancel mid-upload cuts the upload, removes what the move made on the PVE side and restarts the source', async () => {
+    const UPLOAD = '/v1beta1/upload';
+    expect((await post(`/api/vms/${NS}/web/start`, {})).status).toBeLessThan(300);
+    await eventually(() => phaseOf(home.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'web running');
+    // The PVE side's CDI takes the upload and never answers: the move's upload is under way until stopped.
+    let uploading = false;
+    const decide = lab.faults.decide.bind(lab.faults);
+    lab.faults.decide = (path, request) => {
+      if (path.startsWith(UPLOAD)) uploading = true;
+      return decide(path, request);
+    };
+    lab.faults.set({ unresponsive: 'hang', pathPrefix: UPLOAD });
+    let task;
+    try {
+      const r = await post('/api/move', { ref: ref('web'), toBackend: 'pve', toContext: 'pve', name: 'web-c' });
+      expect(r.status).toBe(202);
+      const id = (r.body as { task: string }).task;
+      await eventually(() => uploading, 20_000, 'the upload under way');
+      expect(((await get(`/api/tasks/${id}`)).body as { cancellable?: boolean }).cancellable).toBe(true);
+      const cancel = await post(`/api/tasks/${id}/cancel`, {});
+      expect(cancel.status).toBe(202);
+      task = await taskEnd({ get }, id, 20_000);
+    } finally {
+      lab.faults.clear();
+      lab.faults.decide = decide;
+    }
+    expect([task.status, task.error]).toEqual(['error', 'cancelled by local']);
+    expect(task.log).toMatch(/cancelled by local; rolling back/);
+    expect(task.log).toMatch(/(deleted|is not on pve).*local:import\/vm-\d+-web-c-rootdisk\.raw|local:import\/vm-\d+-web-c-rootdisk\.raw (is not on pve|on pve)/);
+    expect(task.log).toMatch(/started the source tailvm\/web again/);
+    expect(task.log).toMatch(/nothing moved\n/);
+    await eventually(() => importImages().length === 0, 20_000, 'no uploaded image left on the PVE side');
+    expect(lab.store.get(VMS, NS, 'web-c')).toBeUndefined();
+    await eventually(() => phaseOf(home.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'source running again');
+  }, 60_000);
 });
