@@ -270,7 +270,9 @@ describe('move to a Proxmox VE host', () => {
     }
     expect([task.status, task.error]).toEqual(['error', 'cancelled by local']);
     expect(task.log).toMatch(/cancelled by local; rolling back/);
-    expect(task.log).toMatch(/(deleted|is not on pve).*local:import\/vm-\d+-web-c-rootdisk\.raw|local:import\/vm-\d+-web-c-rootdisk\.raw (is not on pve|on pve)/);
+    expect(task.log).toMatch(
+      /(deleted|is not on pve).*local:import\/vm-\d+-web-c-rootdisk\.raw|local:import\/vm-\d+-web-c-rootdisk\.raw (is not on pve|on pve)/,
+    );
     expect(task.log).toMatch(/started the source tailvm\/web again/);
     expect(task.log).toMatch(/nothing moved\n/);
     await eventually(() => importImages().length === 0, 20_000, 'no uploaded image left on the PVE side');
