@@ -313,6 +313,13 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${url}/`);
     await page.locator('[data-vm]').first().waitFor({ timeout: 120_000 });
+    // The rows come in the HTML before the scripts: type only once React has hydrated the box (its fiber is on it).
+    await page.waitForFunction(
+      `(() => { const box = document.querySelector('[data-testid="vm-filter"]');
+        return box !== null && Object.keys(box).some((k) => k.startsWith('__reactFiber')); })()`,
+      null,
+      { timeout: 120_000 },
+    );
     await filterLatency(page, keystrokes(['vm-0'])); // warm-up: the filter index's first build
     const { paint, table } = await filterLatency(page, keystrokes(QUERIES));
     say(

@@ -70,3 +70,30 @@ test('the page hydrates the server-rendered rows without an error and asks for n
   expect(asked).toContain('/api/vms');
   expect(problems).toEqual([]);
 });
+
+test('what is typed into the filter boxes before the page has hydrated is kept and filters', async ({ page }) => {
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(e.message));
+  const { first } = await fleet(page);
+  // The app's scripts arrive late, as on a slow link: the server-rendered rows and boxes are up before hydration.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => (release = r));
+  // Scripts only: the stylesheets (also under chunks/) block the first paint, as they should.
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?|$)/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/', { waitUntil: 'commit' });
+  await expect(page.locator('.vm-body-row[aria-rowindex="2"] .vm-name a')).toHaveText(first!);
+  const box = page.getByTestId('vm-filter');
+  await box.pressSequentially(first!);
+  await page.getByLabel('Filter the resource tree').pressSequentially(first!);
+  release();
+  await waitLive(page);
+  await expect(box).toHaveValue(first!);
+  await expect(page.getByLabel('Filter the resource tree')).toHaveValue(first!);
+  await expect(page.locator('[data-filtered]')).toHaveAttribute('data-filtered', first!);
+  await expect(page).toHaveURL(new RegExp(`[?&]q=${first!}`));
+  expect(problems).toEqual([]);
+});

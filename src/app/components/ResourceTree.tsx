@@ -16,6 +16,7 @@ import { useFleet } from '../lib/live';
 import type { ClusterStatus, CtRow, NodeRow, VmRow } from '../lib/model';
 import { runSliced } from '../lib/sliced';
 import { groupsOfSteps, type Group, type View } from '../lib/tree-groups';
+import { useTypedBeforeHydration } from '../lib/typed-early';
 import { firstByNameSteps } from '../lib/first-by-name';
 import { drain } from '../lib/filter-index';
 import { ctStatus, useCts } from './ct/use-cts';
@@ -127,6 +128,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
   const { state, version } = useFleet();
   const [view, setView] = useState<View>('server');
   const [query, setQuery] = useState('');
+  const filterBox = useTypedBeforeHydration(query, setQuery);
   const [toggled, setToggled] = useState<Record<string, boolean>>({});
   const filter = useMemo(() => parseFilter(query), [query]);
   const allCts = useCts();
@@ -320,6 +322,7 @@ function Tree({ onNavigate, pageContext }: { onNavigate: () => void; pageContext
           type="search"
           placeholder="Filter: name, type:ct, tag:prod, status:running"
           aria-label="Filter the resource tree"
+          ref={filterBox}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />

@@ -20,6 +20,7 @@ import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
 import { runSliced } from '../../lib/sliced';
+import { useTypedBeforeHydration } from '../../lib/typed-early';
 import { parseQuantity } from '../../lib/quantity';
 import type { SortSpec } from '../../lib/sort';
 import { useTRPCClient } from '../../lib/trpc';
@@ -43,6 +44,7 @@ export function DatacenterView() {
   const session = useSession();
   const client = useTRPCClient();
   const [query, setQuery] = useUrlQuery();
+  const filterBox = useTypedBeforeHydration(query, setQuery);
   const [sort, setSort] = useState<SortSpec<VmSortKey>>({ key: 'name', dir: 'asc' });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [results, setResults] = useState<{ action: BulkAction; rows: BulkResult[] } | null>(null);
@@ -236,6 +238,7 @@ export function DatacenterView() {
               className="filter-input"
               aria-label="Filter VMs"
               placeholder="Filter: text, type:ct, tag:prod, status:running, node:n1, ns:tailvm (-tag:x excludes)"
+              ref={filterBox}
               value={query}
               onChange={(e) => setQuery(e.target.value)}
               data-testid="vm-filter"
