@@ -10,8 +10,8 @@
  * the export and starts the source again if it had been running; the log says what was undone, and the same move
  * can be run again. Until the VM is created and started on the host the task can be cancelled (POST
  * /api/tasks/{id}/cancel): a wait or an upload under way is stopped (the upload request is aborted), a PVE task
- * being waited for ends first, and the same rollback runs. Reading the export's bytes is the transport's (`ImageSource`, src/server/http); talking to PVE
- * is the PveHost's (src/server/pve-client).
+ * being waited for ends first, and the same rollback runs. Reading the export's bytes is the transport's
+ * (`ImageSource`, src/server/http); talking to PVE is the PveHost's (src/server/pve-client).
  */
 import type { Readable } from 'node:stream';
 import { CorralError, describeError } from '../errors';
