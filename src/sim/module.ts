@@ -67,6 +67,8 @@ export interface SimContext {
     metricsServer: boolean;
     /** Watch-list (`sendInitialEvents`) served, as with the WatchList gate on (undefined: on). */
     watchList?: boolean;
+    /** CDI importers' bandwidth in MiB/s for every HTTP/registry import (undefined: each source's own rate). */
+    importMiBps?: number;
   };
   /** The base URL clients reach the apiserver at (e.g. for export links), known once listening. */
   baseUrl(): string;

@@ -4,7 +4,7 @@
 // as install media; Cancel an upload in flight (nothing half-imported turns Succeeded) and upload it again under
 // the same name. Screenshots of the page and of the wizard's library at desktop and phone width in both themes.
 import { expect, test, type Page } from '@playwright/test';
-import { READONLY_URL, SCREENSHOT_DIR } from './env';
+import { READONLY_URL, SCREENSHOT_DIR, SIM_URL } from './env';
 import { apiDelete, NS, origin, uniqueName, waitLive } from './helpers';
 
 const DIR = SCREENSHOT_DIR;
@@ -70,6 +70,13 @@ test('import a disk image: the progress bar moves to Succeeded; a VM created fro
 }) => {
   const name = uniqueName('img');
   const vm = uniqueName('fromimg');
+  // The embedded cluster imports this 1 GiB image in about a simulated 10 s — one wall second at the tests' speed,
+  // as long as the page's 1 s refresh while importing, so the bar could be missed. At 12 MiB/s it takes ~8 s.
+  // (A real CDI importer is slower than that on its own.)
+  if (SIM_URL) {
+    const slow = await request.patch(`${SIM_URL}/_sim/settings`, { data: { importMiBps: 12 } });
+    expect(slow.ok(), await slow.text()).toBe(true);
+  }
   try {
     await page.goto('/images');
     await waitLive(page);
@@ -108,6 +115,7 @@ test('import a disk image: the progress bar moves to Succeeded; a VM created fro
     const clone = await request.get(`/api/vms/${NS}/${vm}`);
     expect(JSON.stringify(await clone.json())).toContain(`"dataVolume":{"name":"${vm}-disk"}`);
   } finally {
+    if (SIM_URL) await request.patch(`${SIM_URL}/_sim/settings`, { data: { importMiBps: null } });
     await apiDelete(request, baseURL, vm);
     await request.delete(`/api/datavolumes/${NS}/${name}`, { headers: origin(baseURL) });
   }

@@ -7,8 +7,9 @@
  *   POST   /_sim/faults/drop-watches   end every open watch stream now → {"dropped": n}
  *   POST   /_sim/faults/expire-watches compact the watch history and end the open watch streams: clients
  *                                       resuming from an older resourceVersion get ERROR 410 Expired → {"dropped": n}
- *   GET    /_sim/settings          {"metricsServer": bool}
- *   PATCH  /_sim/settings          {"metricsServer": false} flips metrics.k8s.io at runtime
+ *   GET    /_sim/settings          {"metricsServer": bool, "importMiBps"?: number}
+ *   PATCH  /_sim/settings          {"metricsServer": false} flips metrics.k8s.io at runtime;
+ *                                  {"importMiBps": 10} sets every CDI import's bandwidth (null: each source's own)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultConfig, FaultInjector } from '../faults/fault-injector.js';
@@ -65,9 +66,14 @@ export async function handleControl(
     if (method === 'PATCH' || method === 'POST') {
       const body = await jsonObject(req);
       for (const [k, v] of Object.entries(body)) {
-        if (k !== 'metricsServer') throw new ApiError(400, 'BadRequest', `unknown setting "${k}"`);
-        if (typeof v !== 'boolean') throw new ApiError(400, 'BadRequest', 'metricsServer must be a boolean');
-        c.ctx.settings.metricsServer = v;
+        if (k === 'metricsServer') {
+          if (typeof v !== 'boolean') throw new ApiError(400, 'BadRequest', 'metricsServer must be a boolean');
+          c.ctx.settings.metricsServer = v;
+        } else if (k === 'importMiBps') {
+          if (v === null) delete c.ctx.settings.importMiBps;
+          else if (typeof v === 'number' && Number.isFinite(v) && v > 0) c.ctx.settings.importMiBps = v;
+          else throw new ApiError(400, 'BadRequest', 'importMiBps must be a positive number or null');
+        } else throw new ApiError(400, 'BadRequest', `unknown setting "${k}"`);
       }
       return sendJson(res, 200, { ...c.ctx.settings });
     }

@@ -68,10 +68,10 @@ function probe(source: Source): SourceProbe {
 }
 
 /** Seconds an import takes at 40–150 MiB/s of the virtual size (blank: 1–2 s). */
-function importSeconds(source: Source, probed: SourceProbe): number {
+function importSeconds(source: Source, probed: SourceProbe, fixedMiBps: number | undefined): number {
   if (!probed.ok || source.kind === 'blank') return 1 + stableFraction('blank');
   const key = source.kind === 'http' || source.kind === 'registry' ? source.url : '';
-  const rate = (40 + stableFraction(`${key}#rate`) * 110) * MiB;
+  const rate = (fixedMiBps ?? 40 + stableFraction(`${key}#rate`) * 110) * MiB;
   return probed.virtualBytes / rate;
 }
 
@@ -504,7 +504,7 @@ function tick(rt: Runtime, ns: string, name: string, source: Source, probed: Sou
   const dv = rt.get(S.dataVolumes, ns, name);
   if (!dv || dv.metadata.deletionTimestamp || status(dv).phase !== 'ImportInProgress') return;
   const step = rt.between(1000, 2000);
-  const total = importSeconds(source, probed) * 1000;
+  const total = importSeconds(source, probed, rt.ctx.settings.importMiBps) * 1000;
   const next = Math.min(1, parseProgress(status(dv).progress) + step / total);
   if (next >= 1) {
     completeImport(rt, dv, probed);

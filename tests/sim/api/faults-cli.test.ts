@@ -56,6 +56,17 @@ describe('fault injection', () => {
     expect((await raw(h, 'POST', '/_sim/faults', '[1]')).status).toBe(400);
   });
 
+  it('sets and clears the bandwidth of the importers through /_sim/settings; refuses a bad value naming it', async () => {
+    expect((await raw(h, 'PATCH', '/_sim/settings', { importMiBps: 4 })).json).toMatchObject({ importMiBps: 4 });
+    for (const bad of [0, -1, 'fast', true]) {
+      const refused = await raw(h, 'PATCH', '/_sim/settings', { importMiBps: bad });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.json)).toContain('importMiBps');
+    }
+    expect((await raw(h, 'GET', '/_sim/settings')).json).toMatchObject({ importMiBps: 4 });
+    expect((await raw(h, 'PATCH', '/_sim/settings', { importMiBps: null })).json).not.toHaveProperty('importMiBps');
+  });
+
   it('hang: requests are accepted and never answered until resumed', async () => {
     await raw(h, 'PATCH', '/_sim/faults', { unresponsive: 'hang' });
     const controller = new AbortController();

@@ -84,6 +84,34 @@ describe('DataVolume import', () => {
     );
   });
 
+  it('imports at the bandwidth the settings fix (importMiBps), not at the rate of the source', async () => {
+    // The same image twice: at its own rate (40–150 MiB/s) a 0.5–1 GiB image takes at most 26 simulated seconds,
+    // about 15 steps of 1–2 s; at 2 MiB/s it takes over 256 s, more than 128 steps. Count the steps of each.
+    const steps = async (name: string): Promise<number> => {
+      const seen = new Set<string>();
+      const stop = h!.store.subscribe((ev) => {
+        const o = ev.object;
+        if (ev.key === S.dataVolumes && o.metadata.name === name && phaseOf(o) === 'ImportInProgress')
+          seen.add(String(st(o).progress));
+      });
+      try {
+        h!.store.create(S.dataVolumes, dv(name, { http: { url: GOOD_URL } }));
+        await waitFor(
+          `${name} Succeeded`,
+          () => phaseOf(h!.store.get(S.dataVolumes, NS, name)) === 'Succeeded',
+          30_000,
+        );
+      } finally {
+        stop();
+      }
+      return seen.size;
+    };
+    h = await startHarness({ speed: 1000, seed });
+    expect(await steps('own-rate')).toBeLessThanOrEqual(16);
+    h.ctx.settings.importMiBps = 2;
+    expect(await steps('fixed-rate')).toBeGreaterThan(100);
+  });
+
   it.each([
     ['an unresolvable host', UNRESOLVABLE_URL, 'no such host'],
     ['a 404 path', NOT_FOUND_URL, '404 Not Found'],
