@@ -19,10 +19,10 @@ import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
 import type { Kind, KObject } from './cluster-port';
 import type { Caller, DomainDeps } from './deps';
-import { sleep } from './deps';
 import { LABEL_MANAGED_BY, LABEL_VM } from './labels';
 import { uploadProxyBase } from './datavolume-upload';
 import { startMoveTask } from './move-journal';
+import { restoreSource, stopSource, until } from './move-source';
 import { settleSource } from './move-outcome';
 import { movedVm } from './move-spec';
 import { planMove, type MovePlanned } from './move-preflight';
@@ -30,7 +30,7 @@ import { formatRef } from './pools-path';
 import { TaskCancelled, type TaskHandle } from './tasks';
 import { deleteVm } from './vm-delete';
 import { openVmExport, type ExportSession } from './vm-export';
-import { asArray, asDict, asString, runStrategy, vmiActive } from './vm-facts';
+import { asArray, asDict, asString } from './vm-facts';
 
 /** One end of a disk copy: the export server's raw image, or CDI's upload proxy, with the token each wants. */
 export interface DiskEndpoint {
@@ -114,21 +114,7 @@ async function runMove(planned: MovePlanned, caller: Caller, task: TaskHandle, t
   const stopCancel = task.onCancel((by) => abort.abort(new TaskCancelled(by)));
   try {
     // 1. Stop the source, remembering how it ran.
-    if (vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name))) {
-      restoreStrategy = runStrategy(vm);
-      await from.cluster.patch('VirtualMachine', source.namespace, source.name, {
-        spec: { runStrategy: 'Halted', running: null },
-      });
-      task.log(`stopping ${source.namespace}/${source.name} (it ran with runStrategy ${restoreStrategy})`);
-      await until(
-        from,
-        'the source to stop',
-        () =>
-          vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
-        signal,
-      );
-      task.log('source stopped');
-    }
+    restoreStrategy = await stopSource(from, task, source, vm, signal);
     task.progress(10);
 
     // 2. Export its disks; 3. upload each into a DataVolume at the destination.
@@ -275,28 +261,6 @@ async function rollBack(
   task.fail(err);
 }
 
-/**
- * A rollback's last step for a VM: started again with the runStrategy it ran with (`undefined`: it was not running,
- * so it was not touched), logged either way.
- */
-export async function restoreSource(
-  deps: DomainDeps,
-  task: TaskHandle,
-  source: { namespace: string; name: string },
-  restoreStrategy: string | undefined,
-): Promise<void> {
-  const what = `${source.namespace}/${source.name}`;
-  if (restoreStrategy === undefined) return task.log(`the source ${what} was not touched`);
-  task.log(
-    await deps.cluster
-      .patch('VirtualMachine', source.namespace, source.name, { spec: { runStrategy: restoreStrategy, running: null } })
-      .then(
-        () => `started the source ${what} again (runStrategy ${restoreStrategy})`,
-        (e: unknown) => `could not start the source again: ${describeError(e)}; start it by hand`,
-      ),
-  );
-}
-
 /** Deletes at the destination what a move created there, newest first, logging each deletion. */
 export async function undoCreated(target: DomainDeps, created: Created[], task: TaskHandle): Promise<void> {
   const context = target.cluster.info.context;
@@ -403,27 +367,4 @@ function uploadDataVolume(
       },
     },
   };
-}
-
-/**
- * Polls `probe` on `deps`'s cache until it returns true (it may throw to stop); bounded by the wait timeout, and
- * stopped by `signal` (rejecting with its reason).
- */
-export async function until(
-  deps: DomainDeps,
-  what: string,
-  probe: () => true | undefined,
-  signal?: AbortSignal,
-): Promise<void> {
-  const deadline = Date.now() + deps.config.waitTimeoutMs;
-  for (;;) {
-    signal?.throwIfAborted();
-    if (probe()) return;
-    if (Date.now() > deadline)
-      throw new CorralError(
-        'TIMEOUT',
-        `gave up waiting for ${what} after ${Math.round(deps.config.waitTimeoutMs / 1000)}s`,
-      );
-    await sleep(Math.min(deps.config.pollMs, 250));
-  }
 }

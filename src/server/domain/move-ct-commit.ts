@@ -24,7 +24,8 @@ import { ANNOTATION_CT_DESCRIPTION, ANNOTATION_CT_SPEC, ctLabels, podManifest, t
 import type { Caller, DomainDeps } from './deps';
 import { uploadProxyBase } from './datavolume-upload';
 import { LABEL_MANAGED_BY, LABEL_TAG_PREFIX } from './labels';
-import { LABEL_MOVE_TASK, undoCreated, until, uploadDisk, type Created, type DiskTransfer } from './move-commit';
+import { LABEL_MOVE_TASK, undoCreated, uploadDisk, type Created, type DiskTransfer } from './move-commit';
+import { until } from './move-source';
 import { CT_MOVE_ACTION, planCtMove, type CtMovePlanned } from './move-ct-preflight';
 import { startMoveTask } from './move-journal';
 import { settleSource } from './move-outcome';

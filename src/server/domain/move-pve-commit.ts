@@ -17,14 +17,14 @@ import type { Readable } from 'node:stream';
 import { CorralError, describeError } from '../errors';
 import type { MoveAccepted, MoveInput } from '../schemas/move';
 import type { Caller, DomainDeps } from './deps';
-import { rawLink, restoreSource, until, type DiskEndpoint } from './move-commit';
+import { rawLink, type DiskEndpoint } from './move-commit';
+import { restoreSource, stopSource } from './move-source';
 import { planPveMove, type PvePlanned } from './move-pve';
 import { PveFailure } from './move-pve-port';
 import { formatRef } from './pools-path';
 import { TaskCancelled, type TaskHandle } from './tasks';
 import { deleteVm } from './vm-delete';
 import { openVmExport, type ExportSession } from './vm-export';
-import { runStrategy, vmiActive } from './vm-facts';
 
 /** Opens the raw image an export server hands out (src/server/http/move-pve-transfer.ts). */
 export interface ImageSource {
@@ -82,21 +82,7 @@ async function runPveMove(planned: PvePlanned, caller: Caller, task: TaskHandle,
   const stopCancel = task.onCancel((by) => abort.abort(new TaskCancelled(by)));
   try {
     // 1. Stop the source, remembering how it ran.
-    if (vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name))) {
-      restoreStrategy = runStrategy(vm);
-      await from.cluster.patch('VirtualMachine', source.namespace, source.name, {
-        spec: { runStrategy: 'Halted', running: null },
-      });
-      task.log(`stopping ${source.namespace}/${source.name} (it ran with runStrategy ${restoreStrategy})`);
-      await until(
-        from,
-        'the source to stop',
-        () =>
-          vmiActive(from.cluster.cache.get('VirtualMachineInstance', source.namespace, source.name)) ? undefined : true,
-        signal,
-      );
-      task.log('source stopped');
-    }
+    restoreStrategy = await stopSource(from, task, source, vm, signal);
     task.progress(10);
     signal.throwIfAborted();
     vmid ??= await host.nextId();
