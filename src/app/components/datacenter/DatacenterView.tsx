@@ -19,6 +19,7 @@ import { GuestView } from '../../lib/guest-view';
 import { useFleet } from '../../lib/live';
 import type { VmRow } from '../../lib/model';
 import { useSession } from '../../lib/session';
+import { shownCount } from '../../lib/shown-count';
 import { runSliced } from '../../lib/sliced';
 import { useTypedBeforeHydration } from '../../lib/typed-early';
 import { parseQuantity } from '../../lib/quantity';
@@ -231,7 +232,7 @@ export function DatacenterView() {
           <div className="panel-head">
             <h2 id="vms-title">Virtual machines and containers</h2>
             <span className="page-sub" data-testid="shown-count">
-              {rows.length === view.size ? `${guestCount}` : `${rows.length} of ${view.size}`}
+              {shownCount(rows.length, view.size, shownQuery.trim() !== '', whole ? guestCount : undefined)}
             </span>
             <input
               type="search"
