@@ -8,7 +8,8 @@
 // slices between frames (lib/sliced.ts) while the table shows the previous answer, marked busy. `data-filtered`
 // names the query whose answer the table shows (docs/scale.md, "Filtering").
 import Link from 'next/link';
-import { startTransition, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useValueAfterPaint } from '../../lib/after-paint';
 import { runBulk, type BulkProgress, type BulkResult } from '../../lib/bulk';
 import { inContext, vmPageHref, withContext } from '../../lib/cluster-links';
 import { rowKey } from '../../lib/fleet-store';
@@ -57,7 +58,7 @@ export function DatacenterView() {
   const [confirmDelete, setConfirmDelete] = useState(false);
   // The box shows every keystroke at once; the table follows when React gets to it (an interruptible render) and
   // the filter has been answered.
-  const deferredQuery = useDeferredValue(query);
+  const deferredQuery = useValueAfterPaint(query);
   const filter = useMemo(() => {
     const parsed = parseFilter(deferredQuery);
     filterText.set(parsed, deferredQuery);
