@@ -159,3 +159,27 @@ export async function readTrackedEvents<T>(
     }
   }
 }
+
+/**
+ * Makes an embedded cluster take every request whose path starts with `prefix` and never answer (a hung upload
+ * proxy, say). `reached()` tells whether one has come; `release()` clears the faults and stops watching.
+ */
+export function hangRequests(
+  faults: EmbeddedCluster['faults'],
+  prefix: string,
+): { reached: () => boolean; release: () => void } {
+  let reached = false;
+  const decide = faults.decide.bind(faults);
+  faults.decide = (path, request) => {
+    if (path.startsWith(prefix)) reached = true;
+    return decide(path, request);
+  };
+  faults.set({ unresponsive: 'hang', pathPrefix: prefix });
+  return {
+    reached: () => reached,
+    release: () => {
+      faults.clear();
+      faults.decide = decide;
+    },
+  };
+}

@@ -15,7 +15,7 @@ import { createProxmoxHandler, type ProxmoxHandler } from '@/proxmox/index';
 import { parseGrants } from '@/proxmox/auth/tokens';
 import { PveClient } from '@/server/pve-client/client';
 import { Readable } from 'node:stream';
-import { eventually, httpClient, taskEnd } from './harness';
+import { eventually, hangRequests, httpClient, taskEnd } from './harness';
 import {
   ADMIN,
   CONTENT,
@@ -247,26 +247,19 @@ describe('move to a Proxmox VE host', () => {
     expect((await post(`/api/vms/${NS}/web/start`, {})).status).toBeLessThan(300);
     await eventually(() => phaseOf(home.store.get(VMIS, NS, 'web')) === 'Running', 20_000, 'web running');
     // The PVE side's CDI takes the upload and never answers: the move's upload is under way until stopped.
-    let uploading = false;
-    const decide = lab.faults.decide.bind(lab.faults);
-    lab.faults.decide = (path, request) => {
-      if (path.startsWith(UPLOAD)) uploading = true;
-      return decide(path, request);
-    };
-    lab.faults.set({ unresponsive: 'hang', pathPrefix: UPLOAD });
+    const upload = hangRequests(lab.faults, UPLOAD);
     let task;
     try {
       const r = await post('/api/move', { ref: ref('web'), toBackend: 'pve', toContext: 'pve', name: 'web-c' });
       expect(r.status).toBe(202);
       const id = (r.body as { task: string }).task;
-      await eventually(() => uploading, 20_000, 'the upload under way');
+      await eventually(upload.reached, 20_000, 'the upload under way');
       expect(((await get(`/api/tasks/${id}`)).body as { cancellable?: boolean }).cancellable).toBe(true);
       const cancel = await post(`/api/tasks/${id}/cancel`, {});
       expect(cancel.status).toBe(202);
       task = await taskEnd({ get }, id, 20_000);
     } finally {
-      lab.faults.clear();
-      lab.faults.decide = decide;
+      upload.release();
     }
     expect([task.status, task.error]).toEqual(['error', 'cancelled by local']);
     expect(task.log).toMatch(/cancelled by local; rolling back/);

@@ -16,7 +16,7 @@ import { startCorral, type RunningCorral } from '@/server/start';
 import { openExport, openVmExport } from '@/server/domain/vm-export';
 import { readTar } from '@/sim/storage/tar';
 import { volumeFiles } from '@/sim/storage/volume-files';
-import { eventually, httpClient, taskEnd } from './harness';
+import { eventually, hangRequests, httpClient, taskEnd } from './harness';
 import {
   ADMIN,
   CONTENT,
@@ -32,6 +32,9 @@ import {
   startClusters,
   type Preflight,
 } from './two-clusters';
+
+/** Where CDI's upload proxy takes uploads (the path a hung proxy is simulated on). */
+const UPLOAD = '/v1beta1/upload';
 
 const SCS = 'storage.k8s.io/storageclasses';
 
@@ -295,18 +298,10 @@ describe('move commit', () => {
 });
 
 describe('move cancel', () => {
-  const UPLOAD = '/v1beta1/upload';
-
   it('a cancel mid-copy stops the upload, rolls both sides back, and the task (in both journals) ends cancelled', async () => {
     await startVm('home', 'web');
     // The destination's upload proxy takes the request and never answers: the copy is under way until stopped.
-    let uploading = false;
-    const decide = lab.faults.decide.bind(lab.faults);
-    lab.faults.decide = (path, request) => {
-      if (path.startsWith(UPLOAD)) uploading = true;
-      return decide(path, request);
-    };
-    lab.faults.set({ unresponsive: 'hang', pathPrefix: UPLOAD });
+    const upload = hangRequests(lab.faults, UPLOAD);
     let task: TaskBody;
     try {
       const r = await post('/api/move', {
@@ -317,14 +312,13 @@ describe('move cancel', () => {
       });
       expect(r.status).toBe(202);
       const id = (r.body as { task: string }).task;
-      await eventually(() => uploading, 20_000, 'the upload under way');
+      await eventually(upload.reached, 20_000, 'the upload under way');
       expect(((await get(`/api/tasks/${id}`)).body as TaskBody).cancellable).toBe(true);
       const cancel = await post(`/api/tasks/${id}/cancel`, {});
       expect([cancel.status, (cancel.body as TaskBody).cancelledBy]).toEqual([202, 'local']);
       task = (await taskEnd({ get }, id, 15_000)) as unknown as TaskBody;
     } finally {
-      lab.faults.clear();
-      lab.faults.decide = decide;
+      upload.release();
     }
     expect([task.status, task.error, task.cancelledBy]).toEqual(['error', 'cancelled by local', 'local']);
     expect(task.log).toMatch(/cancel requested by local/);
@@ -518,24 +512,17 @@ describe('CT move (kind ct)', () => {
 
   it('a cancel mid-copy rolls both sides back and the task ends cancelled', async () => {
     // lab's upload proxy takes the request and never answers: the copy is under way until stopped.
-    let uploading = false;
-    const decide = lab.faults.decide.bind(lab.faults);
-    lab.faults.decide = (path, request) => {
-      if (path.startsWith('/v1beta1/upload')) uploading = true;
-      return decide(path, request);
-    };
-    lab.faults.set({ unresponsive: 'hang', pathPrefix: '/v1beta1/upload' });
+    const upload = hangRequests(lab.faults, UPLOAD);
     let task: TaskBody;
     try {
       const r = await post('/api/move', body('cache'));
       expect(r.status).toBe(202);
       const id = (r.body as { task: string }).task;
-      await eventually(() => uploading, 20_000, 'the upload under way');
+      await eventually(upload.reached, 20_000, 'the upload under way');
       expect((await post(`/api/tasks/${id}/cancel`, {})).status).toBe(202);
       task = (await taskEnd({ get }, id, 15_000)) as unknown as TaskBody;
     } finally {
-      lab.faults.clear();
-      lab.faults.decide = decide;
+      upload.release();
     }
     expect([task.status, task.error], task.log).toEqual(['error', 'cancelled by local']);
     expect(task.log).toMatch(/deleted DataVolume tailvm\/cache-data in lab/);
