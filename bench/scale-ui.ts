@@ -367,9 +367,12 @@ async function oneSize(browser: Browser, n: number, say: (line: string) => void)
     await page.goto(`${url}/`);
     await page.locator('[data-vm]').first().waitFor({ timeout: 120_000 });
     // The rows come in the HTML before the scripts: type only once React has hydrated the box (its fiber is on it).
+    // A function, not a string: Playwright polls a string predicate with eval in the page, which the CSP forbids.
     await page.waitForFunction(
-      `(() => { const box = document.querySelector('[data-testid="vm-filter"]');
-        return box !== null && Object.keys(box).some((k) => k.startsWith('__reactFiber')); })()`,
+      () => {
+        const box = document.querySelector('[data-testid="vm-filter"]');
+        return box !== null && Object.keys(box).some((k) => k.startsWith('__reactFiber'));
+      },
       null,
       { timeout: 120_000 },
     );
