@@ -65,16 +65,18 @@ export async function handleControl(
     if (method === 'GET') return sendJson(res, 200, { ...c.ctx.settings });
     if (method === 'PATCH' || method === 'POST') {
       const body = await jsonObject(req);
+      // Every field checked before any is applied: a refused body changes nothing.
       for (const [k, v] of Object.entries(body)) {
         if (k === 'metricsServer') {
           if (typeof v !== 'boolean') throw new ApiError(400, 'BadRequest', 'metricsServer must be a boolean');
-          c.ctx.settings.metricsServer = v;
         } else if (k === 'importMiBps') {
-          if (v === null) delete c.ctx.settings.importMiBps;
-          else if (typeof v === 'number' && Number.isFinite(v) && v > 0) c.ctx.settings.importMiBps = v;
-          else throw new ApiError(400, 'BadRequest', 'importMiBps must be a positive number or null');
+          if (v !== null && !(typeof v === 'number' && Number.isFinite(v) && v > 0))
+            throw new ApiError(400, 'BadRequest', 'importMiBps must be a positive number or null');
         } else throw new ApiError(400, 'BadRequest', `unknown setting "${k}"`);
       }
+      if (typeof body.metricsServer === 'boolean') c.ctx.settings.metricsServer = body.metricsServer;
+      if (body.importMiBps === null) delete c.ctx.settings.importMiBps;
+      else if (typeof body.importMiBps === 'number') c.ctx.settings.importMiBps = body.importMiBps;
       return sendJson(res, 200, { ...c.ctx.settings });
     }
     throw notAllowed();

@@ -67,7 +67,7 @@ function probe(source: Source): SourceProbe {
   return { ok: true, virtualBytes: 0, content: 'blank' };
 }
 
-/** Seconds an import takes at 40–150 MiB/s of the virtual size (blank: 1–2 s). */
+/** Seconds an import takes at 40–150 MiB/s of the virtual size, or at the settings' importMiBps (blank: 1–2 s). */
 function importSeconds(source: Source, probed: SourceProbe, fixedMiBps: number | undefined): number {
   if (!probed.ok || source.kind === 'blank') return 1 + stableFraction('blank');
   const key = source.kind === 'http' || source.kind === 'registry' ? source.url : '';

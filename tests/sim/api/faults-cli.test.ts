@@ -63,7 +63,9 @@ describe('fault injection', () => {
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.json)).toContain('importMiBps');
     }
-    expect((await raw(h, 'GET', '/_sim/settings')).json).toMatchObject({ importMiBps: 4 });
+    // A refused body changes nothing, not even its valid fields.
+    expect((await raw(h, 'PATCH', '/_sim/settings', { metricsServer: false, importMiBps: 0 })).status).toBe(400);
+    expect((await raw(h, 'GET', '/_sim/settings')).json).toMatchObject({ importMiBps: 4, metricsServer: true });
     expect((await raw(h, 'PATCH', '/_sim/settings', { importMiBps: null })).json).not.toHaveProperty('importMiBps');
   });
 

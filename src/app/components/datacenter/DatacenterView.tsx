@@ -3,10 +3,10 @@
 // CTs (a Type column; `type:ct` filters) with bulk Start/Stop/Restart/Delete through bulk.start (progress and
 // Cancel while it runs), templates. With several clusters the rows, selection and bulk runs are per cluster: a row's
 // key names its cluster, and a selection spanning clusters runs in each guest's own cluster (lib/bulk.ts).
-// At 50,000 guests: the rows are kept per change (lib/guest-view.ts), and the table follows the filter box as a
-// deferred value whose render gives the filter at most a few milliseconds; a filter that needs more goes on in
-// slices between frames (lib/sliced.ts) while the table shows the previous answer, marked busy. `data-filtered`
-// names the query whose answer the table shows (docs/scale.md, "Filtering").
+// At 50,000 guests: the rows are kept per change (lib/guest-view.ts), and the table follows the filter box once the
+// key's frame is painted (lib/after-paint.ts), in a render that gives the filter at most a few milliseconds; a
+// filter that needs more goes on in slices between frames (lib/sliced.ts) while the table shows the previous
+// answer, marked busy. `data-filtered` names the query whose answer the table shows (docs/scale.md, "Filtering").
 import Link from 'next/link';
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useValueAfterPaint } from '../../lib/after-paint';
@@ -56,8 +56,8 @@ export function DatacenterView() {
   const stopRef = useRef(false);
   const [unmark, setUnmark] = useState<VmRow | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  // The box shows every keystroke at once; the table follows when React gets to it (an interruptible render) and
-  // the filter has been answered.
+  // The box shows every keystroke at once; the table follows once that key's frame is painted (lib/after-paint.ts,
+  // an interruptible render) and the filter has been answered.
   const deferredQuery = useValueAfterPaint(query);
   const filter = useMemo(() => {
     const parsed = parseFilter(deferredQuery);
