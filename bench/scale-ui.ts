@@ -219,7 +219,7 @@ export interface KeystrokeTimes {
 /**
  * Sets the Datacenter filter to each value in turn, as typing does (one input event per keystroke), and measures
  * each keystroke (KeystrokeTimes): the page marks the query its table shows with `data-filtered`; the table
- * follows the box as a deferred value, so it can come frames later. Keys are sent at 0–16 ms after a frame (a
+ * follows the box once the key's frame is painted, so it comes a frame or more later. Keys are sent at 0–16 ms after a frame (a
  * fixed spread, as typing lands anywhere in a frame), and before each the same wait for a frame is measured with
  * no key (`floor`): how long "the next frame, painted" takes when there is nothing to do — the time to the
  * display's next tick plus an idle frame.
