@@ -8,12 +8,11 @@
  * The file streams from the request to the upload proxy with backpressure (multipart.ts); nothing is staged. Like
  * PVE the call returns once the bytes are stored, with the UPID of the upload task.
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { openUpload, recordUploadError, type UploadSession } from '@/server/domain/datavolume-upload';
 import { exemptFromRequestTimeout } from '@/server/http/limits';
+import { postToUploadProxy } from '@/server/http/upload-proxy';
 import { corral } from '../errors';
 import { boundaryOf, readMultipart } from '../multipart';
 import { ANNOTATION_PVE_VOLUME, findStorage, importVolumes, type PveStorage } from '../storage-map';
@@ -53,30 +52,10 @@ function checkFile(content: UploadContent, filename: string): string {
 }
 
 /** Streams `body` to CDI's upload proxy (chunked: the file's length is only known at the end of the multipart). */
-function relay(session: UploadSession, body: Readable, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const url = new URL(session.url);
-    const up = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST',
-      signal,
-      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/octet-stream' },
-    });
-    up.on('response', (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (c: string) => (text += c.slice(0, 2000)));
-      answer.on('end', () =>
-        answer.statusCode === 200
-          ? resolve()
-          : reject(new ProxmoxError(500, `CDI's upload proxy answered ${answer.statusCode ?? '?'}: ${text.trim()}`)),
-      );
-      answer.on('error', reject);
-    });
-    // Once the whole body is sent the pipeline has settled: an abort while waiting for the answer (the client cut
-    // off) only reaches the request's own error.
-    up.on('error', reject);
-    pipeline(body, up).catch(reject);
-  });
+async function relay(session: UploadSession, body: Readable, signal: AbortSignal): Promise<void> {
+  const answer = await postToUploadProxy(session, body, { signal });
+  if (answer.status !== 200)
+    throw new ProxmoxError(500, `CDI's upload proxy answered ${answer.status || '?'}: ${answer.text}`);
 }
 
 async function upload(ctx: EndpointContext, storage: PveStorage, req: IncomingMessage): Promise<string> {

@@ -9,10 +9,8 @@
  *   later POST under the same name sends the file into that DataVolume again (datavolume-upload.ts says when);
  * Admins only, never cross-site, like every other write.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { CorralError, describeError, httpStatusOf, redactAddresses } from '../errors';
 import type { CorralServices } from '../domain/services';
@@ -25,6 +23,7 @@ import { DiskSize, InCluster, K8sName, Namespace } from '../schemas/common';
 import { exemptFromRequestTimeout } from './limits';
 import { parseRawRouteInput } from './raw-route-input';
 import { scavengeWhileRelaying } from './stream-gc';
+import { postToUploadProxy } from './upload-proxy';
 
 const ROUTE = /^\/datavolumes\/([^/]+)\/([^/]+)\/upload\/?$/i;
 
@@ -66,34 +65,6 @@ function parseRequest(params: { namespace: string; name: string }, search: URLSe
   if (bytes > quantityToNumber(size))
     throw new CorralError('BAD_REQUEST', `size: the file (${bytes} bytes) does not fit in ${q.size}`);
   return { ...target, size, contentType: q.contentType ?? 'iso', bytes, context: q.context };
-}
-
-/** Streams `body` to the upload proxy; resolves with its status and answer once it has replied. */
-function relay(session: UploadSession, body: Transform, bytes: number, signal: AbortSignal) {
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const url = new URL(session.url);
-    const client = url.protocol === 'https:' ? https : http;
-    const up = client.request(url, {
-      method: 'POST',
-      signal,
-      headers: {
-        authorization: `Bearer ${session.token}`,
-        'content-type': 'application/octet-stream',
-        'content-length': String(bytes),
-      },
-    });
-    up.on('response', (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (c: string) => (text += c.slice(0, 2000)));
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, text: text.trim() }));
-      answer.on('error', reject);
-    });
-    // Once the whole body is sent the pipeline has settled: an abort while waiting for the answer (the client cut
-    // off) only reaches the request's own error.
-    up.on('error', reject);
-    pipeline(body, up).catch(reject);
-  });
 }
 
 export async function handleDataVolumeUpload(
@@ -146,7 +117,7 @@ export async function handleDataVolumeUpload(
     });
     meter.on('data', scavengeWhileRelaying());
     req.pipe(meter);
-    const answer = await relay(session, meter, input.bytes, ac.signal);
+    const answer = await postToUploadProxy(session, meter, { bytes: input.bytes, signal: ac.signal });
     if (answer.status !== 200)
       throw new CorralError(
         answer.status === 409 ? 'CONFLICT' : 'BAD_GATEWAY',
